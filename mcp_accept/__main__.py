@@ -1,0 +1,3 @@
+from mcp_accept.cli import main
+
+main()

@@ -1,0 +1,169 @@
+"""Checks: small functions that judge recorded messages and return verdicts.
+
+A check takes a :class:`Context` (what was recorded, the profile, the schema store,
+the row's options) and returns one or more :class:`Verdict`. Nothing here talks to
+a server or knows which transport carried a message. Checks register themselves
+by name; sheets name them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+PASS, FAIL, UNOBTAINABLE, PENDING = "PASS", "FAIL", "UNOBTAINABLE", "PENDING"
+LAYERS = ("wire", "type", "meaning", "sdk")
+
+
+@dataclass
+class Verdict:
+    check: str
+    layer: str
+    status: str
+    detail: str
+    seqs: list[int] = field(default_factory=list)  # wire.jsonl entries this verdict rests on
+
+    def as_dict(self) -> dict:
+        return {"check": self.check, "layer": self.layer, "status": self.status,
+                "detail": self.detail, "wire_seqs": self.seqs}
+
+
+CheckFn = Callable[["Context"], "Verdict | Iterable[Verdict]"]
+REGISTRY: dict[str, tuple[str, CheckFn]] = {}
+
+
+def check(name: str, layer: str):
+    """Register a check under ``name``; the sheet refers to it by that name."""
+
+    def wrap(fn: CheckFn) -> CheckFn:
+        REGISTRY[name] = (layer, fn)
+        return fn
+
+    return wrap
+
+
+def run_check(name: str, ctx: "Context") -> list[Verdict]:
+    _load_all()
+    if name not in REGISTRY:
+        return [Verdict(name, "meaning", UNOBTAINABLE, f"no check named {name!r} in this version")]
+    layer, fn = REGISTRY[name]
+    out = fn(ctx)
+    verdicts = [out] if isinstance(out, Verdict) else list(out)
+    for v in verdicts:
+        v.check = v.check or name
+        v.layer = v.layer or layer
+    return verdicts
+
+
+def combine(verdicts: list[Verdict]) -> tuple[str, str]:
+    """A row's status and reason from its verdicts: any FAIL, else any UNOBTAINABLE, else PASS."""
+    for status in (FAIL, UNOBTAINABLE):
+        hits = [v for v in verdicts if v.status == status]
+        if hits:
+            reason = "; ".join(f"{v.layer}: {v.detail}" for v in hits[:3])
+            if len(hits) > 3:
+                reason += f"; and {len(hits) - 3} more"
+            return status, reason
+    if not verdicts:
+        return UNOBTAINABLE, "the row has no checks"
+    return PASS, "; ".join(v.detail for v in verdicts)
+
+
+def layer_summary(verdicts: list[Verdict]) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for layer in LAYERS:
+        mine = [v for v in verdicts if v.layer == layer]
+        out[layer] = combine(mine)[0] if mine else None
+    return out
+
+
+def _load_all() -> None:
+    # Importing the modules registers their checks.
+    from mcp_accept.checks import meaning, types, wire  # noqa: F401
+
+
+@dataclass
+class Context:
+    """What a check may look at."""
+
+    recording: Any  # mcp_accept.runner.Recording
+    profile: Any  # mcp_accept.sheet.Profile
+    store: Any  # mcp_accept.schemas.SchemaStore
+    options: dict = field(default_factory=dict)
+
+    @property
+    def version(self) -> str | None:
+        return self.recording.version
+
+    def step(self, name: str):
+        return self.recording.steps.get(name)
+
+
+FORMS = ("text", "structured", "embedded", "link")
+
+
+def call_outcome(ctx: Context, form: str, check_name: str, layer: str):
+    """The result dict of a form's tools/call, or a verdict saying why there is none."""
+    if form not in ctx.profile.tools:
+        return None, Verdict(check_name, layer, UNOBTAINABLE,
+                             f"the profile names no {form} tool")
+    step = ctx.step(f"call:{form}")
+    if step is None or step.reply is None:
+        why = step.skipped if step is not None and step.skipped else "the call was not made"
+        return None, Verdict(check_name, layer, FAIL, f"tools/call {ctx.profile.tools[form].name}: {why}")
+    reply = step.reply
+    tool = ctx.profile.tools[form].name
+    if not reply.has_result:
+        return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: {reply.describe_failure()}",
+                             step.seqs)
+    result = reply.result
+    if not isinstance(result, dict):
+        return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: result is not an object", step.seqs)
+    if result.get("isError") is True:
+        return None, Verdict(check_name, layer, FAIL,
+                             f"tools/call {tool}: the tool reported isError: true", step.seqs)
+    return result, None
+
+
+def content_items(result: dict, kind: str) -> list[dict]:
+    content = result.get("content")
+    if not isinstance(content, list):
+        return []
+    return [item for item in content if isinstance(item, dict) and item.get("type") == kind]
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """JSON equality: like ``==`` but ``true`` is not ``1`` and ``false`` is not ``0``."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def first_difference(a: Any, b: Any, path: str = "$") -> str:
+    """Where two JSON values first differ, as a short path and the two values."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            if key not in a:
+                return f"{path}.{key} missing on one side"
+            if key not in b:
+                return f"{path}.{key} missing on the other side"
+            if not same_json(a[key], b[key]):
+                return first_difference(a[key], b[key], f"{path}.{key}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if not same_json(x, y):
+                return first_difference(x, y, f"{path}[{i}]")
+    return f"{path}: {_short(a)} vs {_short(b)}"
+
+
+def _short(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."

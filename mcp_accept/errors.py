@@ -1,0 +1,50 @@
+"""Exit statuses and the user-facing error type.
+
+Every failure that is the user's to fix (a bad file, a bad option) is raised as
+:class:`InputError`; the CLI prints its one line and exits with its status.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitStatus(enum.IntEnum):
+    OK = 0  # no automated row failed
+    FAILED = 1  # at least one automated row failed
+    BAD_INPUT = 2  # a file, option or value given by the user is wrong
+    SERVER = 3  # the server could not be started or spoken to
+    INTERRUPTED = 130
+
+
+class InputError(Exception):
+    """A problem with something the user gave us, reported as one line.
+
+    ``where`` names the file (and line) and ``field`` the offending key, so the
+    message reads ``FILE:LINE: FIELD: what is wrong``.
+    """
+
+    status = ExitStatus.BAD_INPUT
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 field: str | None = None):
+        self.message = message
+        self.file = file
+        self.line = line
+        self.field = field
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        parts = []
+        if self.file:
+            parts.append(f"{self.file}:{self.line}" if self.line else self.file)
+        if self.field:
+            parts.append(self.field)
+        parts.append(self.message)
+        return ": ".join(parts).replace("\n", " ")
+
+
+class ServerError(Exception):
+    """The server could not be started or spoken to at all."""
+
+    status = ExitStatus.SERVER

@@ -1,0 +1,164 @@
+"""The run folder: atomic writes, the wire log, redaction of secrets.
+
+Everything mcp-accept writes goes through this module, so that two promises hold
+in one place: a file is either whole or absent (temporary file, then rename), and
+no secret the user handed us (header values, ``env:`` values) reaches a file.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+REDACTED = "[REDACTED]"
+
+# Header names whose values are always masked in the wire log, whatever the user said.
+SENSITIVE_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key"}
+)
+
+
+def utc_now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Redactor:
+    """Replaces every known secret value in text with ``[REDACTED]``."""
+
+    def __init__(self, secrets: Iterable[str] = (), header_names: Iterable[str] = ()):
+        self._secrets: list[str] = []
+        self.header_names = set(SENSITIVE_HEADERS)
+        for name in header_names:
+            self.header_names.add(name.lower())
+        for secret in secrets:
+            self.add(secret)
+
+    def add(self, secret: str) -> None:
+        # Very short values would mask unrelated text and hide nothing worth hiding.
+        if secret and len(secret) >= 4 and secret not in self._secrets:
+            self._secrets.append(secret)
+            self._secrets.sort(key=len, reverse=True)
+
+    def text(self, value: str) -> str:
+        for secret in self._secrets:
+            if secret in value:
+                value = value.replace(secret, REDACTED)
+        return value
+
+    def headers(self, headers: Iterable[tuple[str, str]]) -> list[list[str]]:
+        out = []
+        for name, value in headers:
+            shown = REDACTED if name.lower() in self.header_names else self.text(value)
+            out.append([name, shown])
+        return out
+
+
+def _file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+FILE_MODE = _file_mode()
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the new one, never half."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, FILE_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_write_json(path: Path, data: Any, redactor: Redactor | None = None) -> None:
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    if redactor is not None:
+        text = redactor.text(text)
+    atomic_write_text(path, text)
+
+
+class WireLog:
+    """Append-only ``wire.jsonl``: one line per message or event, flushed as written.
+
+    ``entries`` keeps the parsed messages in memory as well, in order, for the checks:
+    the checks judge what was recorded, never the live transport.
+    """
+
+    def __init__(self, path: Path | None, redactor: Redactor | None = None, transport: str = "stdio"):
+        self.path = path
+        self.redactor = redactor or Redactor()
+        self.transport = transport
+        self.entries: list[dict] = []
+        self.step: str | None = None
+        self.era: str | None = None  # protocol version messages are currently sent under
+        self._seq = 0
+        self._lock = threading.Lock()
+        self._start = time.monotonic()
+        self._handle = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = open(path, "w", encoding="utf-8", newline="\n")
+
+    def record(self, direction: str, *, message: Any = None, raw: str | None = None,
+               event: str | None = None, detail: str | None = None, http: dict | None = None,
+               era: str | None = None) -> int:
+        """Record one thing that crossed (or failed to cross) the wire; return its sequence number.
+
+        ``direction`` is ``out`` (we sent), ``in`` (we received) or ``event`` (something
+        happened: spawn, exit, timeout, violation). ``raw`` is the received text when it
+        was not a JSON-RPC message, kept (cut to 4 KiB) as evidence.
+        """
+        with self._lock:
+            self._seq += 1
+            entry: dict[str, Any] = {
+                "seq": self._seq,
+                "t": utc_now(),
+                "ms": round((time.monotonic() - self._start) * 1000, 1),
+                "dir": direction,
+                "transport": self.transport,
+                "step": self.step,
+            }
+            if era or self.era:
+                entry["era"] = era or self.era
+            if event:
+                entry["event"] = event
+            if detail:
+                entry["detail"] = self.redactor.text(detail)
+            if http:
+                entry["http"] = http
+            if raw is not None:
+                entry["raw"] = self.redactor.text(raw[:4096])
+                if len(raw) > 4096:
+                    entry["raw_truncated_from"] = len(raw)
+            if message is not None:
+                entry["message"] = message
+            self.entries.append(entry)
+            if self._handle is not None:
+                line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+                self._handle.write(self.redactor.text(line) + "\n")
+                self._handle.flush()
+            return self._seq
+
+    def close(self) -> None:
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None

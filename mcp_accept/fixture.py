@@ -1,0 +1,953 @@
+#!/usr/bin/env python3
+"""Reference MCP server for mcp-accept: one file, standard library only.
+
+It serves four tools that hand back the same search-result document in the four
+forms a tool result can take (text, structuredContent, embedded resource,
+resource_link), over stdio (default) or Streamable HTTP (``--http PORT``), in both
+protocol eras:
+
+* 2026-07-28 (stateless): every request carries ``params._meta`` with the protocol
+  version and the client capabilities; ``server/discover`` describes the server.
+* 2025-11-25 and 2025-06-18 (legacy): ``initialize`` negotiates a version; over HTTP
+  the answer hands out an ``Mcp-Session-Id``.
+
+Break modes (``--break NAME``, repeatable) inject one defect each, so that every
+verdict of the runner can be shown to fire. Marker mode (``--markers``) gives each
+form its own token and ``--log DIR`` records every message received, for the
+observation of hosts.
+
+Copy this file anywhere and run ``python fixture.py --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import copy
+import datetime
+import itertools
+import json
+import os
+import re
+import secrets
+import socket
+import sys
+import tempfile
+import threading
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+FIXTURE_NAME = "mcp-accept-fixture"
+FIXTURE_VERSION = "0.1.0"
+SERVER_INFO = {"name": FIXTURE_NAME, "version": FIXTURE_VERSION}
+
+MODERN_VERSION = "2026-07-28"
+MODERN_VERSIONS = (MODERN_VERSION,)
+LEGACY_VERSIONS = ("2025-11-25", "2025-06-18")
+DEFAULT_LEGACY_VERSION = "2025-11-25"
+ALL_VERSIONS = MODERN_VERSIONS + LEGACY_VERSIONS
+
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPS = "io.modelcontextprotocol/clientCapabilities"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+LINK_URI = "search://results/demo-v1"
+LINK_NAME = "search-demo-v1.json"
+MIME_JSON = "application/json"
+DEFAULT_REF_URL = "http://127.0.0.1:9/mcp-accept-canary.json"
+INSTRUCTIONS = (
+    "Reference server of mcp-accept. The four search tools return the same "
+    "document as text, structuredContent, an embedded resource and a resource_link."
+)
+
+# JSON-RPC and MCP error codes used here.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+SESSION_NOT_FOUND = -32001
+LEGACY_RESOURCE_NOT_FOUND = -32002
+HEADER_MISMATCH = -32020
+UNSUPPORTED_VERSION = -32022
+
+CACHEABLE_METHODS = frozenset({
+    "server/discover", "tools/list", "resources/list",
+    "resources/templates/list", "resources/read",
+})
+
+BREAK_MODES = {
+    "total-string": 'structuredContent and its text twin carry "total": "2" (a string)',
+    "total-999": "structuredContent and its text twin carry total 999 with two hits",
+    "twin-differs": "structuredContent is right but its text twin differs (a title changed)",
+    "content-missing": "the structured tool's result has no content key at all",
+    "content-empty": "the structured tool's result has content: []",
+    "structured-null": "structuredContent is null; outputSchema {\"type\": \"null\"}",
+    "structured-false": "structuredContent is false; outputSchema {\"const\": false}",
+    "structured-zero": "structuredContent is 0; outputSchema {\"type\": \"integer\"}",
+    "structured-empty-string": "structuredContent is \"\"; outputSchema {\"type\": \"string\"}",
+    "structured-empty-array": "structuredContent is []; outputSchema {\"type\": \"array\", \"maxItems\": 0}",
+    "external-ref": "the outputSchema is {\"$ref\": URL} pointing outside itself (--ref-url)",
+    "unknown-uri-empty": "resources/read of an unknown URI answers contents: [] instead of an error",
+    "size-wrong": "the resource_link's size is the real byte length + 7",
+    "embedded-differs": "the embedded resource's body differs from the document (a title changed)",
+    "crash": "calling search_embedded ends the process (exit 3) without an answer",
+    "hang": "tools/call of search_embedded is never answered",
+    "junk": "a non-JSON line is written to stdout before every answer (stdio)",
+}
+
+# Falsy structuredContent values and the outputSchema each is declared with.
+FALSY_STRUCTURED = {
+    "structured-null": (None, {"type": "null"}),
+    "structured-false": (False, {"const": False}),
+    "structured-zero": (0, {"type": "integer"}),
+    "structured-empty-string": ("", {"type": "string"}),
+    "structured-empty-array": ([], {"type": "array", "maxItems": 0}),
+}
+
+JUNK_LINE = "fixture: this line is not JSON-RPC (break mode junk)"
+
+INPUT_SCHEMA = {
+    "type": "object",
+    "properties": {"q": {"type": "string"}},
+    "required": ["q"],
+}
+
+OUTPUT_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["query", "total", "hits"],
+    "properties": {
+        "query": {"type": "string"},
+        "total": {"type": "integer", "minimum": 0},
+        "hits": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["id", "title", "snippet"],
+                "properties": {
+                    "id": {"type": "string"},
+                    "title": {"type": "string"},
+                    "snippet": {"type": "string"},
+                },
+            },
+        },
+    },
+}
+
+REFERENCE_HITS = (
+    {"id": "d1", "title": "MCP guide", "snippet": "Tool results contain data."},
+    {"id": "d2", "title": "Report design", "snippet": "Use explicit resource URIs."},
+)
+
+
+def reference_document(q: str = "MCP") -> dict:
+    """The document every tool returns: two hits for "MCP", none for anything else."""
+    hits = [dict(h) for h in REFERENCE_HITS] if q == "MCP" else []
+    return {"query": q, "total": len(hits), "hits": hits}
+
+
+def compact(value) -> str:
+    """The serialisation used for every body: compact, UTF-8 characters kept."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def link_uri(q: str) -> str:
+    if q == "MCP":
+        return LINK_URI
+    return LINK_URI + "?q=" + urllib.parse.quote(q, safe="")
+
+
+def query_of_uri(uri):
+    """The query a link URI stands for, or None when this server has no such resource."""
+    if not isinstance(uri, str):
+        return None
+    if uri == LINK_URI:
+        return "MCP"
+    prefix = LINK_URI + "?q="
+    if uri.startswith(prefix):
+        return urllib.parse.unquote(uri[len(prefix):])
+    return None
+
+
+def utc_now() -> str:
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return now.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _altered(doc: dict, hit_index: int, suffix: str) -> dict:
+    """A copy of doc with one hit's title changed (or the query, when there are no hits)."""
+    out = copy.deepcopy(doc)
+    hits = out.get("hits") or []
+    if hits:
+        hits[min(hit_index, len(hits) - 1)]["title"] += suffix
+    else:
+        out["query"] = str(out.get("query", "")) + suffix
+    return out
+
+
+class RpcError(Exception):
+    """A JSON-RPC error answer, with the HTTP status it travels with."""
+
+    def __init__(self, code, message, data=None, status=200):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+        self.status = status
+
+    def payload(self) -> dict:
+        error = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class Reply:
+    """What the server does with one incoming message."""
+
+    __slots__ = ("message", "status", "action", "version")
+
+    def __init__(self, message=None, status=200, action=None, version=None):
+        self.message = message  # dict to send, or None for no answer
+        self.status = status  # HTTP status to use
+        self.action = action  # None, "crash" or "hang"
+        self.version = version  # the negotiated version of an initialize
+
+
+class Connection:
+    """Per-connection state: the stdio stream, or one HTTP request (and its session)."""
+
+    def __init__(self, legacy_version=None):
+        self.legacy_version = legacy_version
+        self.fixed_era = None
+
+
+def error_message(msg_id, code, message, data=None) -> dict:
+    return {"jsonrpc": "2.0", "id": msg_id,
+            "error": RpcError(code, message, data).payload()}
+
+
+class RequestLog:
+    """markers.json and requests.jsonl under --log DIR."""
+
+    def __init__(self, folder: str, run: str, markers):
+        self.folder = folder
+        self.run = run
+        os.makedirs(folder, exist_ok=True)
+        info = {"run": run, "markers": markers, "pid": os.getpid(), "started_at": utc_now()}
+        fd, tmp = tempfile.mkstemp(prefix=".markers-", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(info, fh, ensure_ascii=False, indent=2)
+            fh.write("\n")
+        os.replace(tmp, os.path.join(folder, "markers.json"))
+        self._lock = threading.Lock()
+        self._fh = open(os.path.join(folder, "requests.jsonl"), "a", encoding="utf-8")
+
+    def record(self, transport: str, msg: dict) -> None:
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        name = params.get("name")
+        uri = params.get("uri")
+        entry = {
+            "t": utc_now(),
+            "transport": transport,
+            "method": msg.get("method"),
+            "id": msg.get("id"),
+            "name": name if isinstance(name, str) else None,
+            "uri": uri if isinstance(uri, str) else None,
+            "run": self.run,
+        }
+        line = json.dumps(entry, ensure_ascii=False) + "\n"
+        with self._lock:
+            self._fh.write(line)
+            self._fh.flush()
+
+
+class Fixture:
+    """The protocol logic, shared by both transports."""
+
+    def __init__(self, protocol="auto", breaks=(), ref_url=DEFAULT_REF_URL,
+                 markers=False, sticky=False, log=None):
+        self.protocol = protocol
+        self.breaks = frozenset(breaks)
+        self.ref_url = ref_url
+        self.sticky = sticky
+        self.log = log
+        self.run = secrets.token_hex(4)
+        if markers:
+            self.markers = {form: "MK%s-%s" % (letter, self.run) for form, letter in
+                            (("text", "T"), ("structured", "S"), ("embedded", "E"), ("link", "L"))}
+        else:
+            self.markers = None
+
+    # ----- documents ---------------------------------------------------------------
+
+    def document(self, q: str, form: str) -> dict:
+        doc = reference_document(q)
+        if self.markers and doc["hits"]:
+            doc["hits"][0]["snippet"] += " [%s]" % self.markers[form]
+        return doc
+
+    def link_body(self, q: str) -> str:
+        return compact(self.document(q, "link"))
+
+    # ----- era selection -----------------------------------------------------------
+
+    def modern_enabled(self) -> bool:
+        return self.protocol in ("auto", MODERN_VERSION)
+
+    def legacy_enabled(self) -> bool:
+        return self.protocol == "auto" or self.protocol in LEGACY_VERSIONS
+
+    def era_of(self, method, params) -> str:
+        """'modern' or 'legacy': which era a request belongs to."""
+        if method == "initialize":
+            return "legacy"
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if isinstance(meta, dict) and META_VERSION in meta:
+            return "modern"
+        # No envelope: a legacy request, unless only the modern era is served or the
+        # method exists in the modern era alone.
+        if self.protocol == MODERN_VERSION:
+            return "modern"
+        if self.protocol == "auto" and method == "server/discover":
+            return "modern"
+        return "legacy"
+
+    def supported_modern(self) -> list:
+        return list(MODERN_VERSIONS) if self.modern_enabled() else []
+
+    # ----- message entry point -----------------------------------------------------
+
+    def handle(self, msg, conn: Connection, transport: str, on_request=None) -> Reply:
+        """Answer one decoded JSON value received from the client.
+
+        ``on_request(era, msg)`` may raise RpcError to refuse a request (the HTTP
+        header rules live there).
+        """
+        if not isinstance(msg, dict):
+            return Reply(error_message(None, INVALID_REQUEST,
+                                       "Invalid request: expected one JSON object"), 400)
+        if "method" not in msg:
+            # A response or something shapeless from the client: nothing to answer.
+            if "id" in msg and ("result" in msg or "error" in msg):
+                return Reply(None, 202)
+            return Reply(error_message(msg.get("id") if _valid_id(msg.get("id")) else None,
+                                       INVALID_REQUEST, "Invalid request: no method"), 400)
+        if self.log is not None:
+            self.log.record(transport, msg)
+        method = msg.get("method")
+        is_request = "id" in msg
+        if not isinstance(method, str) or msg.get("jsonrpc") != "2.0":
+            if not is_request:
+                return Reply(None, 202)
+            msg_id = msg["id"] if _valid_id(msg["id"]) else None
+            return Reply(error_message(msg_id, INVALID_REQUEST,
+                                       "Invalid request: jsonrpc must be \"2.0\" and method a string"),
+                         400)
+        if not is_request:
+            return Reply(None, 202)  # notifications get no answer
+        msg_id = msg["id"]
+        if not _valid_id(msg_id):
+            return Reply(error_message(None, INVALID_REQUEST,
+                                       "Invalid request: id must be a string or an integer"), 400)
+        params = msg.get("params")
+        if params is not None and not isinstance(params, dict):
+            return Reply(error_message(msg_id, INVALID_PARAMS, "params must be an object"), 400)
+        params = params or {}
+        era = self.era_of(method, params)
+        try:
+            if self.sticky:
+                if conn.fixed_era is None:
+                    conn.fixed_era = era
+                elif conn.fixed_era != era:
+                    raise RpcError(INVALID_REQUEST, "era fixed by first request",
+                                   {"fixedEra": conn.fixed_era, "requestedEra": era}, 400)
+            if on_request is not None:
+                on_request(era, msg)
+            if era == "modern":
+                return self._modern(msg_id, method, params)
+            return self._legacy(msg_id, method, params, conn)
+        except RpcError as exc:
+            return Reply({"jsonrpc": "2.0", "id": msg_id, "error": exc.payload()}, exc.status)
+
+    # ----- the two eras ----------------------------------------------------------
+
+    def _modern(self, msg_id, method, params) -> Reply:
+        meta = params.get("_meta")
+        requested = meta.get(META_VERSION) if isinstance(meta, dict) else None
+        if not self.modern_enabled():
+            if method == "server/discover":
+                raise RpcError(METHOD_NOT_FOUND, "Method not found: server/discover", None, 404)
+            raise RpcError(UNSUPPORTED_VERSION, "Unsupported protocol version",
+                           {"supported": [self.protocol], "requested": _as_text(requested)}, 400)
+        if not isinstance(meta, dict) or not isinstance(requested, str):
+            raise RpcError(INVALID_PARAMS,
+                           "Missing params._meta[\"%s\"]" % META_VERSION, None, 400)
+        if not isinstance(meta.get(META_CAPS), dict):
+            raise RpcError(INVALID_PARAMS,
+                           "Missing params._meta[\"%s\"]" % META_CAPS, None, 400)
+        if requested not in MODERN_VERSIONS:
+            raise RpcError(UNSUPPORTED_VERSION, "Unsupported protocol version",
+                           {"supported": self.supported_modern(), "requested": requested}, 400)
+        if method == "server/discover":
+            result = {
+                "supportedVersions": self.supported_modern(),
+                "capabilities": {"tools": {}, "resources": {}},
+                "instructions": INSTRUCTIONS,
+            }
+        else:
+            try:
+                result, action = self._common(method, params, modern=True)
+            except RpcError as exc:
+                if exc.code == METHOD_NOT_FOUND:
+                    exc.status = 404
+                raise
+            if action is not None:
+                return Reply(None, 200, action)
+        stamped = {"resultType": "complete"}
+        stamped.update(result)
+        stamped["_meta"] = {META_SERVER_INFO: dict(SERVER_INFO)}
+        if method in CACHEABLE_METHODS:
+            stamped["ttlMs"] = 0
+            stamped["cacheScope"] = "private"
+        return Reply({"jsonrpc": "2.0", "id": msg_id, "result": stamped})
+
+    def _legacy(self, msg_id, method, params, conn: Connection) -> Reply:
+        if method == "initialize":
+            if not self.legacy_enabled():
+                raise RpcError(METHOD_NOT_FOUND, "Method not found: initialize", None, 404)
+            requested = params.get("protocolVersion")
+            if self.protocol in LEGACY_VERSIONS:
+                version = self.protocol
+            elif requested in LEGACY_VERSIONS:
+                version = requested
+            else:
+                version = DEFAULT_LEGACY_VERSION
+            conn.legacy_version = version
+            result = {
+                "protocolVersion": version,
+                "capabilities": {"tools": {}, "resources": {}},
+                "serverInfo": dict(SERVER_INFO),
+                "instructions": INSTRUCTIONS,
+            }
+            return Reply({"jsonrpc": "2.0", "id": msg_id, "result": result}, version=version)
+        if method == "server/discover":
+            raise RpcError(METHOD_NOT_FOUND, "Method not found: server/discover")
+        result, action = self._common(method, params, modern=False)
+        if action is not None:
+            return Reply(None, 200, action)
+        return Reply({"jsonrpc": "2.0", "id": msg_id, "result": result})
+
+    # ----- methods served in both eras ------------------------------------------
+
+    def _common(self, method, params, modern):
+        if method == "ping":
+            return {}, None
+        if method == "tools/list":
+            return {"tools": self.tools()}, None
+        if method == "tools/call":
+            return self.call_tool(params)
+        if method == "resources/list":
+            return {"resources": []}, None
+        if method == "resources/templates/list":
+            return {"resourceTemplates": []}, None
+        if method == "resources/read":
+            return self.read_resource(params, modern), None
+        raise RpcError(METHOD_NOT_FOUND, "Method not found: %s" % method)
+
+    def tools(self) -> list:
+        output_schema = OUTPUT_SCHEMA
+        for name, (_value, schema) in FALSY_STRUCTURED.items():
+            if name in self.breaks:
+                output_schema = schema
+        if "external-ref" in self.breaks:
+            output_schema = {"$ref": self.ref_url}
+        common = {"inputSchema": copy.deepcopy(INPUT_SCHEMA)}
+        return [
+            dict(name="search_text", title="Search (text)",
+                 description="Search the demo index; the result is the JSON document as a text item.",
+                 **copy.deepcopy(common)),
+            dict(name="search_structured", title="Search (structured)",
+                 description="Search the demo index; the result is structuredContent with a text twin.",
+                 outputSchema=copy.deepcopy(output_schema), **copy.deepcopy(common)),
+            dict(name="search_embedded", title="Search (embedded resource)",
+                 description="Search the demo index; the result embeds the document as a resource.",
+                 **copy.deepcopy(common)),
+            dict(name="search_link", title="Search (resource link)",
+                 description="Search the demo index; the result links to the document, "
+                             "to be read with resources/read.",
+                 **copy.deepcopy(common)),
+        ]
+
+    def call_tool(self, params):
+        name = params.get("name")
+        if name not in ("search_text", "search_structured", "search_embedded", "search_link"):
+            raise RpcError(INVALID_PARAMS, "Unknown tool: %s" % _as_text(name))
+        args = params.get("arguments")
+        if not isinstance(args, dict) or not isinstance(args.get("q"), str):
+            return {"content": [{"type": "text", "text": "Invalid arguments: q must be a string"}],
+                    "isError": True}, None
+        q = args["q"]
+        if name == "search_text":
+            return {"content": [{"type": "text", "text": compact(self.document(q, "text"))}]}, None
+        if name == "search_structured":
+            return self._structured(q), None
+        if name == "search_embedded":
+            if "crash" in self.breaks:
+                return None, "crash"
+            if "hang" in self.breaks:
+                return None, "hang"
+            doc = self.document(q, "embedded")
+            if "embedded-differs" in self.breaks:
+                doc = _altered(doc, 0, " (stale copy)")
+            resource = {"uri": link_uri(q), "mimeType": MIME_JSON, "text": compact(doc)}
+            return {"content": [{"type": "resource", "resource": resource}]}, None
+        size = len(self.link_body(q).encode("utf-8"))
+        if "size-wrong" in self.breaks:
+            size += 7
+        link = {"type": "resource_link", "uri": link_uri(q), "name": LINK_NAME,
+                "mimeType": MIME_JSON, "size": size}
+        return {"content": [link]}, None
+
+    def _structured(self, q) -> dict:
+        structured = self.document(q, "structured")
+        if "total-string" in self.breaks:
+            structured["total"] = str(structured["total"])
+        if "total-999" in self.breaks:
+            structured["total"] = 999
+        twin = structured
+        if "twin-differs" in self.breaks:
+            twin = _altered(structured, 1, " (draft)")
+        for mode, (value, _schema) in FALSY_STRUCTURED.items():
+            if mode in self.breaks:
+                structured = copy.deepcopy(value)
+                twin = structured
+        result = {}
+        if "content-empty" in self.breaks:
+            result["content"] = []
+        elif "content-missing" not in self.breaks:
+            result["content"] = [{"type": "text", "text": compact(twin)}]
+        result["structuredContent"] = structured
+        return result
+
+    def read_resource(self, params, modern) -> dict:
+        uri = params.get("uri")
+        q = query_of_uri(uri)
+        if q is None:
+            if "unknown-uri-empty" in self.breaks:
+                return {"contents": []}
+            code = INVALID_PARAMS if modern else LEGACY_RESOURCE_NOT_FOUND
+            raise RpcError(code, "Resource not found", {"uri": _as_text(uri)})
+        return {"contents": [{"uri": uri, "mimeType": MIME_JSON, "text": self.link_body(q)}]}
+
+
+def _valid_id(value) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _as_text(value):
+    return value if isinstance(value, str) else compact(value)
+
+
+def _log(text: str) -> None:
+    try:
+        sys.stderr.write("%s: %s\n" % (FIXTURE_NAME, text))
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+# ----- stdio transport -------------------------------------------------------------
+
+def serve_stdio(fixture: Fixture) -> int:
+    stdin = sys.stdin.buffer
+    stdout = sys.stdout.buffer
+    conn = Connection()
+
+    def send(obj) -> None:
+        if "junk" in fixture.breaks:
+            stdout.write((JUNK_LINE + "\n").encode("utf-8"))
+        stdout.write((compact(obj) + "\n").encode("utf-8"))
+        stdout.flush()
+
+    _log("serving stdio (protocol %s, breaks: %s)"
+         % (fixture.protocol, ",".join(sorted(fixture.breaks)) or "none"))
+    try:
+        for raw in stdin:
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                msg = json.loads(line.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as exc:
+                send(error_message(None, PARSE_ERROR, "Parse error: %s" % exc))
+                continue
+            reply = fixture.handle(msg, conn, "stdio")
+            if reply.action == "crash":
+                _log("break mode crash: exiting with status 3")
+                stdout.flush()
+                return 3
+            if reply.action == "hang":
+                _log("break mode hang: request left unanswered")
+                continue
+            if reply.message is not None:
+                send(reply.message)
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+# ----- Streamable HTTP transport ---------------------------------------------------
+
+_B64_HEADER = re.compile(r"^=\?base64\?(.*)\?=$", re.IGNORECASE)
+
+
+def decode_header_value(value):
+    """Header values that are not ASCII travel as =?base64?...?=."""
+    if value is None:
+        return None
+    match = _B64_HEADER.match(value.strip())
+    if not match:
+        return value.strip()
+    try:
+        return base64.b64decode(match.group(1), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return value
+
+
+class FixtureHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address, fixture: Fixture, sse=None, session_ttl=None):
+        super().__init__(address, FixtureHandler)
+        self.fixture = fixture
+        self.sse = sse
+        self.session_ttl = session_ttl
+        self.sessions = {}  # id -> {"version": ..., "used": n}
+        self.lock = threading.Lock()
+        self.event_ids = itertools.count(1)
+        self.stopping = threading.Event()
+        self.exit_status = 0
+        self.allowed_hosts = set()
+
+    def set_allowed_hosts(self, host: str, port: int) -> None:
+        names = {"127.0.0.1", "localhost", url_host(host)}
+        self.allowed_hosts = {("%s:%d" % (n, port)).lower() for n in names}
+
+    def crash(self) -> None:
+        self.exit_status = 3
+        self.stopping.set()
+        threading.Thread(target=self.shutdown, daemon=True).start()
+
+
+class FixtureHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # small answers must not wait for delayed ACKs
+    server_version = "%s/%s" % (FIXTURE_NAME, FIXTURE_VERSION)
+
+    # ---- plumbing --------------------------------------------------------------
+
+    def log_message(self, fmt, *args):  # noqa: D401 - keep the server's access log on stderr
+        _log("http %s" % (fmt % args))
+
+    def _send_json(self, status, obj, headers=()):
+        data = compact(obj).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in headers:
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_empty(self, status, headers=()):
+        self.send_response(status)
+        self.send_header("Content-Length", "0")
+        for key, value in headers:
+            self.send_header(key, value)
+        self.end_headers()
+
+    def _send_sse(self, obj, headers=()):
+        crlf = self.server.sse == "crlf"
+        eol = "\r\n" if crlf else "\n"
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        for key, value in headers:
+            self.send_header(key, value)
+        self.end_headers()
+        # Some servers open the stream with an event whose data is empty.
+        self.wfile.write(("data:" + eol + eol).encode("utf-8"))
+        self.wfile.flush()
+        lines = ["event: message"]
+        if not crlf:
+            lines.append("id: %d" % next(self.server.event_ids))
+        lines.append("data: " + compact(obj))
+        self.wfile.write((eol.join(lines) + eol + eol).encode("utf-8"))
+        self.wfile.flush()
+
+    def _answer(self, status, obj, headers=()):
+        if status == 200 and self.server.sse:
+            self._send_sse(obj, headers)
+        else:
+            self._send_json(status, obj, headers)
+
+    def _read_body(self) -> bytes:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = 0
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _gate(self) -> bool:
+        """Host and path rules shared by every HTTP method; False when answered."""
+        host = (self.headers.get("Host") or "").strip().lower()
+        if host not in self.server.allowed_hosts:
+            self._send_json(421, error_message(None, INVALID_REQUEST,
+                                               "Misdirected request: Host %r is not served here"
+                                               % host))
+            return False
+        path = urllib.parse.urlsplit(self.path).path
+        if path != "/mcp":
+            self._send_json(404, error_message(None, INVALID_REQUEST,
+                                               "Not found: the MCP endpoint is /mcp"))
+            return False
+        return True
+
+    def _session(self, required=True):
+        """The legacy session named by Mcp-Session-Id; raises RpcError with the status."""
+        sid = self.headers.get("Mcp-Session-Id")
+        if not sid:
+            if required:
+                raise RpcError(INVALID_REQUEST, "Bad request: Mcp-Session-Id header is required",
+                               None, 400)
+            return None, None
+        with self.server.lock:
+            session = self.server.sessions.get(sid)
+        if session is None:
+            raise RpcError(SESSION_NOT_FOUND, "Session not found", None, 404)
+        return sid, session
+
+    # ---- HTTP methods ---------------------------------------------------------
+
+    def do_GET(self):
+        if self._gate():
+            self._send_json(405, error_message(None, INVALID_REQUEST,
+                                               "Method not allowed: this server opens no GET stream"),
+                            [("Allow", "POST, DELETE")])
+
+    do_PUT = do_PATCH = do_HEAD = do_GET
+
+    def do_DELETE(self):
+        if not self._gate():
+            return
+        try:
+            sid, _session = self._session(required=True)
+        except RpcError as exc:
+            self._send_json(exc.status, error_message(None, exc.code, exc.message))
+            return
+        with self.server.lock:
+            self.server.sessions.pop(sid, None)
+        self._send_empty(200)
+
+    def do_POST(self):
+        body = self._read_body()
+        if not self._gate():
+            return
+        try:
+            msg = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            self._send_json(400, error_message(None, PARSE_ERROR, "Parse error: %s" % exc))
+            return
+        fixture = self.server.fixture
+        if isinstance(msg, dict) and "method" in msg and "id" not in msg:
+            # A notification: only an unknown session is refused.
+            try:
+                self._session(required=False)
+            except RpcError as exc:
+                if fixture.log is not None:
+                    fixture.log.record("http", msg)
+                self._send_json(exc.status, error_message(None, exc.code, exc.message))
+                return
+        state = {"sid": None, "session": None}
+        conn = Connection()
+
+        def on_request(era, request):
+            if era == "modern":
+                if fixture.modern_enabled():
+                    self._check_modern_headers(request)
+                return
+            method = request["method"]
+            if method == "initialize":
+                header = (self.headers.get("MCP-Protocol-Version") or "").strip()
+                if header in MODERN_VERSIONS:
+                    raise RpcError(INVALID_REQUEST,
+                                   "Bad request: initialize must not carry "
+                                   "MCP-Protocol-Version: %s" % header, None, 400)
+                return
+            if not self.headers.get("Mcp-Session-Id") and (
+                    self.headers.get("Mcp-Method")
+                    or (self.headers.get("MCP-Protocol-Version") or "").strip() in MODERN_VERSIONS):
+                # Modern headers but no envelope in the body.
+                raise RpcError(INVALID_PARAMS,
+                               "Missing params._meta[\"%s\"]" % META_VERSION, None, 400)
+            sid, session = self._session(required=True)
+            negotiated = session["version"]
+            header = (self.headers.get("MCP-Protocol-Version") or "").strip()
+            if header != negotiated:
+                raise RpcError(INVALID_REQUEST,
+                               "Bad request: MCP-Protocol-Version must be %s (got %r)"
+                               % (negotiated, header or None), None, 400)
+            with self.server.lock:
+                session["used"] += 1
+                expired = (self.server.session_ttl is not None
+                           and session["used"] > self.server.session_ttl)
+                if expired:
+                    self.server.sessions.pop(sid, None)
+            if expired:
+                raise RpcError(SESSION_NOT_FOUND, "Session not found (expired)", None, 404)
+            state["sid"], state["session"] = sid, session
+            conn.legacy_version = negotiated
+
+        reply = fixture.handle(msg, conn, "http", on_request)
+        if reply.action == "crash":
+            _log("break mode crash: closing the connection and shutting down")
+            self.close_connection = True
+            self.server.crash()
+            return
+        if reply.action == "hang":
+            _log("break mode hang: request left unanswered")
+            self.server.stopping.wait()
+            self.close_connection = True
+            return
+        if reply.message is None:
+            self._send_empty(202)
+            return
+        headers = []
+        if reply.version is not None and "result" in reply.message:
+            sid = secrets.token_hex(16)
+            with self.server.lock:
+                self.server.sessions[sid] = {"version": reply.version, "used": 0}
+            headers.append(("Mcp-Session-Id", sid))
+        self._answer(reply.status, reply.message, headers)
+
+    def _check_modern_headers(self, request):
+        params = request.get("params") or {}
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        version = meta.get(META_VERSION) if isinstance(meta, dict) else None
+        if version is None:
+            return  # no envelope at all: answered -32602 by the protocol layer
+        method = request["method"]
+        checks = [("MCP-Protocol-Version", version), ("Mcp-Method", method)]
+        if method == "tools/call":
+            checks.append(("Mcp-Name", params.get("name")))
+        elif method == "resources/read":
+            checks.append(("Mcp-Name", params.get("uri")))
+        for header, expected in checks:
+            got = decode_header_value(self.headers.get(header))
+            if got != expected:
+                raise RpcError(HEADER_MISMATCH,
+                               "Header mismatch: %s is %r, the body says %r"
+                               % (header, got, expected), None, 400)
+
+
+class FixtureHTTPServer6(FixtureHTTPServer):
+    address_family = socket.AF_INET6
+
+
+def url_host(host: str) -> str:
+    return "[%s]" % host if ":" in host else host
+
+
+def serve_http(fixture: Fixture, host: str, port: int, sse, session_ttl) -> int:
+    server_class = FixtureHTTPServer6 if ":" in host else FixtureHTTPServer
+    try:
+        server = server_class((host, port), fixture, sse=sse, session_ttl=session_ttl)
+    except OSError as exc:
+        _log("cannot listen on %s:%d: %s" % (host, port, exc))
+        return 3
+    real_port = server.server_address[1]
+    server.set_allowed_hosts(host, real_port)
+    sys.stdout.write("listening on http://%s:%d/mcp\n" % (url_host(host), real_port))
+    sys.stdout.flush()
+    _log("serving Streamable HTTP (protocol %s, breaks: %s)"
+         % (fixture.protocol, ",".join(sorted(fixture.breaks)) or "none"))
+    try:
+        server.serve_forever(poll_interval=0.1)
+    except KeyboardInterrupt:
+        server.exit_status = 130
+    finally:
+        server.stopping.set()
+        server.server_close()
+    return server.exit_status
+
+
+# ----- command line --------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fixture.py",
+        description="Reference MCP server of mcp-accept (stdio by default).",
+        epilog="Break modes: " + ", ".join(BREAK_MODES),
+    )
+    parser.add_argument("--http", type=int, metavar="PORT",
+                        help="serve Streamable HTTP on PORT (0 picks a free port) instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--sse", choices=("lf", "crlf"),
+                        help="answer HTTP requests as text/event-stream with these line ends")
+    parser.add_argument("--protocol", default="auto", choices=("auto",) + ALL_VERSIONS,
+                        help="protocol versions served (default auto: all)")
+    parser.add_argument("--sticky", action="store_true",
+                        help="stdio: the first request fixes the era for the whole process")
+    parser.add_argument("--session-ttl", type=int, metavar="N",
+                        help="HTTP: a legacy session expires after N requests")
+    parser.add_argument("--break", dest="breaks", action="append", default=[], metavar="NAME",
+                        help="inject a defect (repeatable); see --list-breaks")
+    parser.add_argument("--list-breaks", action="store_true", help="list the break modes and exit")
+    parser.add_argument("--ref-url", default=DEFAULT_REF_URL,
+                        help="URL of the outside $ref used by --break external-ref")
+    parser.add_argument("--markers", action="store_true",
+                        help="give each result form its own marker token")
+    parser.add_argument("--log", metavar="DIR",
+                        help="write markers.json and a requests.jsonl log to DIR")
+    parser.add_argument("--version", action="version",
+                        version="%s %s" % (FIXTURE_NAME, FIXTURE_VERSION))
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.list_breaks:
+        for name, text in BREAK_MODES.items():
+            print("%-24s %s" % (name, text))
+        return 0
+    unknown = [b for b in args.breaks if b not in BREAK_MODES]
+    if unknown:
+        sys.stderr.write("fixture.py: error: unknown break mode %r (known: %s)\n"
+                         % (unknown[0], ", ".join(BREAK_MODES)))
+        return 2
+    if args.session_ttl is not None and args.session_ttl < 0:
+        sys.stderr.write("fixture.py: error: --session-ttl must be 0 or more\n")
+        return 2
+    fixture = Fixture(protocol=args.protocol, breaks=args.breaks, ref_url=args.ref_url,
+                      markers=args.markers, sticky=args.sticky)
+    if args.log:
+        try:
+            fixture.log = RequestLog(args.log, fixture.run, fixture.markers)
+        except OSError as exc:
+            sys.stderr.write("fixture.py: error: cannot write the log folder %s: %s\n"
+                             % (args.log, exc))
+            return 2
+    if args.http is not None:
+        return serve_http(fixture, args.host, args.http, args.sse, args.session_ttl)
+    return serve_stdio(fixture)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

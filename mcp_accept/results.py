@@ -1,0 +1,120 @@
+"""``results.json`` (the contract other tools read), ``rows/<ID>.json`` and ``sheet.md``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mcp_accept import __version__
+from mcp_accept.checks import FAIL, PASS, PENDING, UNOBTAINABLE
+from mcp_accept.evidence import Redactor, atomic_write_json, atomic_write_text
+
+FORMAT = "mcp-accept/results/1"
+STATUSES = (PASS, FAIL, UNOBTAINABLE, PENDING)
+INLINE_LIMIT = 64 * 1024  # messages larger than this stay in wire.jsonl only
+
+
+def row_evidence_path(row_id: str) -> str:
+    return f"rows/{row_id}.json"
+
+
+def summary(rows: list[dict]) -> dict[str, int]:
+    counts = {s: 0 for s in STATUSES}
+    for row in rows:
+        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    return counts
+
+
+def row_entry(result, *, filled_by: str = "runner") -> dict:
+    entry: dict[str, Any] = {
+        "id": result.id,
+        "kind": result.kind,
+        "title": result.title,
+        "status": result.status,
+        "reason": result.reason,
+        "evidence": row_evidence_path(result.id) if result.status != PENDING else None,
+        "filled_by": filled_by,
+    }
+    if result.layers:
+        entry["layers"] = result.layers
+    return entry
+
+
+def row_evidence(result, entries: list[dict]) -> dict:
+    """The row's own evidence: its checks, and the wire entries they rest on."""
+    wanted: set[int] = set()
+    for verdict in result.verdicts:
+        wanted.update(verdict.seqs)
+    messages = []
+    for entry in entries:
+        if entry["seq"] not in wanted:
+            continue
+        size = len(json.dumps(entry.get("message"), ensure_ascii=False)) if "message" in entry else 0
+        if size > INLINE_LIMIT:
+            entry = {k: v for k, v in entry.items() if k != "message"}
+            entry["message_omitted"] = f"{size} bytes: see wire.jsonl seq {entry['seq']}"
+        messages.append(entry)
+    return {
+        "id": result.id,
+        "kind": result.kind,
+        "title": result.title,
+        "status": result.status,
+        "reason": result.reason,
+        "steps": list(result.steps),
+        "checks": [v.as_dict() for v in result.verdicts],
+        "wire_log": "wire.jsonl",
+        "messages": messages,
+    }
+
+
+def build(*, sheet, profile, conditions: dict, rows: list[dict], schemas: list[dict],
+          started_at: str, finished_at: str | None, interrupted: bool = False) -> dict:
+    return {
+        "format": FORMAT,
+        "tool": {"name": "mcp-accept", "version": __version__},
+        "sheet": {"name": sheet.name, "version": sheet.version},
+        "profile": profile.name if profile is not None else None,
+        "conditions": conditions,
+        "schemas": schemas,
+        "rows": rows,
+        "summary": summary(rows),
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "interrupted": interrupted,
+    }
+
+
+def load_previous(folder: Path) -> dict | None:
+    path = folder / "results.json"
+    if not path.is_file():
+        return None
+    from mcp_accept.sheet import validate_results
+
+    return validate_results(path)
+
+
+def keep_observed(rows: list[dict], previous: dict | None) -> list[dict]:
+    """Rows filled by hand in an earlier ``observe`` survive a new automated run."""
+    if not previous:
+        return rows
+    observed = {r["id"]: r for r in previous.get("rows", []) if r.get("filled_by") == "observe"}
+    return [observed.get(row["id"], row) if row["status"] == PENDING else row for row in rows]
+
+
+def write(folder: Path, results: dict, redactor: Redactor | None = None) -> None:
+    atomic_write_json(folder / "results.json", results, redactor)
+    atomic_write_text(folder / "sheet.md", (redactor or Redactor()).text(render_sheet(results)))
+
+
+def write_row_files(folder: Path, row_results, entries: list[dict], redactor: Redactor | None = None) -> None:
+    for result in row_results:
+        if result.status == PENDING:
+            continue
+        atomic_write_json(folder / row_evidence_path(result.id), row_evidence(result, entries), redactor)
+
+
+def render_sheet(results: dict, lang: str = "en", template: Path | None = None) -> str:
+    from mcp_accept.report import render_run
+
+    return render_run(results, lang=lang, template=template)

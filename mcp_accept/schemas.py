@@ -1,0 +1,204 @@
+"""The official MCP schemas: pins, the local folder, the cache, and compiled validators.
+
+Each protocol version's ``schema.json`` is pinned by URL and SHA-256
+(``schemas/pins.json``). A schema comes from one place, in this order:
+
+1. ``--schema-dir`` / ``MCP_ACCEPT_SCHEMA_DIR`` (``<version>/schema.json``): when set it
+   is the only source, so offline runs and tests never touch the network;
+2. the user cache folder (``platformdirs``), where a fetched copy is kept;
+3. a single HTTPS fetch of the pinned URL, unless fetching is switched off.
+
+A file whose SHA-256 differs from its pin is refused wherever it came from.
+Validators are compiled once per (version, definition) and reused.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import referencing
+import referencing.jsonschema
+from jsonschema import validators as _validators
+from jsonschema.exceptions import best_match
+
+from mcp_accept.evidence import atomic_write_text
+
+MODERN = "2026-07-28"
+LEGACY = ("2025-11-25", "2025-06-18")
+VERSIONS = (MODERN, *LEGACY)
+
+ENV_SCHEMA_DIR = "MCP_ACCEPT_SCHEMA_DIR"
+ENV_OFFLINE = "MCP_ACCEPT_OFFLINE"
+
+
+@dataclass(frozen=True)
+class Pin:
+    version: str
+    url: str
+    sha256: str
+
+
+@functools.cache
+def pins() -> dict[str, Pin]:
+    path = Path(__file__).with_name("schemas") / "pins.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {v: Pin(v, p["url"], p["sha256"]) for v, p in data["versions"].items()}
+
+
+class SchemaUnavailable(Exception):
+    """No trustworthy copy of a version's schema could be had; the message says why."""
+
+
+@dataclass
+class LoadedSchema:
+    pin: Pin
+    source: str  # dir | cache | fetched
+    document: dict
+
+    def describe(self) -> dict:
+        return {"version": self.pin.version, "url": self.pin.url, "sha256": self.pin.sha256,
+                "source": self.source}
+
+
+def default_cache_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("mcp-accept")) / "schemas"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class SchemaStore:
+    def __init__(self, schema_dir: Path | None = None, *, cache_dir: Path | None = None,
+                 allow_fetch: bool | None = None, fetch_timeout: float = 30.0):
+        env_dir = os.environ.get(ENV_SCHEMA_DIR)
+        self.schema_dir = Path(schema_dir) if schema_dir else (Path(env_dir) if env_dir else None)
+        self.cache_dir = cache_dir
+        if allow_fetch is None:
+            allow_fetch = os.environ.get(ENV_OFFLINE, "") in ("", "0", "false", "no")
+        self.allow_fetch = allow_fetch and self.schema_dir is None
+        self.fetch_timeout = fetch_timeout
+        self._loaded: dict[str, LoadedSchema | SchemaUnavailable] = {}
+        self._validators: dict[tuple[str, str], Any] = {}
+
+    # -- loading ---------------------------------------------------------------------------
+    def get(self, version: str) -> LoadedSchema:
+        if version not in self._loaded:
+            try:
+                self._loaded[version] = self._load(version)
+            except SchemaUnavailable as exc:
+                self._loaded[version] = exc
+        found = self._loaded[version]
+        if isinstance(found, SchemaUnavailable):
+            raise found
+        return found
+
+    def _load(self, version: str) -> LoadedSchema:
+        pin = pins().get(version)
+        if pin is None:
+            raise SchemaUnavailable(f"no pinned official schema for protocol version {version!r}")
+        if self.schema_dir is not None:
+            path = self.schema_dir / version / "schema.json"
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise SchemaUnavailable(f"cannot read {path}: {exc.strerror or exc}") from None
+            return self._accept(pin, data, "dir", path)
+        cache = (self.cache_dir or default_cache_dir()) / version / "schema.json"
+        if cache.is_file():
+            try:
+                return self._accept(pin, cache.read_bytes(), "cache", cache)
+            except SchemaUnavailable:
+                pass  # a damaged cache entry is fetched again below
+        if not self.allow_fetch:
+            raise SchemaUnavailable(
+                f"schema {version} is not cached and fetching is off (set {ENV_SCHEMA_DIR})")
+        data = self._fetch(pin)
+        loaded = self._accept(pin, data, "fetched", pin.url)
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(cache, data.decode("utf-8"))
+        except OSError:
+            pass  # a cache we cannot write only costs a fetch next time
+        return loaded
+
+    def _fetch(self, pin: Pin) -> bytes:
+        import httpx
+
+        try:
+            response = httpx.get(pin.url, timeout=self.fetch_timeout, follow_redirects=True)
+            response.raise_for_status()
+        except httpx.HTTPError as exc:
+            raise SchemaUnavailable(f"fetching {pin.url} failed: {exc}") from None
+        return response.content
+
+    @staticmethod
+    def _accept(pin: Pin, data: bytes, source: str, where: object) -> LoadedSchema:
+        digest = _sha256(data)
+        if digest != pin.sha256:
+            raise SchemaUnavailable(
+                f"{where}: SHA-256 {digest} does not match the pin {pin.sha256} for {pin.version}; refused")
+        try:
+            document = json.loads(data)
+        except ValueError as exc:
+            raise SchemaUnavailable(f"{where}: not JSON: {exc}") from None
+        return LoadedSchema(pin, source, document)
+
+    def used(self) -> list[dict]:
+        return [s.describe() for s in self._loaded.values() if isinstance(s, LoadedSchema)]
+
+    # -- validation ------------------------------------------------------------------------
+    def validator(self, version: str, definition: str):
+        key = (version, definition)
+        if key not in self._validators:
+            self._validators[key] = _compile(self.get(version).document, version, definition)
+        return self._validators[key]
+
+    def has_definition(self, version: str, definition: str) -> bool:
+        doc = self.get(version).document
+        return definition in (doc.get("$defs") or doc.get("definitions") or {})
+
+    def errors(self, version: str, definition: str, instance: Any, limit: int = 3) -> list[str]:
+        """Why ``instance`` is not a valid ``definition`` (empty when it is)."""
+        validator = self.validator(version, definition)
+        errors = list(_first(validator.iter_errors(instance), 50))
+        if not errors:
+            return []
+        ordered = [best_match(errors)] + [e for e in errors if e is not best_match(errors)]
+        return [_describe(e) for e in ordered[:limit]]
+
+
+def _first(iterable, n):
+    for i, item in enumerate(iterable):
+        if i >= n:
+            return
+        yield item
+
+
+def _describe(error) -> str:
+    where = error.json_path
+    message = error.message
+    if len(message) > 300:
+        message = message[:297] + "..."
+    return f"{where}: {message}"
+
+
+def _compile(document: dict, version: str, definition: str):
+    dialect = document.get("$schema", "https://json-schema.org/draft/2020-12/schema")
+    defs_key = "$defs" if "$defs" in document else "definitions"
+    if definition not in document.get(defs_key, {}):
+        raise SchemaUnavailable(f"schema {version} has no definition {definition!r}")
+    uri = f"urn:mcp-accept:official:{version}"
+    spec = referencing.jsonschema.specification_with(dialect)
+    registry = referencing.Registry().with_resource(uri, spec.create_resource(document))
+    root = {"$schema": dialect, "$ref": f"{uri}#/{defs_key}/{definition}"}
+    cls = _validators.validator_for(root)
+    return cls(root, registry=registry)

@@ -1,0 +1,232 @@
+"""stdio: a server subprocess speaking newline-delimited JSON-RPC.
+
+The server runs in its own process group so that it and anything it spawned can be
+stopped together. A reader thread turns stdout into messages as they arrive and
+records each in the wire log at once; stderr is pumped into ``stderr.log``.
+Anything on stdout that is not a JSON-RPC message is a recorded violation.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from mcp_accept.errors import ServerError
+from mcp_accept.evidence import Redactor, WireLog
+from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport
+from mcp_accept.transport.messages import Inbox, decode_message
+
+STDERR_CAP = 16 * 1024 * 1024
+
+
+def split_command(command: str) -> list[str]:
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise ServerError(f"--server: cannot split the command: {exc}") from None
+    if not argv:
+        raise ServerError("--server: the command is empty")
+    return argv
+
+
+class ServerProcess:
+    """A started server process: its pipes, its stderr pump, and how to stop it."""
+
+    def __init__(self, command: str, *, stderr_path: Path | None, redactor: Redactor,
+                 env: dict | None = None, cwd: str | None = None, stdout=subprocess.PIPE):
+        self.command = command
+        argv = split_command(command)
+        try:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE if stdout is subprocess.PIPE else subprocess.DEVNULL,
+                stdout=stdout, stderr=subprocess.PIPE, start_new_session=True, bufsize=0,
+                env=env, cwd=cwd)
+        except OSError as exc:
+            raise ServerError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+        self._stderr_thread = threading.Thread(
+            target=_pump, args=(self.proc.stderr, stderr_path, redactor), daemon=True)
+        self._stderr_thread.start()
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def exit_code(self, wait: float = 0.0) -> int | None:
+        try:
+            return self.proc.wait(timeout=wait) if wait else self.proc.poll()
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self, grace: float = 2.0) -> int | None:
+        """Close stdin, then TERM and KILL the whole process group if it lingers."""
+        if self.proc.stdin:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+        code = self.exit_code(wait=grace)
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            if code is not None:
+                break
+            try:
+                os.killpg(self.proc.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+            code = self.exit_code(wait=grace)
+        # children left behind in the group go too
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self._stderr_thread.join(timeout=2)
+        return code
+
+
+def _pump(stream, path: Path | None, redactor: Redactor) -> None:
+    written = 0
+    handle = open(path, "ab") if path is not None else None
+    try:
+        for line in iter(lambda: stream.readline(65536), b""):
+            if handle is None:
+                continue
+            if written >= STDERR_CAP:
+                continue
+            text = redactor.text(line.decode("utf-8", "replace"))
+            data = text.encode("utf-8")
+            written += len(data)
+            handle.write(data)
+            if written >= STDERR_CAP:
+                handle.write(b"\n[stderr cut here: more than 16 MiB]\n")
+            handle.flush()
+    except (OSError, ValueError):
+        pass
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+class StdioTransport(Transport):
+    name = "stdio"
+
+    def __init__(self, command: str, log: WireLog, *, stderr_path: Path | None = None,
+                 redactor: Redactor | None = None, max_bytes: int = DEFAULT_MAX_BYTES):
+        super().__init__(log, max_bytes=max_bytes)
+        self.command = command
+        self.stderr_path = stderr_path
+        self.redactor = redactor or Redactor()
+        self.process: ServerProcess | None = None
+        self.inbox: Inbox | None = None
+        self._reader: threading.Thread | None = None
+        self.starts = 0
+
+    def open(self) -> None:
+        self.process = ServerProcess(self.command, stderr_path=self.stderr_path, redactor=self.redactor)
+        self.starts += 1
+        self.log.record("event", event="spawn", detail=f"pid {self.process.pid}, start {self.starts}")
+        self.inbox = Inbox(self.log)
+        stdout = io.BufferedReader(self.process.proc.stdout, buffer_size=1 << 16)
+        self._reader = threading.Thread(target=self._read, args=(stdout, self.inbox), daemon=True)
+        self._reader.start()
+
+    def _read(self, stdout, inbox: Inbox) -> None:
+        limit = self.max_bytes
+        try:
+            while True:
+                line = stdout.readline(limit + 1)
+                if not line:
+                    break
+                if len(line) > limit and not line.endswith(b"\n"):
+                    size = len(line) + _discard_line(stdout)
+                    inbox.violation(f"a message of at least {size} bytes exceeds --max-bytes {limit}",
+                                    raw=line[:4096].decode("utf-8", "replace"))
+                    continue
+                if not line.strip():
+                    continue
+                decoded = decode_message(line)
+                inbox.put_decoded(decoded)
+        except (OSError, ValueError) as exc:
+            inbox.violation(f"reading stdout failed: {exc}")
+        inbox.close("the server closed its stdout")
+
+    def _send(self, message: dict) -> str | None:
+        assert self.process is not None
+        data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        self.log.record("out", message=message, era=self.era)
+        try:
+            self.process.proc.stdin.write(data)
+            self.process.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            return self._gone("cannot write to the server's stdin")
+        return None
+
+    def _gone(self, what: str) -> str:
+        code = self.process.exit_code(wait=0.2) if self.process else None
+        return f"{what} (server exited with code {code})" if code is not None else what
+
+    def request(self, message: dict, *, timeout: float) -> Reply:
+        reply = Reply(request=message, meta={"timeout": timeout})
+        if self.inbox is None or self.inbox.closed_reason and self.inbox.empty():
+            reply.failure = self._gone(self.inbox.closed_reason if self.inbox else "not started")
+            return reply
+        failure = self._send(message)
+        if failure:
+            reply.failure = failure
+            return reply
+        self.inbox.wait_for(message.get("id"), reply, deadline=time.monotonic() + timeout,
+                            era=self.era, answer=self._answer_server_request)
+        if reply.failure and self.inbox.closed_reason and reply.failure == self.inbox.closed_reason:
+            reply.failure = self._gone(reply.failure)
+        if reply.failure and reply.failure.startswith("no answer within"):
+            self.log.record("event", event="timeout", detail=reply.failure)
+            self._cancel(message)
+        return reply
+
+    def _cancel(self, message: dict) -> None:
+        params: dict = {"requestId": message.get("id"), "reason": "timed out"}
+        if self.era == "2026-07-28":
+            params["_meta"] = {"io.modelcontextprotocol/protocolVersion": self.era}
+        self._send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+
+    def _answer_server_request(self, message: dict) -> None:
+        # Legacy servers may ping; everything else is declined since we declare no capabilities.
+        if message.get("method") == "ping":
+            self._send({"jsonrpc": "2.0", "id": message.get("id"), "result": {}})
+        else:
+            self._send({"jsonrpc": "2.0", "id": message.get("id"),
+                        "error": {"code": -32601, "message": "mcp-accept declares no client capabilities"}})
+
+    def notify(self, message: dict, *, timeout: float) -> Reply:
+        reply = Reply(request=message)
+        failure = self._send(message) if self.process else "not started"
+        if failure:
+            reply.failure = failure
+        return reply
+
+    def close(self) -> None:
+        if self.process is None:
+            return
+        code = self.process.stop()
+        if self._reader is not None:
+            self._reader.join(timeout=2)
+        self.log.record("event", event="exit", detail=f"exit code {code}")
+        self.process = None
+
+    def describe(self) -> dict:
+        return {"transport": self.name, "command": self.command}
+
+
+def _discard_line(stream) -> int:
+    """Read and drop the rest of an over-long line; return how many bytes were dropped."""
+    dropped = 0
+    while True:
+        chunk = stream.readline(1 << 20)
+        dropped += len(chunk)
+        if not chunk or chunk.endswith(b"\n"):
+            return dropped
