@@ -6,7 +6,9 @@ Each protocol version's ``schema.json`` is pinned by URL and SHA-256
 1. ``--schema-dir`` / ``MCP_ACCEPT_SCHEMA_DIR`` (``<version>/schema.json``): when set it
    is the only source, so offline runs and tests never touch the network;
 2. the user cache folder (``platformdirs``), where a fetched copy is kept;
-3. a single HTTPS fetch of the pinned URL, unless fetching is switched off.
+3. a single HTTPS fetch of the pinned URL (or of ``MCP_ACCEPT_SCHEMA_MIRROR``, a mirror
+   laid out as ``BASE/<version>/schema.json``), unless fetching is switched off
+   (``--offline`` / ``MCP_ACCEPT_OFFLINE=1``).
 
 A file whose SHA-256 differs from its pin is refused wherever it came from.
 Validators are compiled once per (version, definition) and reused.
@@ -35,6 +37,7 @@ VERSIONS = (MODERN, *LEGACY)
 
 ENV_SCHEMA_DIR = "MCP_ACCEPT_SCHEMA_DIR"
 ENV_OFFLINE = "MCP_ACCEPT_OFFLINE"
+ENV_MIRROR = "MCP_ACCEPT_SCHEMA_MIRROR"
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ class SchemaStore:
             allow_fetch = os.environ.get(ENV_OFFLINE, "") in ("", "0", "false", "no")
         self.allow_fetch = allow_fetch and self.schema_dir is None
         self.fetch_timeout = fetch_timeout
+        self.mirror = os.environ.get(ENV_MIRROR) or None
         self._loaded: dict[str, LoadedSchema | SchemaUnavailable] = {}
         self._validators: dict[tuple[str, str], Any] = {}
 
@@ -120,15 +124,21 @@ class SchemaStore:
                 pass  # a damaged cache entry is fetched again below
         if not self.allow_fetch:
             raise SchemaUnavailable(
-                f"schema {version} is not cached and fetching is off (set {ENV_SCHEMA_DIR})")
-        data = self._fetch(pin)
-        loaded = self._accept(pin, data, "fetched", pin.url)
+                f"schema {version} is not cached and fetching is off (set {ENV_SCHEMA_DIR}, "
+                "or run `mcp-accept schemas fetch`)")
+        url = self._url(pin, self.mirror)
+        data = self._fetch(Pin(version, url, pin.sha256))
+        loaded = self._accept(pin, data, "fetched", url)
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_text(cache, data.decode("utf-8"))
         except OSError:
             pass  # a cache we cannot write only costs a fetch next time
         return loaded
+
+    @staticmethod
+    def _url(pin: Pin, base_url: str | None) -> str:
+        return f"{base_url.rstrip('/')}/{pin.version}/schema.json" if base_url else pin.url
 
     def _fetch(self, pin: Pin) -> bytes:
         import httpx
@@ -151,6 +161,33 @@ class SchemaStore:
         except ValueError as exc:
             raise SchemaUnavailable(f"{where}: not JSON: {exc}") from None
         return LoadedSchema(pin, source, document)
+
+    def fetch_all(self, into: Path, *, base_url: str | None = None) -> list[dict]:
+        """Fetch every pinned schema, check its hash, and write ``into/<version>/schema.json``.
+
+        ``base_url`` replaces the pinned location with a mirror laid out as
+        ``BASE/<version>/schema.json``; the pinned hash is checked all the same.
+        """
+        done = []
+        for version, pin in pins().items():
+            url = self._url(pin, base_url or self.mirror)
+            data = self._fetch(Pin(version, url, pin.sha256))
+            self._accept(pin, data, "fetched", url)
+            target = Path(into) / version / "schema.json"
+            atomic_write_text(target, data.decode("utf-8"))
+            done.append({"version": version, "path": str(target), "sha256": pin.sha256})
+        return done
+
+    def status(self) -> list[dict]:
+        """For each pinned version: where its schema would come from, or why it cannot."""
+        out = []
+        for version, pin in pins().items():
+            try:
+                loaded = self.get(version)
+                out.append({"version": version, "sha256": pin.sha256, "source": loaded.source, "problem": None})
+            except SchemaUnavailable as exc:
+                out.append({"version": version, "sha256": pin.sha256, "source": None, "problem": str(exc)})
+        return out
 
     def used(self) -> list[dict]:
         return [s.describe() for s in self._loaded.values() if isinstance(s, LoadedSchema)]

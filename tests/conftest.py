@@ -17,12 +17,13 @@ FIXTURE = ROOT / "mcp_accept" / "fixture.py"
 
 def _schema_dir() -> Path:
     env = os.environ.get("MCP_ACCEPT_SCHEMA_DIR")
-    candidates = [Path(env)] if env else []
-    candidates.append(ROOT.parent / "shared" / "mcp-schemas")
-    for path in candidates:
+    # Without the variable, a folder laid out beside the checkout is used if present.
+    for path in ([Path(env)] if env else [ROOT.parent / "shared" / "mcp-schemas"]):
         if (path / "2026-07-28" / "schema.json").is_file():
             return path.resolve()
-    raise RuntimeError("set MCP_ACCEPT_SCHEMA_DIR to the folder of official MCP schemas")
+    raise pytest.UsageError(
+        "the tests need the official MCP schemas offline: set MCP_ACCEPT_SCHEMA_DIR to a folder "
+        "holding <version>/schema.json (`mcp-accept schemas fetch --dir DIR` makes one)")
 
 
 SCHEMA_DIR = _schema_dir()
