@@ -13,8 +13,11 @@ protocol eras:
 
 Break modes (``--break NAME``, repeatable) inject one defect each, so that every
 verdict of the runner can be shown to fire. Marker mode (``--markers``) gives each
-form its own token and ``--log DIR`` records every message received, for the
-observation of hosts.
+form its own token (the structured tool's text twin too, so its document differs from
+structuredContent by that token; the rows that compare documents, S02, X01 and T01, E01,
+L02 against the reference, fail in marker mode by design) and
+``--log DIR`` records every start's tokens (markers.json) and every message received
+(requests.jsonl), for the observation of hosts.
 
 Copy this file anywhere and run ``python fixture.py --help``.
 """
@@ -36,6 +39,12 @@ import tempfile
 import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+try:  # locks markers.json while a start adds itself to the history
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
+    import msvcrt
 
 FIXTURE_NAME = "mcp-accept-fixture"
 FIXTURE_VERSION = "0.1.0"
@@ -81,6 +90,8 @@ BREAK_MODES = {
     "twin-differs": "structuredContent is right but its text twin differs (a title changed)",
     "content-missing": "the structured tool's result has no content key at all",
     "content-empty": "the structured tool's result has content: []",
+    "structured-missing": "the structured tool's result has no structuredContent key, though its "
+                          "outputSchema is declared",
     "structured-null": "structuredContent is null; outputSchema {\"type\": \"null\"}",
     "structured-false": "structuredContent is false; outputSchema {\"const\": false}",
     "structured-zero": "structuredContent is 0; outputSchema {\"type\": \"integer\"}",
@@ -105,6 +116,12 @@ FALSY_STRUCTURED = {
 }
 
 JUNK_LINE = "fixture: this line is not JSON-RPC (break mode junk)"
+
+# Marker mode: one token per carrier of the document, "MK" + a letter + "-" + a random
+# part of its own (10 hex digits), so that a model shown one token cannot make up another.
+# "twin" is the text item beside structuredContent in search_structured's result.
+MARKER_FORMS = (("text", "T"), ("structured", "S"), ("twin", "W"), ("embedded", "E"),
+                ("link", "L"))
 
 INPUT_SCHEMA = {
     "type": "object",
@@ -228,19 +245,102 @@ def error_message(msg_id, code, message, data=None) -> dict:
             "error": RpcError(code, message, data).payload()}
 
 
+def new_markers() -> dict:
+    """form -> token, every token with its own random part (never two alike)."""
+    markers, parts = {}, set()
+    for form, letter in MARKER_FORMS:
+        part = secrets.token_hex(5)
+        while part in parts:
+            part = secrets.token_hex(5)
+        parts.add(part)
+        markers[form] = "MK%s-%s" % (letter, part)
+    return markers
+
+
+class _FileLock:
+    """An exclusive lock on a file, held between processes (flock, or msvcrt on Windows)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._fh = None
+
+    def __enter__(self):
+        self._fh = open(self.path, "a+b")
+        if fcntl is not None:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX)
+        else:
+            self._fh.seek(0)
+            msvcrt.locking(self._fh.fileno(), msvcrt.LK_LOCK, 1)
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            if fcntl is not None:
+                fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+            else:
+                self._fh.seek(0)
+                msvcrt.locking(self._fh.fileno(), msvcrt.LK_UNLCK, 1)
+        finally:
+            self._fh.close()
+        return False
+
+
+def _earlier_starts(path: str) -> list:
+    """The history kept in an existing markers.json: every earlier start of the fixture
+    with this log folder. A file written before the history existed counts as one start;
+    a file that cannot be read is set aside (renamed), never silently lost."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            info = json.load(fh)
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        aside = "%s.unreadable-%s" % (path, secrets.token_hex(3))
+        _log("markers.json cannot be read (%s); kept as %s, history restarted" % (exc, aside))
+        try:
+            os.replace(path, aside)
+        except OSError:
+            pass
+        return []
+    if not isinstance(info, dict):
+        return []
+    history = info.get("history")
+    if isinstance(history, list):
+        return [entry for entry in history if isinstance(entry, dict)]
+    if isinstance(info.get("run"), str):
+        return [{key: info.get(key) for key in ("run", "markers", "pid", "started_at")}]
+    return []
+
+
 class RequestLog:
-    """markers.json and requests.jsonl under --log DIR."""
+    """markers.json and requests.jsonl under --log DIR.
+
+    markers.json names this start of the fixture (``run``, ``markers``, ``pid``,
+    ``started_at``) and keeps ``history``: the same four keys for every start that used
+    this folder, oldest first, this one last. A host may start the fixture several times
+    in one session; each start has its own tokens, and all of them stay known.
+    """
 
     def __init__(self, folder: str, run: str, markers):
         self.folder = folder
         self.run = run
         os.makedirs(folder, exist_ok=True)
-        info = {"run": run, "markers": markers, "pid": os.getpid(), "started_at": utc_now()}
-        fd, tmp = tempfile.mkstemp(prefix=".markers-", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(info, fh, ensure_ascii=False, indent=2)
-            fh.write("\n")
-        os.replace(tmp, os.path.join(folder, "markers.json"))
+        start = {"run": run, "markers": markers, "pid": os.getpid(), "started_at": utc_now()}
+        path = os.path.join(folder, "markers.json")
+        with _FileLock(os.path.join(folder, ".markers.lock")):
+            info = dict(start, history=_earlier_starts(path) + [start])
+            fd, tmp = tempfile.mkstemp(prefix=".markers-", suffix=".tmp", dir=folder)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump(info, fh, ensure_ascii=False, indent=2)
+                    fh.write("\n")
+                os.replace(tmp, path)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
         self._lock = threading.Lock()
         self._fh = open(os.path.join(folder, "requests.jsonl"), "a", encoding="utf-8")
 
@@ -274,11 +374,7 @@ class Fixture:
         self.sticky = sticky
         self.log = log
         self.run = secrets.token_hex(4)
-        if markers:
-            self.markers = {form: "MK%s-%s" % (letter, self.run) for form, letter in
-                            (("text", "T"), ("structured", "S"), ("embedded", "E"), ("link", "L"))}
-        else:
-            self.markers = None
+        self.markers = new_markers() if markers else None
 
     # ----- documents ---------------------------------------------------------------
 
@@ -517,8 +613,13 @@ class Fixture:
         if "total-999" in self.breaks:
             structured["total"] = 999
         twin = structured
+        if self.markers:
+            # The twin is the same document with a token of its own, so an observer can
+            # tell which of the two carriers reached the model.
+            twin = json.loads(compact(structured).replace(self.markers["structured"],
+                                                          self.markers["twin"]))
         if "twin-differs" in self.breaks:
-            twin = _altered(structured, 1, " (draft)")
+            twin = _altered(twin, 1, " (draft)")
         for mode, (value, _schema) in FALSY_STRUCTURED.items():
             if mode in self.breaks:
                 structured = copy.deepcopy(value)
@@ -528,7 +629,8 @@ class Fixture:
             result["content"] = []
         elif "content-missing" not in self.breaks:
             result["content"] = [{"type": "text", "text": compact(twin)}]
-        result["structuredContent"] = structured
+        if "structured-missing" not in self.breaks:
+            result["structuredContent"] = structured
         return result
 
     def read_resource(self, params, modern) -> dict:
@@ -913,9 +1015,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ref-url", default=DEFAULT_REF_URL,
                         help="URL of the outside $ref used by --break external-ref")
     parser.add_argument("--markers", action="store_true",
-                        help="give each result form its own marker token")
+                        help="give each result form (and the structured tool's text twin) "
+                             "its own marker token")
     parser.add_argument("--log", metavar="DIR",
-                        help="write markers.json and a requests.jsonl log to DIR")
+                        help="keep markers.json (the tokens of every start) and a "
+                             "requests.jsonl log in DIR")
     parser.add_argument("--version", action="version",
                         version="%s %s" % (FIXTURE_NAME, FIXTURE_VERSION))
     return parser

@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_accept.checks import (PASS, PENDING, UNOBTAINABLE, Context, Verdict, combine, content_items,
-                               layer_summary, run_check)
+from mcp_accept.checks import (PASS, PENDING, UNOBTAINABLE, Context, Verdict, content_items,
+                               layer_summary, row_status, run_check)
 from mcp_accept.protocol import Negotiation, Session
 from mcp_accept.transport.base import Reply
 
@@ -129,6 +129,7 @@ class Recorder:
             for tool in result.get("tools") or []:
                 if isinstance(tool, dict) and isinstance(tool.get("name"), str):
                     self.recording.tools.setdefault(tool["name"], tool)
+            self.session.transport.tools = self.recording.tools
             cursor = result.get("nextCursor")
             if not isinstance(cursor, str) or not cursor or cursor in seen:
                 return
@@ -156,7 +157,7 @@ def judge(sheet, recording: Recording, profile, store, row_options: dict[str, di
         verdicts: list[Verdict] = []
         for item in row.checks:
             verdicts += run_check(item.check, ctx)
-        status, reason = combine(verdicts)
+        status, reason = row_status(verdicts)  # the sdk layer reports; it does not decide
         if recording.unfinished and status != PASS and _touches_unrun(row, recording):
             status, reason = UNOBTAINABLE, f"{recording.unfinished}: {reason}"
         results.append(RowResult(row.id, row.kind, row.title, status, reason, verdicts, row.steps,

@@ -63,3 +63,103 @@ def statuses(results: dict) -> dict[str, str]:
 @pytest.fixture
 def schema_dir() -> Path:
     return SCHEMA_DIR
+
+
+def host_session_stdio(log_dir: Path, tools: tuple = (), read_links: bool = False) -> dict:
+    """Act as a host would over stdio: start the fixture in marker mode logging to
+    ``log_dir``, call each tool of ``tools`` with q=MCP, read every resource_link they
+    return when ``read_links``, stop. Returns the results, by tool name or link URI."""
+    proc = subprocess.Popen([sys.executable, str(FIXTURE), "--markers", "--log", str(log_dir)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, encoding="utf-8")
+    answers: dict = {}
+    try:
+        def ask(n: int, method: str, params: dict) -> dict:
+            proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": n, "method": method,
+                                         "params": params}) + "\n")
+            proc.stdin.flush()
+            return json.loads(proc.stdout.readline())
+        ask(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                              "clientInfo": {"name": "test-host", "version": "1"}})
+        for n, name in enumerate(tools, 1):
+            answers[name] = ask(n, "tools/call", {"name": name, "arguments": {"q": "MCP"}})["result"]
+        links = [item["uri"] for result in list(answers.values()) for item in result["content"]
+                 if item.get("type") == "resource_link"] if read_links else []
+        for n, uri in enumerate(links, 100):
+            answers[uri] = ask(n, "resources/read", {"uri": uri})["result"]
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+    return answers
+
+
+@pytest.fixture(scope="session")
+def verify_run(tmp_path_factory):
+    """One ``mcp-accept verify`` as a real process, shared by the tests that read its folder."""
+    folder = tmp_path_factory.mktemp("verify") / "out"
+    done = run_cli("verify", "--out", str(folder), "--jobs", "2", "--timeout", "2", timeout=300,
+                   env={"MCP_ACCEPT_SDK": "on"})
+    return done, folder
+
+
+SERVERS = ROOT / "tests" / "servers"
+
+
+def start_http_server(*argv: str, url: str | None = None, wait: float = 30.0):
+    """Start ``python ARGV...`` as an HTTP server; return (process, URL) once the URL answers.
+
+    The URL is ``url``, or else the one the server prints first as ``listening on URL``.
+    Stop it with :func:`stop_http_server`.
+    """
+    import queue
+    import threading
+    import time
+
+    import httpx
+
+    proc = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, start_new_session=True)
+    lines: queue.Queue = queue.Queue()
+
+    def drain() -> None:
+        for line in proc.stdout:
+            lines.put(line)
+
+    threading.Thread(target=drain, daemon=True).start()
+    deadline = time.monotonic() + wait
+    try:
+        while url is None:
+            try:
+                line = lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                raise RuntimeError(f"{argv} printed no 'listening on URL' line") from None
+            if line.startswith("listening on "):
+                url = line.split()[-1]
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{argv} exited with code {proc.returncode}")
+            try:
+                httpx.get(url, timeout=1.0, headers={"Accept": "application/json"})
+                return proc, url
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{url} did not answer within {wait}s") from None
+                time.sleep(0.1)
+    except BaseException:
+        stop_http_server(proc)
+        raise
+
+
+def stop_http_server(proc: subprocess.Popen) -> None:
+    import signal
+
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)

@@ -6,7 +6,6 @@ import re
 import subprocess
 import sys
 
-import click
 import typer
 
 from conftest import FIXTURE, ROOT
@@ -15,21 +14,28 @@ from mcp_accept.cli import app
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def walk(command: click.Command, path: tuple[str, ...] = ()):
+def walk(command, path: tuple[str, ...] = ()):
+    # Typer may carry its own copy of click, so commands are recognised by shape, not class.
     yield path, command
-    if isinstance(command, click.Group):
-        for name, sub in command.commands.items():
-            yield from walk(sub, path + (name,))
+    for name, sub in (getattr(command, "commands", None) or {}).items():
+        yield from walk(sub, path + (name,))
 
 
 def documented_flags():
     root = typer.main.get_command(app)
     for path, command in walk(root):
         for param in command.params:
-            if isinstance(param, click.Option):
-                for flag in param.opts:
+            if param.param_type_name == "option":
+                for flag in param.opts + param.secondary_opts:
                     if flag != "--help":
                         yield path, flag
+
+
+def test_the_walk_finds_the_commands_and_options_it_checks():
+    paths = {path for path, _ in walk(typer.main.get_command(app))}
+    assert ("run",) in paths and ("schemas", "fetch") in paths
+    flags = {flag for path, flag in documented_flags() if path == ("run",)}
+    assert {"--server", "--protocol", "--timeout", "--out"} <= flags
 
 
 def test_every_command_is_in_the_readme():

@@ -26,7 +26,7 @@ import pytest
 from jsonschema import Draft7Validator, Draft202012Validator
 from referencing import Registry
 
-from conftest import FIXTURE, SCHEMA_DIR
+from conftest import FIXTURE, SCHEMA_DIR, fixture_command, load_results, run_cli, statuses
 
 MODERN = "2026-07-28"
 LEGACY = ("2025-11-25", "2025-06-18")
@@ -588,6 +588,14 @@ def check_content_empty(server):
     assert_valid(MODERN, "CallToolResult", result)
 
 
+def check_structured_missing(server):
+    schema, result = structured_of(server)
+    assert "structuredContent" not in result
+    assert schema == load_fixture_module().OUTPUT_SCHEMA  # the schema is still declared
+    assert json.loads(text_item(result)) == REFERENCE
+    check_response(MODERN, "tools/call", {"jsonrpc": "2.0", "id": 1, "result": result})
+
+
 def make_falsy_check(value):
     def check(server):
         schema, result = structured_of(server)
@@ -674,6 +682,7 @@ BREAK_CHECKS = {
     "twin-differs": check_twin_differs,
     "content-missing": check_content_missing,
     "content-empty": check_content_empty,
+    "structured-missing": check_structured_missing,
     "structured-null": make_falsy_check(None),
     "structured-false": make_falsy_check(False),
     "structured-zero": make_falsy_check(0),
@@ -729,8 +738,14 @@ def test_markers_and_request_log(stdio, tmp_path):
     assert info["pid"] == server.proc.pid
     assert info["started_at"].endswith("Z")
     markers = info["markers"]
-    assert markers == {"text": f"MKT-{run}", "structured": f"MKS-{run}",
-                       "embedded": f"MKE-{run}", "link": f"MKL-{run}"}
+    letters = {"text": "T", "structured": "S", "twin": "W", "embedded": "E", "link": "L"}
+    assert set(markers) == set(letters)
+    for form, token in markers.items():
+        assert re.fullmatch(rf"MK{letters[form]}-[0-9a-f]{{10}}", token), token
+        assert run not in token  # the process id gives no token away
+    # Every token has a random part of its own: one seen token tells nothing of another.
+    assert len({token[4:] for token in markers.values()}) == len(markers)
+    assert info["history"] == [{k: info[k] for k in ("run", "markers", "pid", "started_at")}]
 
     def marked(form):
         doc = json.loads(json.dumps(REFERENCE))
@@ -739,7 +754,11 @@ def test_markers_and_request_log(stdio, tmp_path):
 
     assert text == marked("text")
     assert structured["structuredContent"] == marked("structured")
-    assert json.loads(text_item(structured)) == marked("structured")
+    # The text twin is the same document with a token of its own.
+    twin = text_item(structured)
+    assert json.loads(twin) == marked("twin")
+    assert markers["structured"] not in twin
+    assert markers["twin"] not in json.dumps(structured["structuredContent"])
     assert json.loads(embedded["resource"]["text"]) == marked("embedded")
     body = read["contents"][0]["text"]
     assert json.loads(body) == marked("link")
@@ -757,6 +776,71 @@ def test_markers_and_request_log(stdio, tmp_path):
     assert [e["name"] for e in entries[2:6]] == list(TOOLS)
     assert entries[6]["uri"] == LINK_URI and entries[6]["name"] is None
     assert entries[0]["id"] == 1
+
+
+def _start(log_dir, *args) -> int:
+    """Start the fixture with --log, let it end at once (stdin closed); its pid."""
+    proc = subprocess.Popen([sys.executable, str(FIXTURE), *args, "--log", str(log_dir)],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    proc.communicate(b"", timeout=TIMEOUT)
+    assert proc.returncode == 0
+    return proc.pid
+
+
+def test_markers_json_keeps_every_start(tmp_path):
+    # A log folder written by a fixture that kept no history: its start stays known.
+    older = {"run": "0a1b2c3d", "pid": 1, "started_at": "2026-01-01T00:00:00.000Z",
+             "markers": {"text": "MKT-0a1b2c3d", "structured": "MKS-0a1b2c3d",
+                         "embedded": "MKE-0a1b2c3d", "link": "MKL-0a1b2c3d"}}
+    (tmp_path / "markers.json").write_text(json.dumps(older), encoding="utf-8")
+    pids = [_start(tmp_path, "--markers"), _start(tmp_path), _start(tmp_path, "--markers")]
+    info = json.loads((tmp_path / "markers.json").read_text(encoding="utf-8"))
+    history = info["history"]
+    assert history[0] == older
+    assert [entry["pid"] for entry in history[1:]] == pids
+    assert history[2]["markers"] is None  # a start without --markers is recorded too
+    assert {k: info[k] for k in ("run", "markers", "pid", "started_at")} == history[-1]
+    first, last = history[1]["markers"], history[3]["markers"]
+    assert not set(first.values()) & set(last.values())  # every start has new tokens
+    runs = [entry["run"] for entry in history]
+    assert len(set(runs)) == len(runs)
+
+
+def test_markers_json_history_survives_simultaneous_starts(tmp_path):
+    procs = [subprocess.Popen([sys.executable, str(FIXTURE), "--markers", "--log", str(tmp_path)],
+                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL) for _ in range(6)]
+    for proc in procs:
+        proc.communicate(b"", timeout=TIMEOUT)
+        assert proc.returncode == 0
+    info = json.loads((tmp_path / "markers.json").read_text(encoding="utf-8"))
+    assert sorted(entry["pid"] for entry in info["history"]) == sorted(p.pid for p in procs)
+    assert not list(tmp_path.glob(".markers-*"))
+
+
+def test_an_unreadable_markers_json_is_set_aside(tmp_path):
+    (tmp_path / "markers.json").write_text("{cut sho", encoding="utf-8")
+    pid = _start(tmp_path, "--markers")
+    info = json.loads((tmp_path / "markers.json").read_text(encoding="utf-8"))
+    assert [entry["pid"] for entry in info["history"]] == [pid]
+    [aside] = tmp_path.glob("markers.json.unreadable-*")
+    assert aside.read_text(encoding="utf-8") == "{cut sho"
+
+
+def test_a_run_against_marker_mode_fails_the_twin_rows_by_design(tmp_path):
+    # Marker runs are for observing hosts: every carrier holds its own token, so the
+    # rows comparing the documents fail, while the wire and the types stay right.
+    out = tmp_path / "run"
+    done = run_cli("run", "--server", fixture_command("--markers"), "--out", str(out))
+    assert done.returncode == 1, done.stderr
+    results = load_results(out)
+    seen = statuses(results)
+    assert [seen[r] for r in ("W01", "S01", "S03", "S02", "X01")] == \
+        ["PASS", "PASS", "PASS", "FAIL", "FAIL"]
+    s02 = next(r for r in results["rows"] if r["id"] == "S02")
+    assert re.search(r"MKW-[0-9a-f]{10}", s02["reason"]) and re.search(r"MKS-[0-9a-f]{10}",
+                                                                        s02["reason"])
 
 
 def test_log_without_markers(stdio, tmp_path):
@@ -1171,6 +1255,10 @@ def test_http_break_and_markers_and_log(tmp_path):
         assert result["structuredContent"]["total"] == "2"
         assert result["structuredContent"]["hits"][0]["snippet"].endswith(
             f" [{info['markers']['structured']}]")
+        # The break applies to the twin too; only the token tells the two apart.
+        twin = json.loads(text_item(result))
+        assert twin["total"] == "2"
+        assert twin["hits"][0]["snippet"].endswith(f" [{info['markers']['twin']}]")
         server.post(b"{broken")
         server.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
     finally:

@@ -27,6 +27,7 @@ EXPECTED_FAILS = {
     "twin-differs": {"S02"},  # meaning alone
     "content-missing": {"W01", "S02"},  # wire; and no twin is left to compare
     "content-empty": {"S02"},  # valid on the wire, but the twin is gone
+    "structured-missing": {"S01", "S02", "S03", "X01"},  # absent: nothing to check or compare
     **{mode: {"S03", "X01"} for mode in FALSY},  # present and valid; not the search document
     "external-ref": {"S01"},  # refused without a fetch
     "unknown-uri-empty": {"L03"},

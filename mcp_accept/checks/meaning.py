@@ -14,6 +14,7 @@ import jmespath.exceptions
 
 from mcp_accept.checks import (FAIL, FORMS, PASS, UNOBTAINABLE, Context, Verdict, call_outcome, check,
                                content_items, first_difference, same_json)
+from mcp_accept.transport.messages import MAX_DEPTH, nesting_depth
 
 _MISSING = object()
 
@@ -41,9 +42,12 @@ def body_bytes(container: dict) -> bytes | None:
 
 def parse_body(data: bytes, what: str) -> Any:
     try:
-        return json.loads(data.decode("utf-8"))
+        value = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise NoBody(f"{what} is not JSON ({type(exc).__name__})") from None
+    if nesting_depth(value) > MAX_DEPTH:
+        raise NoBody(f"{what} is JSON nested more than {MAX_DEPTH} levels deep; not compared")
+    return value
 
 
 def link_uri(ctx: Context) -> str | None:
@@ -134,21 +138,24 @@ def link_is_reference(ctx: Context) -> Verdict:
 
 
 def _reads_in(ctx: Context, step_name: str | None, uri: str | None = None) -> int:
-    """How many resources/read (of ``uri``, if given) were sent during a step, or in the whole run."""
+    """How many resources/read (of ``uri``, if given) were asked during a step, or in the whole run.
+
+    A request sent again under the same id (a legacy HTTP session that expired and was
+    re-initialized) is one read, not two."""
     lo, hi = 0, float("inf")
     if step_name is not None:
         step = ctx.step(step_name)
         if step is None or not step.seqs:
             return 0
         lo, hi = step.seqs[0], step.seqs[-1]
-    count = 0
+    ids = set()
     for entry in ctx.recording.entries:
         message = entry.get("message")
         if (entry["dir"] == "out" and lo <= entry["seq"] <= hi and isinstance(message, dict)
                 and message.get("method") == "resources/read"
                 and (uri is None or (message.get("params") or {}).get("uri") == uri)):
-            count += 1
-    return count
+            ids.add(repr(message.get("id")))
+    return len(ids)
 
 
 @check("no_read_needed", "meaning")
@@ -232,6 +239,9 @@ def text_twin(ctx: Context) -> Verdict:
         try:
             parsed = json.loads(text)
         except (ValueError, RecursionError):
+            continue
+        if nesting_depth(parsed) > MAX_DEPTH:
+            last = f"a text item is JSON nested more than {MAX_DEPTH} levels deep; not compared"
             continue
         if same_json(parsed, value):
             return Verdict(name, "meaning", PASS, "the text twin's JSON equals structuredContent", seqs)

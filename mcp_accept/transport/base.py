@@ -67,6 +67,7 @@ class Transport(abc.ABC):
         self.max_bytes = max_bytes
         self.era: str | None = None  # protocol version the current messages are sent under
         self.legacy_version: str | None = None  # negotiated legacy version, once known
+        self.tools: dict[str, dict] = {}  # tool definitions from tools/list, by name
 
     @abc.abstractmethod
     def open(self) -> None: ...

@@ -1,18 +1,54 @@
-"""Choosing and building the transport a run's options ask for."""
+"""Choosing and building the transport a run's options ask for.
+
+* ``--url`` alone: Streamable HTTP to a server that is already running;
+* ``--url`` and ``--server``: start the server, wait until the URL answers, then HTTP;
+* ``--server`` alone (or nothing: the built-in fixture): stdio.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterable
 
 from mcp_accept.evidence import Redactor, WireLog
 from mcp_accept.transport.base import Transport
 
 
-def make_transport(opts, *, folder: Path, redactor: Redactor, builtin: str) -> Transport:
+def make_transport(opts, *, folder: Path, redactor: Redactor, builtin: str,
+                   headers: Iterable[tuple[str, str]] = ()) -> Transport:
+    (folder / "stderr.log").write_bytes(b"")  # a new run starts a new log
+    if getattr(opts, "url", None):
+        from mcp_accept.transport.http import HttpTransport
+
+        stdout_path = None
+        if opts.server:
+            stdout_path = folder / "server-stdout.log"
+            stdout_path.write_bytes(b"")
+        log = WireLog(folder / "wire.jsonl", redactor, transport=HttpTransport.name)
+        return HttpTransport(opts.url, log, headers=headers, redactor=redactor, max_bytes=opts.max_bytes,
+                             server_command=opts.server, stderr_path=folder / "stderr.log",
+                             stdout_path=stdout_path)
     from mcp_accept.transport.stdio import StdioTransport
 
-    (folder / "stderr.log").write_bytes(b"")  # a new run starts a new log
     log = WireLog(folder / "wire.jsonl", redactor, transport="stdio")
     command = opts.server or builtin
     return StdioTransport(command, log, stderr_path=folder / "stderr.log", redactor=redactor,
                           max_bytes=opts.max_bytes)
+
+
+def make_probe_transport(*, server: str | None, url: str | None, headers: Iterable[tuple[str, str]] = (),
+                         redactor: Redactor | None = None, max_bytes: int | None = None) -> Transport:
+    """A transport that keeps no files: for looking at a server (``profile init``)."""
+    from mcp_accept.transport.base import DEFAULT_MAX_BYTES
+
+    redactor = redactor or Redactor()
+    limit = max_bytes or DEFAULT_MAX_BYTES
+    if url:
+        from mcp_accept.transport.http import HttpTransport
+
+        return HttpTransport(url, WireLog(None, redactor, transport=HttpTransport.name), headers=headers,
+                             redactor=redactor, max_bytes=limit, server_command=server)
+    from mcp_accept.transport.stdio import StdioTransport
+
+    assert server, "a server command or a URL is needed"
+    return StdioTransport(server, WireLog(None, redactor), redactor=redactor, max_bytes=limit)

@@ -20,6 +20,10 @@ from mcp_accept.evidence import WireLog
 from mcp_accept.transport.base import Reply
 
 MODERN = "2026-07-28"
+# Deeper messages are refused as they arrive: everything that later walks a message
+# (schema validation, comparisons, the evidence files) recurses, and must not run out
+# of stack on what a server sent. No real MCP message comes near this.
+MAX_DEPTH = 128
 
 
 @dataclass
@@ -47,7 +51,30 @@ def decode_message(data: bytes | str) -> Decoded:
     if not isinstance(message, dict):
         kind = "a batch (array)" if isinstance(message, list) else type(message).__name__
         return Decoded(reason=f"not a JSON-RPC message object: {kind}", raw=text[:4096])
+    if nesting_depth(message) > MAX_DEPTH:
+        return Decoded(reason=f"JSON nested more than {MAX_DEPTH} levels deep; not read",
+                       raw=text[:4096])
     return Decoded(message=message)
+
+
+def nesting_depth(value: Any, stop: int = MAX_DEPTH + 1) -> int:
+    """How deeply arrays and objects nest in ``value`` (a scalar is 0), counted without
+    recursion and given up once ``stop`` is reached."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest >= stop:
+            return deepest
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
 
 
 class Inbox:

@@ -40,12 +40,17 @@ class ServerProcess:
     """A started server process: its pipes, its stderr pump, and how to stop it."""
 
     def __init__(self, command: str, *, stderr_path: Path | None, redactor: Redactor,
-                 env: dict | None = None, cwd: str | None = None, stdout=subprocess.PIPE):
+                 env: dict | None = None, cwd: str | None = None, stdout=subprocess.PIPE,
+                 stdout_path: Path | None = None):
+        # stdout_path: the server does not speak on stdout (HTTP); pump it to a file like stderr.
         self.command = command
         argv = split_command(command)
+        if stdout_path is not None:
+            stdout = subprocess.PIPE
+        talks = stdout is subprocess.PIPE and stdout_path is None
         try:
             self.proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE if stdout is subprocess.PIPE else subprocess.DEVNULL,
+                argv, stdin=subprocess.PIPE if talks else subprocess.DEVNULL,
                 stdout=stdout, stderr=subprocess.PIPE, start_new_session=True, bufsize=0,
                 env=env, cwd=cwd)
         except OSError as exc:
@@ -53,6 +58,11 @@ class ServerProcess:
         self._stderr_thread = threading.Thread(
             target=_pump, args=(self.proc.stderr, stderr_path, redactor), daemon=True)
         self._stderr_thread.start()
+        self._stdout_thread = None
+        if stdout_path is not None:
+            self._stdout_thread = threading.Thread(
+                target=_pump, args=(self.proc.stdout, stdout_path, redactor), daemon=True)
+            self._stdout_thread.start()
 
     @property
     def pid(self) -> int:
@@ -86,6 +96,8 @@ class ServerProcess:
         except (ProcessLookupError, PermissionError):
             pass
         self._stderr_thread.join(timeout=2)
+        if self._stdout_thread is not None:
+            self._stdout_thread.join(timeout=2)
         return code
 
 
@@ -149,7 +161,13 @@ class StdioTransport(Transport):
                     continue
                 if not line.strip():
                     continue
-                decoded = decode_message(line)
+                try:
+                    data = line.decode("utf-8")
+                except UnicodeDecodeError:
+                    data = line  # decode_message says what is wrong with the bytes
+                del line  # a large message's bytes are let go before it is parsed, logged and judged
+                decoded = decode_message(data)
+                del data
                 inbox.put_decoded(decoded)
         except (OSError, ValueError) as exc:
             inbox.violation(f"reading stdout failed: {exc}")
@@ -223,10 +241,13 @@ class StdioTransport(Transport):
 
 
 def _discard_line(stream) -> int:
-    """Read and drop the rest of an over-long line; return how many bytes were dropped."""
+    """Read and drop the rest of an over-long line; return how many bytes of the message
+    were dropped (its closing newline is not part of it)."""
     dropped = 0
     while True:
         chunk = stream.readline(1 << 20)
-        dropped += len(chunk)
-        if not chunk or chunk.endswith(b"\n"):
+        if chunk.endswith(b"\n"):
+            return dropped + len(chunk) - 1
+        if not chunk:
             return dropped
+        dropped += len(chunk)

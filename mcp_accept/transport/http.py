@@ -1,0 +1,584 @@
+"""Streamable HTTP: every JSON-RPC message is one POST to the server's endpoint.
+
+The answer to a request comes back as ``application/json`` or as an SSE stream
+(``text/event-stream``) that may carry notifications before the response. Both
+are turned into messages and fed into an :class:`~mcp_accept.transport.messages.Inbox`,
+exactly as the stdio transport does, so the checks never know which transport
+carried a message.
+
+Both eras:
+
+* 2026-07-28: no session. Every POST carries ``MCP-Protocol-Version``, ``Mcp-Method``
+  and, for ``tools/call``, ``resources/read`` and ``prompts/get``, ``Mcp-Name``;
+  header values that are not plain ASCII travel as ``=?base64?...?=``.
+* Legacy: ``initialize`` carries no version header; the ``Mcp-Session-Id`` it hands
+  out is sent on every later request together with ``MCP-Protocol-Version``; a 404
+  on a session request means the session is gone: one new ``initialize``, then the
+  request once more; ``DELETE`` ends the session.
+
+Each POST runs on its own thread so that the caller's deadline bounds the whole
+answer, a dripping SSE stream included; the thread stops reading when the answer
+has come, when the caller gave up, or when the body grows past ``max_bytes``.
+Every HTTP exchange is recorded in the wire log, in order, with its method, URL,
+status and headers (values of credentials masked) and its body (the messages, or
+the raw text when it is not a message).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterable
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+from httpx_sse import EventSource, SSEError
+
+from mcp_accept import __version__
+from mcp_accept.errors import ServerError
+from mcp_accept.evidence import Redactor, WireLog
+from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport
+from mcp_accept.transport.headers import header_value, param_headers
+from mcp_accept.transport.messages import MODERN, Inbox, decode_message
+
+ACCEPT = "application/json, text/event-stream"
+NAMED_METHODS = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
+ERROR_BODY_CAP = 1024 * 1024  # error answers are kept as evidence only
+STARTUP_WAIT = 30.0  # seconds a started server has to answer on its URL
+POLL_INTERVAL = 0.1
+NOTIFY_TIMEOUT = 5.0
+
+def check_url(url: str) -> str | None:
+    """Why ``url`` cannot be an MCP endpoint, or None when it can."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return "must start with http:// or https://"
+    if not parts.hostname:
+        return "names no host"
+    return None
+
+
+def shown_url(url: str) -> str:
+    """The URL without user name and password, for the evidence."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+class _TooLarge(Exception):
+    def __init__(self, size: int):
+        super().__init__(size)
+        self.size = size
+
+
+class _Abandoned(Exception):
+    """The caller stopped waiting (deadline or the answer already came)."""
+
+
+class _Bounded(httpx.SyncByteStream):
+    """Wraps a response body: counts bytes per message, honours the caller's deadline."""
+
+    def __init__(self, inner, limit: int, exchange: "_Exchange"):
+        self.inner = inner
+        self.limit = limit
+        self.exchange = exchange
+        self.total = 0
+        self.since_mark = 0
+        self.tail = b""
+
+    def __iter__(self):
+        for chunk in self.inner:
+            if self.exchange.abandoned.is_set() or time.monotonic() > self.exchange.deadline:
+                raise _Abandoned()
+            self.total += len(chunk)
+            self.since_mark += len(chunk)
+            if self.since_mark > self.limit:
+                raise _TooLarge(self.since_mark)
+            self.tail = (self.tail + chunk)[-4:]
+            yield chunk
+
+    def mark(self) -> None:
+        self.since_mark = 0
+
+    def ended_inside_event(self) -> bool:
+        tail = self.tail.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        return self.total > 0 and not tail.endswith(b"\n\n")
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class _Exchange:
+    """One POST and what became of it."""
+
+    def __init__(self, number: int, message: dict, deadline: float):
+        self.number = number
+        self.message = message
+        self.deadline = deadline
+        self.abandoned = threading.Event()
+        self.done = threading.Event()
+        self.status: int | None = None
+        self.session_expired = False
+        self.failure: str | None = None
+
+    @property
+    def request_id(self) -> Any:
+        return self.message.get("id")
+
+    @property
+    def is_request(self) -> bool:
+        return "id" in self.message and "method" in self.message
+
+
+class HttpTransport(Transport):
+    name = "Streamable HTTP"
+
+    def __init__(self, url: str, log: WireLog, *, headers: Iterable[tuple[str, str]] = (),
+                 redactor: Redactor | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+                 server_command: str | None = None, stderr_path: Path | None = None,
+                 stdout_path: Path | None = None, startup_wait: float = STARTUP_WAIT):
+        super().__init__(log, max_bytes=max_bytes)
+        self.url = url
+        self.shown_url = shown_url(url)
+        self.user_headers = list(headers)
+        self.redactor = redactor or Redactor()
+        self.server_command = server_command
+        self.stderr_path = stderr_path
+        self.stdout_path = stdout_path
+        self.startup_wait = startup_wait
+        self.process = None
+        self.client: httpx.Client | None = None
+        self.session_id: str | None = None
+        self.reinitialized = 0
+        self._answered: set = set()
+        self._numbers = itertools.count(1)
+        self._reinit_ids = itertools.count(1)
+        self._threads: list[threading.Thread] = []
+
+    # -- life cycle -------------------------------------------------------------------------
+    def open(self) -> None:
+        self.client = httpx.Client(
+            trust_env=False,  # no proxy and no .netrc credentials from the environment
+            follow_redirects=False,
+            headers={"User-Agent": f"mcp-accept/{__version__}", "Accept-Encoding": "identity"},
+        )
+        if self.server_command and self.process is None:
+            try:
+                self._start_server()
+            except BaseException:
+                self.close()
+                raise
+
+    def _start_server(self) -> None:
+        from mcp_accept.transport.stdio import ServerProcess
+
+        self.process = ServerProcess(self.server_command, stderr_path=self.stderr_path,
+                                     redactor=self.redactor, stdout_path=self.stdout_path)
+        self.log.record("event", event="spawn", detail=f"pid {self.process.pid}")
+        started = time.monotonic()
+        deadline = started + self.startup_wait
+        attempts = 0
+        while True:
+            code = self.process.exit_code()
+            if code is not None:
+                raise ServerError(f"the server exited with code {code} before {self.shown_url} answered")
+            attempts += 1
+            remaining = deadline - time.monotonic()
+            try:
+                with self.client.stream("GET", self.url, headers={"Accept": ACCEPT},
+                                        timeout=max(0.05, min(1.0, remaining))) as response:
+                    status = response.status_code
+            except httpx.HTTPError:
+                if time.monotonic() >= deadline:
+                    raise ServerError(f"{self.shown_url} did not answer within {self.startup_wait:g}s "
+                                      "of starting the server") from None
+                time.sleep(POLL_INTERVAL)
+                continue
+            self.log.record("event", event="server-ready",
+                            detail=f"{self.shown_url} answered GET with HTTP {status} after "
+                                   f"{time.monotonic() - started:.1f}s ({attempts} attempts)")
+            return
+
+    def restart(self) -> None:
+        """A fresh session; the server process (if we started it) keeps running."""
+        self.session_id = None
+        self.legacy_version = None
+
+    def close(self) -> None:
+        if self.client is not None:
+            until = time.monotonic() + 1.0  # abandoned exchanges get a moment to notice, no more
+            for thread in self._threads:
+                thread.join(timeout=max(0.0, until - time.monotonic()))
+            self.client.close()
+            self.client = None
+        self._threads = []
+        if self.process is not None:
+            try:  # an HTTP server does not end when its stdin closes: ask it to stop at once
+                os.killpg(self.process.pid, signal.SIGTERM)
+            except (ProcessLookupError, PermissionError):
+                pass
+            code = self.process.stop()
+            self.log.record("event", event="exit", detail=f"exit code {code}")
+            self.process = None
+
+    def describe(self) -> dict:
+        out = {"transport": self.name, "url": self.shown_url}
+        if self.server_command:
+            out["command"] = self.server_command
+        return out
+
+    # -- headers ----------------------------------------------------------------------------
+    def _headers(self, message: dict | None) -> list[tuple[str, str]]:
+        headers = [("Content-Type", "application/json"), ("Accept", ACCEPT)] if message is not None else []
+        protocol_names = {"mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id"}
+        headers += [(n, v) for n, v in self.user_headers if n.lower() not in protocol_names]
+        method = message.get("method") if message is not None else None
+        if self.era == MODERN:
+            headers.append(("MCP-Protocol-Version", MODERN))
+            if isinstance(method, str):
+                headers.append(("Mcp-Method", header_value(method)))
+                key = NAMED_METHODS.get(method)
+                params = message.get("params") if isinstance(message.get("params"), dict) else {}
+                if key and isinstance(params.get(key), str):
+                    headers.append(("Mcp-Name", header_value(params[key])))
+                if method == "tools/call":
+                    headers += self._param_headers(params)
+        elif method != "initialize":
+            if self.legacy_version:
+                headers.append(("MCP-Protocol-Version", self.legacy_version))
+            if self.session_id:
+                headers.append(("Mcp-Session-Id", self.session_id))
+        return headers
+
+    def _param_headers(self, params: dict) -> list[tuple[str, str]]:
+        """Arguments the tool's inputSchema asks to mirror into ``Mcp-Param-*`` headers."""
+        tool = self.tools.get(params.get("name")) if isinstance(params.get("name"), str) else None
+        if not isinstance(tool, dict):
+            return []
+        found, problems = param_headers(tool.get("inputSchema"), params.get("arguments") or {})
+        for problem in problems:
+            self.log.record("event", event="violation",
+                            detail=f"tool {params['name']!r}: {problem}")
+        return found
+
+    def _http(self, exchange: int, method: str, headers, status: int | None = None,
+              reason: str | None = None) -> dict:
+        out: dict[str, Any] = {"exchange": exchange, "method": method, "url": self.shown_url}
+        if status is not None:
+            out["status"] = status
+            if reason:
+                out["reason"] = reason
+        out["headers"] = self.redactor.headers(headers)
+        return out
+
+    # -- requests ---------------------------------------------------------------------------
+    def request(self, message: dict, *, timeout: float) -> Reply:
+        reply = Reply(request=message, meta={"timeout": timeout})
+        if self.client is None:
+            reply.failure = "not started"
+            return reply
+        deadline = time.monotonic() + timeout
+        if message.get("method") == "initialize":
+            self.session_id = None  # an initialize opens a new session
+        exchange = self._post(message, reply, deadline)
+        if exchange.session_expired and not reply.message:
+            if self._reinitialize(deadline):
+                reply.failure = None
+                reply.violations, reply.others = [], []
+                exchange = self._post(message, reply, deadline)
+                if exchange.session_expired and not reply.message:
+                    reply.failure = "the server answered HTTP 404 (session not found) again after a new initialize"
+        if exchange.status is not None:
+            reply.meta["http_status"] = exchange.status
+        if reply.failure and reply.failure.startswith("no answer within"):
+            self.log.record("event", event="timeout", detail=reply.failure)
+            self._cancel(message)
+        return reply
+
+    def _post(self, message: dict, reply: Reply, deadline: float) -> _Exchange:
+        """Send one request and wait (until ``deadline``) for its answer to reach ``reply``."""
+        exchange = _Exchange(next(self._numbers), message, deadline)
+        inbox = Inbox(self.log)
+        inbox.answered = self._answered  # a second answer for an id is caught across POSTs
+        body, request = self._build(message, deadline)
+        self.log.record("out", message=message, era=self.era,
+                        http=self._http(exchange.number, "POST", request.headers.multi_items()))
+        thread = threading.Thread(target=self._run, args=(exchange, request, inbox), daemon=True)
+        self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        thread.start()
+        inbox.wait_for(message.get("id"), reply, deadline=deadline, era=self.era,
+                       answer=self._answer_server_request)
+        if reply.message is None or not exchange.done.is_set():
+            exchange.abandoned.set()
+        return exchange
+
+    def _build(self, message: dict, deadline: float) -> tuple[bytes, httpx.Request]:
+        assert self.client is not None
+        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        remaining = max(0.05, deadline - time.monotonic())
+        request = self.client.build_request("POST", self.url, content=body, headers=self._headers(message),
+                                            timeout=httpx.Timeout(remaining))
+        return body, request
+
+    def _run(self, exchange: _Exchange, request: httpx.Request, inbox: Inbox) -> None:
+        """The exchange thread: send, read the answer into ``inbox``, always close the inbox."""
+        reason = None
+        try:
+            reason = self._send_and_read(exchange, request, inbox)
+        except _Abandoned:
+            reason = "abandoned"
+        except _TooLarge as exc:
+            reason = f"the answer exceeds --max-bytes {self.max_bytes}"
+            if not exchange.abandoned.is_set():
+                inbox.violation(f"a message of at least {exc.size} bytes exceeds --max-bytes {self.max_bytes}",
+                                http={"exchange": exchange.number})
+        except httpx.TimeoutException:
+            reason = "the HTTP exchange timed out"
+        except httpx.HTTPError as exc:
+            reason = f"HTTP exchange failed: {_describe_error(exc)}"
+            if not exchange.abandoned.is_set():
+                self.log.record("event", event="http-error", detail=reason,
+                                http={"exchange": exchange.number})
+        except Exception as exc:  # a broken answer must end this exchange, never the run
+            reason = f"reading the answer failed: {type(exc).__name__}: {str(exc)[:200]}"
+            if not exchange.abandoned.is_set():
+                self.log.record("event", event="http-error", detail=reason,
+                                http={"exchange": exchange.number})
+        finally:
+            exchange.failure = reason
+            exchange.done.set()
+            inbox.close(reason or f"the HTTP answer held no response to id {exchange.request_id!r}")
+
+    def _send_and_read(self, exchange: _Exchange, request: httpx.Request, inbox: Inbox) -> str | None:
+        assert self.client is not None
+        response = self.client.send(request, stream=True)
+        try:
+            return self._read(exchange, response, inbox)
+        finally:
+            response.close()
+
+    def _read(self, exchange: _Exchange, response: httpx.Response, inbox: Inbox) -> str | None:
+        if exchange.abandoned.is_set():
+            raise _Abandoned()
+        status = response.status_code
+        exchange.status = status
+        ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        self.log.record("event", event="http-response", detail=f"HTTP {status} {ctype or '(no body type)'}",
+                        http=self._http(exchange.number, "POST", response.headers.multi_items(), status,
+                                        response.reason_phrase))
+        method = exchange.message.get("method")
+        if method == "initialize" and 200 <= status < 300:
+            sid = response.headers.get("mcp-session-id")
+            self.session_id = sid.strip() if sid and sid.strip() else None
+        bounded = _Bounded(response.stream, self.max_bytes, exchange)
+        response.stream = bounded
+        where = {"exchange": exchange.number}
+        if status == 404 and self.session_id and method != "initialize" and self.legacy_version:
+            raw = self._small_body(response)
+            exchange.session_expired = True
+            self.log.record("event", event="session-expired", raw=raw, http=where,
+                            detail="HTTP 404 for a request of the legacy session: the session is gone")
+            return "the session is gone (HTTP 404)"
+        if not 200 <= status < 300:
+            return self._error_answer(exchange, response, inbox, status)
+        if not exchange.is_request:  # a notification, or our answer to a server request
+            raw = self._small_body(response)
+            if status != 202:
+                kind = "a notification" if "method" in exchange.message else "a response"
+                inbox.violation(f"HTTP {status} for {kind}; 202 Accepted with no body is required",
+                                raw=raw or None, http=where)
+            return None
+        if status == 202 or not ctype:
+            raw = self._small_body(response)
+            inbox.violation(f"HTTP {status} with no answer to the request {method!r}", raw=raw or None,
+                            http=where)
+            return f"HTTP {status}: the server sent no answer"
+        if ctype == "text/event-stream":
+            return self._read_sse(exchange, response, bounded, inbox)
+        if ctype == "application/json":
+            inbox.put_decoded(decode_message(response.read()), http=where)
+            return None
+        raw = self._small_body(response)
+        inbox.violation(f"HTTP {status} answer of type {ctype or 'none'!r}: neither application/json "
+                        "nor text/event-stream", raw=raw, http=where)
+        return f"HTTP {status} answer of type {ctype or 'none'!r} is not an MCP answer"
+
+    def _small_body(self, response: httpx.Response) -> str:
+        data = b""
+        try:
+            for chunk in response.iter_raw():
+                data += chunk
+                if len(data) >= ERROR_BODY_CAP:
+                    break
+        except _TooLarge:
+            pass
+        return data.decode("utf-8", "replace")
+
+    def _error_answer(self, exchange: _Exchange, response: httpx.Response, inbox: Inbox,
+                      status: int) -> str:
+        """A non-2xx answer: the JSON-RPC error for our id if it holds one, else evidence and a reason."""
+        raw = self._small_body(response)
+        where = {"exchange": exchange.number}
+        decoded = decode_message(raw)
+        message = decoded.message
+        if (exchange.is_request and isinstance(message, dict) and "error" in message
+                and message.get("id") == exchange.request_id
+                and type(message.get("id")) is type(exchange.request_id)):
+            inbox.put_decoded(decoded, http=where)
+            return f"HTTP {status}"
+        what = f"HTTP {status} {response.reason_phrase}".strip()
+        if isinstance(message, dict) and isinstance(message.get("error"), dict):
+            err = message["error"]
+            what += f": JSON-RPC error {err.get('code')}: {str(err.get('message'))[:200]}"
+        elif raw.strip():
+            what += f": {' '.join(raw.split())[:200]}"
+        self.log.record("event", event="http-error", detail=what, raw=raw or None, http=where)
+        return what
+
+    def _read_sse(self, exchange: _Exchange, response: httpx.Response, bounded: _Bounded,
+                  inbox: Inbox) -> str | None:
+        events = 0
+        try:
+            for event in EventSource(response).iter_sse():
+                bounded.mark()
+                if exchange.abandoned.is_set():
+                    raise _Abandoned()
+                if not event.data.strip():
+                    continue  # some servers open the stream with an empty event
+                events += 1
+                where = {"exchange": exchange.number, "sse": {"event": event.event or "message"}}
+                if event.id:
+                    where["sse"]["id"] = event.id
+                decoded = decode_message(event.data)
+                inbox.put_decoded(decoded, http=where)
+                msg = decoded.message
+                if (exchange.is_request and isinstance(msg, dict) and "method" not in msg
+                        and msg.get("id") == exchange.request_id and ("result" in msg or "error" in msg)):
+                    return None  # the answer came; the rest of the stream is not needed
+        except SSEError as exc:  # content type checked above; kept for safety
+            return f"not an SSE stream: {exc}"
+        if not exchange.is_request:
+            return None
+        cut = " (it was cut inside an event)" if bounded.ended_inside_event() else ""
+        detail = (f"the SSE stream ended after {events} message(s) without the answer to id "
+                  f"{exchange.request_id!r}{cut}")
+        self.log.record("event", event="http-error", detail=detail, http={"exchange": exchange.number})
+        return detail
+
+    # -- legacy sessions --------------------------------------------------------------------
+    def _reinitialize(self, deadline: float) -> bool:
+        from mcp_accept.protocol import CLIENT_INFO
+
+        version = self.legacy_version
+        if not version or self.reinitialized >= 100:
+            return False
+        self.reinitialized += 1
+        self.session_id = None
+        self.log.record("event", event="reinitialize",
+                        detail=f"the session is gone; initializing a new one ({version})")
+        message = {"jsonrpc": "2.0", "id": f"mcp-accept-reinitialize-{next(self._reinit_ids)}",
+                   "method": "initialize",
+                   "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": CLIENT_INFO}}
+        reply = Reply(request=message)
+        self._post(message, reply, deadline)
+        if not reply.has_result:
+            self.log.record("event", event="reinitialize-failed", detail=reply.describe_failure())
+            return False
+        chosen = reply.result.get("protocolVersion") if isinstance(reply.result, dict) else None
+        if chosen != version:
+            self.log.record("event", event="reinitialize-failed",
+                            detail=f"the server chose {chosen!r} for the new session, not {version}")
+            return False
+        self._send_only({"jsonrpc": "2.0", "method": "notifications/initialized"},
+                        min(deadline, time.monotonic() + NOTIFY_TIMEOUT))
+        return True
+
+    def end_session(self, *, timeout: float) -> None:
+        if self.client is None or self.era == MODERN or not self.session_id:
+            return
+        number = next(self._numbers)
+        headers = self._headers(None)
+        request = self.client.build_request("DELETE", self.url, headers=headers, timeout=httpx.Timeout(timeout))
+        self.log.record("event", event="http-request", detail="DELETE: end of the session",
+                        http=self._http(number, "DELETE", request.headers.multi_items()))
+        try:
+            response = self.client.send(request)
+        except httpx.HTTPError as exc:
+            self.log.record("event", event="http-error", detail=f"DELETE failed: {_describe_error(exc)}",
+                            http={"exchange": number})
+            return
+        finally:
+            self.session_id = None
+        detail = f"HTTP {response.status_code}" + (" (the server does not end sessions on request)"
+                                                   if response.status_code == 405 else "")
+        self.log.record("event", event="http-response", detail=detail,
+                        http=self._http(number, "DELETE", response.headers.multi_items(),
+                                        response.status_code, response.reason_phrase))
+
+    # -- notifications and answers to the server --------------------------------------------
+    def notify(self, message: dict, *, timeout: float) -> Reply:
+        reply = Reply(request=message)
+        if self.client is None:
+            reply.failure = "not started"
+            return reply
+        failure = self._send_only(message, time.monotonic() + timeout)
+        if failure:
+            reply.failure = failure
+        return reply
+
+    def _send_only(self, message: dict, deadline: float) -> str | None:
+        """POST a message that gets no JSON-RPC answer (a notification or our response); wait for 202."""
+        exchange = _Exchange(next(self._numbers), message, deadline)
+        inbox = Inbox(self.log)
+        inbox.answered = self._answered
+        _, request = self._build(message, deadline)
+        self.log.record("out", message=message, era=self.era,
+                        http=self._http(exchange.number, "POST", request.headers.multi_items()))
+        thread = threading.Thread(target=self._run, args=(exchange, request, inbox), daemon=True)
+        self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        thread.start()
+        if not exchange.done.wait(max(0.0, deadline - time.monotonic())):
+            exchange.abandoned.set()
+            return "no HTTP answer in time"
+        if exchange.status is not None and not 200 <= exchange.status < 300:
+            return exchange.failure or f"HTTP {exchange.status}"
+        if exchange.status is None:
+            return exchange.failure or "no HTTP answer"
+        return None
+
+    def _answer_server_request(self, message: dict) -> None:
+        # Legacy servers may ping; everything else is declined since we declare no capabilities.
+        if message.get("method") == "ping":
+            answer = {"jsonrpc": "2.0", "id": message.get("id"), "result": {}}
+        else:
+            answer = {"jsonrpc": "2.0", "id": message.get("id"),
+                      "error": {"code": -32601, "message": "mcp-accept declares no client capabilities"}}
+        self._send_only(answer, time.monotonic() + NOTIFY_TIMEOUT)
+
+    def _cancel(self, message: dict) -> None:
+        # 2026-07-28 cancels by closing the stream (done: the exchange was abandoned).
+        if self.era == MODERN or "id" not in message:
+            return
+        self._send_only({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": message.get("id"), "reason": "timed out"}},
+                        time.monotonic() + NOTIFY_TIMEOUT)
+
+
+def _describe_error(exc: Exception) -> str:
+    text = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,136 @@
+"""``mcp-accept profile init``: a starting profile from tools/list, with its guesses marked."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+
+import pytest
+import yaml
+
+from conftest import FIXTURE, SERVERS, load_results, run_cli, start_http_server, statuses, stop_http_server
+from mcp_accept.profile_init import build_profile, choose_tools, guess_arguments, Discovery
+from mcp_accept.sheet import load_profile
+
+AUTOMATED = ("W01", "W02", "T01", "S01", "S02", "S03", "E01", "L01", "L02", "L03", "X01")
+FIXTURE_TOOLS = {"text": "search_text", "structured": "search_structured", "embedded": "search_embedded",
+                 "link": "search_link"}
+
+
+def run_with(profile, folder, **options):
+    from mcp_accept.execute import RunOptions, run
+
+    return run(RunOptions(profile=profile, out=folder, offline=True, **options))
+
+
+def test_fixture_over_stdio_gives_a_profile_that_passes(tmp_path):
+    out = tmp_path / "fixture-profile.yaml"
+    done = run_cli("profile", "init", "--server", shlex.join([sys.executable, str(FIXTURE)]),
+                   "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert f"wrote {out}" in done.stdout
+    profile = load_profile(out)  # valid against the profile schema, line-checked like any profile
+    assert {form: ref.name for form, ref in profile.tools.items()} == FIXTURE_TOOLS
+    assert all(ref.arguments == {"q": "MCP"} for ref in profile.tools.values())
+    assert profile.reference is None  # unknown: the rows compare the forms with each other
+    assert profile.assertions == (("total-matches-hits", "total == length(hits)"),)
+    notes = "\n".join(profile.guessed)
+    assert "tools.text.arguments.q" in notes and "unknown_uri" in notes and "tools.link" in notes
+    assert out.read_text().startswith("# Starting profile for mcp-accept-fixture")
+    outcome = run_with(out, tmp_path / "run")
+    results = load_results(tmp_path / "run")
+    assert {k: v for k, v in statuses(results).items() if k in AUTOMATED} == {k: "PASS" for k in AUTOMATED}
+    assert int(outcome.status) == 0
+
+
+def test_fixture_over_http_prints_the_profile_and_keeps_header_values_out(tmp_path):
+    proc, url = start_http_server(str(FIXTURE), "--http", "0", "--protocol", "2025-11-25")
+    try:
+        done = run_cli("profile", "init", "--url", url, "--header", "Authorization: env:MCP_ACCEPT_TEST_TOKEN",
+                       env={"MCP_ACCEPT_TEST_TOKEN": "Bearer sekrit-0123456789abcdef"})
+    finally:
+        stop_http_server(proc)
+    assert done.returncode == 0, done.stderr
+    assert "sekrit-0123456789abcdef" not in done.stdout + done.stderr
+    data = yaml.safe_load(done.stdout)
+    assert {form: tool["name"] for form, tool in data["tools"].items()} == FIXTURE_TOOLS
+    assert "protocol 2025-11-25" in done.stdout  # the header says which era it was read in
+    assert data["guessed"]
+
+
+def test_sdk_server_profile_maps_its_tools_and_passes(tmp_path):
+    pytest.importorskip("mcp.server.mcpserver", reason="needs the MCP Python SDK 2.x (pip install '.[test]')")
+    from mcp_accept.profile_init import init_profile
+    from mcp_accept.transport.factory import make_probe_transport
+
+    command = shlex.join([sys.executable, str(SERVERS / "sdk_server.py")])
+    text = init_profile(make_probe_transport(server=command, url=None))
+    out = tmp_path / "sdk.yaml"
+    out.write_text(text)
+    profile = load_profile(out)
+    assert {form: ref.name for form, ref in profile.tools.items()} == {
+        "text": "find_text", "structured": "find_structured", "embedded": "find_embedded", "link": "find_link"}
+    assert all(ref.arguments == {"query": "MCP"} for ref in profile.tools.values())
+    # the unknown URI takes the scheme of the resource template but must not match it
+    assert profile.unknown_uri.startswith("docs://") and not profile.unknown_uri.startswith("docs://search/")
+    run_with(out, tmp_path / "run", server=command)
+    results = load_results(tmp_path / "run")
+    assert {k: v for k, v in statuses(results).items() if k in AUTOMATED} == {k: "PASS" for k in AUTOMATED}
+
+
+def test_existing_out_file_is_kept_without_force(tmp_path):
+    out = tmp_path / "p.yaml"
+    out.write_text("keep me\n")
+    done = run_cli("profile", "init", "--server", shlex.join([sys.executable, str(FIXTURE)]), "--out", str(out))
+    assert done.returncode == 2 and "--force" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert out.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("args, expected", [
+    ([], "give --server CMD or --url URL"),
+    (["--url", "not-a-url"], "--url"),
+    (["--url", "http://127.0.0.1:9/mcp", "--header", "broken"], "--header #1"),
+])
+def test_bad_input_is_one_line_exit_2(args, expected):
+    done = run_cli("profile", "init", *args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert expected in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_unreachable_server_is_exit_3():
+    done = run_cli("profile", "init", "--url", "http://127.0.0.1:9/mcp", "--timeout", "1")
+    assert done.returncode == 3 and "could not be spoken to" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+# -- the guessing, as pure functions ---------------------------------------------------------
+
+def test_no_hint_leaves_forms_out_and_says_so():
+    tools = [{"name": "alpha", "inputSchema": {"type": "object"}},
+             {"name": "beta", "outputSchema": {"type": "object"}},
+             {"name": "gamma", "outputSchema": {"type": "object"}}]
+    chosen, guessed = choose_tools(tools)
+    assert {form: tool["name"] for form, tool in chosen.items()} == {"structured": "beta"}
+    assert any("one of 2 tools" in g for g in guessed)
+    for form in ("text", "embedded", "link"):
+        assert any(g.startswith(f"tools.{form}: no tool looked like it") for g in guessed)
+    profile = build_profile(Discovery(server_name="odd name!", tools=tools))
+    assert profile["profile"] == "odd-name" and profile["assertions"] == []
+    assert set(profile["tools"]) == {"structured"}
+
+
+def test_arguments_from_the_input_schema():
+    tool = {"name": "t", "inputSchema": {"type": "object", "required": ["a", "b", "c", "d", "e", "f"],
+                                         "properties": {
+                                             "a": {"const": "fixed"},
+                                             "b": {"type": "integer", "default": 5},
+                                             "c": {"type": "string", "enum": ["x", "y"]},
+                                             "d": {"type": "boolean"},
+                                             "e": {"type": ["null", "number"]},
+                                             "f": {"type": "string", "examples": ["hello"]},
+                                             "optional": {"type": "string"}}}}
+    args, guessed = guess_arguments(tool)
+    assert args == {"a": "fixed", "b": 5, "c": "x", "d": True, "e": 1, "f": "hello"}
+    assert not any(".a " in g for g in guessed)  # a const is no guess
+    assert len(guessed) == 5
