@@ -22,6 +22,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: formatting it with rich costs 0.15 s of imports per --help
 )
 
 
@@ -49,6 +50,8 @@ def fail(error: Exception) -> "typer.Exit":
 @app.command()
 def run(
     server: Optional[str] = typer.Option(None, "--server", help="Command that starts the server (split like a shell would; no shell runs). Without --server and --url, the built-in fixture is driven."),
+    url: Optional[str] = typer.Option(None, "--url", help="Streamable HTTP endpoint of the server, e.g. http://127.0.0.1:8765/mcp. With --server too, the server is started first and the run waits until the URL answers."),
+    header: List[str] = typer.Option([], "--header", help="\"Name: value\" sent with every HTTP request (e.g. auth); value may be env:VAR to read it from the environment. Values never reach the evidence. Repeatable."),
     protocol: str = typer.Option("auto", "--protocol", help="auto, 2026-07-28, 2025-11-25 or 2025-06-18. auto probes server/discover and falls back to initialize."),
     timeout: float = typer.Option(10.0, "--timeout", min=0.1, help="Seconds to wait for each answer."),
     run_timeout: float = typer.Option(300.0, "--run-timeout", min=1.0, help="Seconds the whole run may take."),
@@ -60,6 +63,8 @@ def run(
     schema_dir: Optional[Path] = typer.Option(None, "--schema-dir", help="Folder of official schemas as <version>/schema.json (also MCP_ACCEPT_SCHEMA_DIR)."),
     offline: bool = typer.Option(False, "--offline", help="Never fetch the official schemas; use the folder or the cache only."),
     max_bytes: int = typer.Option(64 * 1024 * 1024, "--max-bytes", min=1024, help="Largest message accepted from the server, in bytes."),
+    targets: Optional[Path] = typer.Option(None, "--targets", help="YAML file listing many servers (command or URL, each with its profile, conditions and protocol): each runs in its own folder under --out, and one summary is printed. Not with --server or --url."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="With --targets: how many servers run at once (default: the number of CPUs)."),
 ) -> None:
     """Drive a server through the sheet and write a filled run folder."""
     from mcp_accept.console import print_run
@@ -69,9 +74,25 @@ def run(
 
     if protocol not in ("auto", *VERSIONS):
         raise fail(InputError(f"must be auto or one of {', '.join(VERSIONS)}", field="--protocol"))
-    opts = RunOptions(server=server, protocol=protocol, timeout=timeout, run_timeout=run_timeout,
-                      out=out, conditions=conditions, sets=list(set_), profile=profile, sheet=sheet,
-                      schema_dir=schema_dir, offline=offline, max_bytes=max_bytes)
+    if targets is not None and (server or url):
+        raise fail(InputError("--targets names the servers itself: give --server and --url in the file, "
+                              "not beside it", field="--targets"))
+    if jobs is not None and targets is None:
+        raise fail(InputError("--jobs goes with --targets", field="--jobs"))
+    opts = RunOptions(server=server, url=url, headers=list(header), protocol=protocol, timeout=timeout,
+                      run_timeout=run_timeout, out=out, conditions=conditions, sets=list(set_),
+                      profile=profile, sheet=sheet, schema_dir=schema_dir, offline=offline,
+                      max_bytes=max_bytes)
+    if targets is not None:
+        from mcp_accept.console import print_fleet, print_progress
+        from mcp_accept.fleet import run_fleet
+
+        try:
+            fleet = run_fleet(targets, opts, jobs=jobs, on_result=print_progress)
+        except InputError as exc:
+            raise fail(exc)
+        print_fleet(fleet)
+        raise typer.Exit(int(fleet.status))
     try:
         outcome = do_run(opts)
     except (InputError, ServerError) as exc:
@@ -94,9 +115,189 @@ def fixture(
                "[--break NAME] [--markers --log DIR]  (see python fixture.py --help)")
 
 
+@app.command()
+def verify(
+    out: Optional[Path] = typer.Option(None, "--out", help="Folder for verify.md, verify.json and the run folders (default: a new folder under ./mcp-accept-runs/)."),
+    timeout: float = typer.Option(2.0, "--timeout", min=0.1, help="Seconds to wait for each answer (the hang mode waits this long)."),
+    jobs: int = typer.Option(2, "--jobs", min=1, max=16, help="Runs to make at once."),
+    schema_dir: Optional[Path] = typer.Option(None, "--schema-dir", help="Folder of official schemas as <version>/schema.json (also MCP_ACCEPT_SCHEMA_DIR)."),
+    offline: bool = typer.Option(False, "--offline", help="Never fetch the official schemas; use the folder or the cache only."),
+) -> None:
+    """Run the fixture in every break mode and both eras; show each check catches its defect."""
+    from mcp_accept.verify import VerifyOptions, print_verify, verify as do_verify
+
+    try:
+        outcome = do_verify(VerifyOptions(out=out, timeout=timeout, jobs=jobs, schema_dir=schema_dir,
+                                          offline=offline))
+    except InputError as exc:
+        raise fail(exc)
+    print_verify(outcome)
+    raise typer.Exit(int(outcome.status))
+
+
+@app.command()
+def observe(
+    run_dir: Path = typer.Argument(..., help="Run folder written by `mcp-accept run`."),
+    row: Optional[str] = typer.Argument(None, help="Row to fill by hand (e.g. H03); with --answer, only that marker row."),
+    status: Optional[str] = typer.Option(None, "--status", help="PASS, FAIL or UNOBTAINABLE (filling one row by hand)."),
+    evidence: Optional[Path] = typer.Option(None, "--evidence", help="File backing the row; copied into RUN_DIR/evidence/ when it lies outside the run folder."),
+    note: Optional[str] = typer.Option(None, "--note", help="What was seen, in a few words (the reason of a row filled by hand)."),
+    answer: Optional[str] = typer.Option(None, "--answer", help="Marker mode: the model's answer or a host's debug trace (a file, or - for standard input)."),
+    fixture_log: Optional[Path] = typer.Option(None, "--fixture-log", help="Marker mode: the folder given to fixture.py --log (default: RUN_DIR/fixture-log)."),
+    host: Optional[str] = typer.Option(None, "--host", help="Host product observed, e.g. \"Claude Code\" (condition host_product)."),
+    host_version: Optional[str] = typer.Option(None, "--host-version", help="Version of that host (condition host_version)."),
+    set_: List[str] = typer.Option([], "--set", help="KEY=VALUE for an execution condition. Repeatable."),
+    sheet: Optional[Path] = typer.Option(None, "--sheet", help="The sheet the run used, when not the built-in one."),
+) -> None:
+    """Fill host observation rows: one row by hand, or H01/H02 from a marker answer."""
+    from mcp_accept import observe as obs
+
+    try:
+        if answer is not None:
+            if status is not None or evidence is not None:
+                raise InputError("--answer fills the marker rows by itself; --status and "
+                                 "--evidence are for one row filled by hand", field="--answer")
+            filled = obs.fill_from_markers(run_dir, answer, fixture_log=fixture_log, row_id=row,
+                                           note=note, host=host, host_version=host_version,
+                                           sets=list(set_), sheet_path=sheet)
+        elif row is None or status is None:
+            raise InputError("give ROW --status STATUS --evidence FILE, or --answer FILE "
+                             "(see mcp-accept observe --help)", field="ROW" if row is None else "--status")
+        else:
+            filled = obs.fill_manual(run_dir, row, status, evidence, note=note, host=host,
+                                     host_version=host_version, sets=list(set_))
+    except InputError as exc:
+        raise fail(exc)
+    for entry in filled.rows:
+        typer.echo(f"{entry['id']} {entry['status']}: {entry['reason']} (evidence: {entry['evidence']})")
+    for change in filled.changed:
+        typer.echo(f"condition changed: {change}")
+    typer.echo(f"Updated {filled.folder / 'results.json'} and sheet.md")
+
+
+@app.command()
+def report(
+    run_dirs: List[Path] = typer.Argument(..., metavar="RUN_DIR", help="Run folders (or their results.json files)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="File to write (default: standard output)."),
+    lang: str = typer.Option("en", "--lang", help="Language of the labels: en or ja."),
+    format_: str = typer.Option("markdown", "--format", help="markdown, junit or json."),
+    template: Optional[Path] = typer.Option(None, "--template", help="A Jinja template of your own for the markdown report."),
+) -> None:
+    """Render runs as one report: every filled sheet and a summary table by host."""
+    from mcp_accept.report import build_report, print_text
+
+    try:
+        text = build_report(list(run_dirs), out=out, lang=lang, fmt=format_, template=template)
+    except InputError as exc:
+        raise fail(exc)
+    if out is None:
+        print_text(text)
+    else:
+        typer.echo(f"Wrote {out}", err=True)
+
+
+schemas_app = typer.Typer(help="The official MCP schemas: where they come from, and fetching them.",
+                           no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(schemas_app, name="schemas")
+
+
+@schemas_app.command("list")
+def schemas_list(
+    schema_dir: Optional[Path] = typer.Option(None, "--schema-dir", help="Folder of official schemas as <version>/schema.json (also MCP_ACCEPT_SCHEMA_DIR)."),
+) -> None:
+    """Show each pinned version, its SHA-256, and where its schema would be read from."""
+    from mcp_accept.schemas import SchemaStore
+
+    problems = 0
+    for item in SchemaStore(schema_dir, allow_fetch=False).status():
+        where = item["source"] or f"unavailable: {item['problem']}"
+        problems += item["source"] is None
+        typer.echo(f"{item['version']}  sha256:{item['sha256']}  {where}")
+    raise typer.Exit(0 if not problems else int(ExitStatus.FAILED))
+
+
+@schemas_app.command("fetch")
+def schemas_fetch(
+    dir_: Path = typer.Option(..., "--dir", help="Folder to write <version>/schema.json into."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="A mirror laid out as BASE/<version>/schema.json instead of the pinned URLs; hashes are checked all the same."),
+) -> None:
+    """Download every pinned official schema, check its SHA-256, and write it into a folder."""
+    from mcp_accept.schemas import SchemaStore, SchemaUnavailable
+
+    try:
+        done = SchemaStore(allow_fetch=True).fetch_all(dir_, base_url=base_url)
+    except SchemaUnavailable as exc:
+        typer.echo(f"mcp-accept: error: {exc}", err=True)
+        raise typer.Exit(int(ExitStatus.SERVER))
+    except OSError as exc:
+        raise fail(InputError(f"cannot write: {exc.strerror or exc}", file=str(dir_), field="--dir"))
+    for item in done:
+        typer.echo(f"{item['version']}  sha256:{item['sha256']}  {item['path']}")
+
+
+profile_app = typer.Typer(help="Profiles: how the sheet's rows map onto a server's tools.",
+                          no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(profile_app, name="profile")
+
+
+@profile_app.command("init")
+def profile_init(
+    server: Optional[str] = typer.Option(None, "--server", help="Command that starts the server (stdio; with --url, the server to start before connecting)."),
+    url: Optional[str] = typer.Option(None, "--url", help="Streamable HTTP endpoint of the server."),
+    header: List[str] = typer.Option([], "--header", help="\"Name: value\" sent with every HTTP request; value may be env:VAR. Repeatable."),
+    protocol: str = typer.Option("auto", "--protocol", help="auto, 2026-07-28, 2025-11-25 or 2025-06-18."),
+    timeout: float = typer.Option(10.0, "--timeout", min=0.1, help="Seconds to wait for each answer."),
+    out: Optional[Path] = typer.Option(None, "--out", help="File to write the profile to (default: print it)."),
+    force: bool = typer.Option(False, "--force", help="Replace the --out file if it exists."),
+) -> None:
+    """Write a starting profile from the server's tools/list, marking what had to be guessed."""
+    from mcp_accept.evidence import atomic_write_text
+    from mcp_accept.execute import RunOptions, check_target
+    from mcp_accept.profile_init import check_out, init_profile
+    from mcp_accept.schemas import VERSIONS
+    from mcp_accept.transport.factory import make_probe_transport
+
+    if not server and not url:
+        raise fail(InputError("give --server CMD or --url URL", field="--server"))
+    if protocol not in ("auto", *VERSIONS):
+        raise fail(InputError(f"must be auto or one of {', '.join(VERSIONS)}", field="--protocol"))
+    try:
+        headers, redactor = check_target(RunOptions(server=server, url=url, headers=list(header)))
+        check_out(out, force)
+    except InputError as exc:
+        raise fail(exc)
+    try:
+        transport = make_probe_transport(server=server, url=url, headers=headers, redactor=redactor)
+        text = redactor.text(init_profile(transport, protocol=protocol, timeout=timeout))
+    except (InputError, ServerError) as exc:
+        raise fail(type(exc)(redactor.text(str(exc))) if isinstance(exc, ServerError) else exc)
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        atomic_write_text(out, text)
+    except OSError as exc:
+        raise fail(InputError(f"cannot write: {exc.strerror or exc}", file=str(out), field="--out"))
+    typer.echo(f"wrote {out}")
+
+
 def main() -> None:
     try:
-        app()
+        code = app(standalone_mode=False)
     except KeyboardInterrupt:
         typer.echo("mcp-accept: interrupted", err=True)
         sys.exit(int(ExitStatus.INTERRUPTED))
+    except typer.Abort:
+        typer.echo("mcp-accept: aborted", err=True)
+        sys.exit(1)
+    except Exception as exc:
+        # A wrong command line (unknown option, a value of the wrong type...): one line,
+        # like every other input error, instead of the usage box.
+        describe, status = getattr(exc, "format_message", None), getattr(exc, "exit_code", None)
+        if not callable(describe) or not isinstance(status, int):
+            raise
+        message = " ".join(str(describe()).split())
+        if message:  # asking for help with no arguments has printed the help already
+            typer.echo(f"mcp-accept: error: {message}", err=True)
+        sys.exit(status)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -14,6 +14,7 @@ import re
 import shlex
 import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from pathlib import Path
 from mcp_accept import __version__
 from mcp_accept.checks import FAIL, PENDING, UNOBTAINABLE
 from mcp_accept.errors import ExitStatus, InputError, ServerError
-from mcp_accept.evidence import Redactor, WireLog, utc_now
+from mcp_accept.evidence import Redactor, WireLog, compact_size, utc_now
 from mcp_accept.protocol import Session
 from mcp_accept.results import build, keep_observed, load_previous, row_entry, write, write_row_files
 from mcp_accept.runner import Recorder, Recording, RowResult, judge
@@ -99,8 +100,7 @@ def observed_conditions(recording: Recording, transport_name: str, folder: Path,
     sizes = []
     for name, step in recording.steps.items():
         if name.startswith("call:") and step.reply is not None and step.reply.has_result:
-            sizes.append(len(json.dumps(step.reply.result, ensure_ascii=False,
-                                        separators=(",", ":")).encode("utf-8")))
+            sizes.append(compact_size(step.reply.result))  # counted without serialising it whole
     if sizes:
         out["result_size_utf8_bytes"] = max(sizes)
     return out
@@ -137,11 +137,81 @@ def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+HEADER_NAME_RE = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def resolve_headers(items: list[str], environ=None) -> tuple[list[tuple[str, str]], list[str]]:
+    """``--header "Name: value"`` items as (name, value) pairs, and the secrets to mask.
+
+    ``value`` may be ``env:VAR``, read from the environment. Every value counts as a
+    secret; error messages name the header, never its value.
+    """
+    environ = os.environ if environ is None else environ
+    headers, secrets = [], []
+    for n, item in enumerate(items, 1):
+        name, sep, value = item.partition(":")
+        name, value = name.strip(), value.strip()
+        where = f"--header #{n}"
+        if not sep or not name:
+            raise InputError("expected \"Name: value\" (or \"Name: env:VAR\")", field=where)
+        if not HEADER_NAME_RE.match(name):
+            raise InputError("the header name is not a valid HTTP field name", field=where)
+        where = f"--header {name}"
+        if value.startswith("env:"):
+            var = value[4:].strip()
+            if not ENV_NAME_RE.match(var):
+                raise InputError("env: must be followed by an environment variable name", field=where)
+            if var not in environ:
+                raise InputError(f"the environment variable {var} is not set", field=where)
+            value = environ[var].strip()
+            if not value:
+                raise InputError(f"the environment variable {var} is empty", field=where)
+        if not value:
+            raise InputError("the header has no value", field=where)
+        if any(not (32 <= ord(ch) < 127) for ch in value):
+            raise InputError("the value must be printable ASCII", field=where)
+        headers.append((name, value))
+        secrets += [value, json.dumps(value)[1:-1]]  # as written, and as it reads inside JSON
+        scheme, _, token = value.partition(" ")
+        if token.strip() and scheme.isalpha():  # "Bearer TOKEN": the token alone is secret too
+            secrets.append(token.strip())
+    return headers, secrets
+
+
+def check_target(opts: "RunOptions") -> tuple[list[tuple[str, str]], Redactor]:
+    """Check --url and --header before anything is written; give the headers and a Redactor."""
+    from urllib.parse import unquote, urlsplit
+
+    secrets: list[str] = []
+    if opts.server is not None:  # a command that cannot be split is the user's to fix
+        try:
+            argv = shlex.split(opts.server)
+        except ValueError as exc:
+            raise InputError(f"cannot split the command: {exc}", field="--server") from None
+        if not argv:
+            raise InputError("the command is empty", field="--server")
+    if opts.url:
+        from mcp_accept.transport.http import check_url  # httpx only for HTTP runs: 0.15 s of start-up
+
+        problem = check_url(opts.url)
+        if problem:
+            raise InputError(problem, field="--url")
+        password = urlsplit(opts.url).password
+        if password:
+            secrets += [password, unquote(password)]
+    elif opts.headers:
+        raise InputError("headers are sent over HTTP only: give --url too", field="--header")
+    headers, header_secrets = resolve_headers(opts.headers)
+    return headers, Redactor(secrets + header_secrets, header_names=[name for name, _ in headers])
+
+
 def run(opts: RunOptions) -> RunOutcome:
     """Do one run; return the folder, the results and the exit status. Raises InputError."""
     from mcp_accept.sheet import load_conditions, load_profile, load_sheet, parse_set
     from mcp_accept.transport.factory import make_transport
 
+    headers, redactor = check_target(opts)  # secrets are known before anything is written
     sheet = load_sheet(opts.sheet)
     profile = load_profile(opts.profile)
     given = load_conditions(opts.conditions)
@@ -150,13 +220,14 @@ def run(opts: RunOptions) -> RunOutcome:
     folder = prepare_folder(opts.out or default_out())
     previous = load_previous(folder)
     started, clock = utc_now(), time.monotonic()
-    redactor = Redactor()
     transport = make_transport(opts, folder=folder, redactor=redactor,
-                               builtin=builtin_server_command())
+                               builtin=builtin_server_command(), headers=headers)
     store = SchemaStore(opts.schema_dir, allow_fetch=False if opts.offline else None)
     recording: Recording
     status_override = None
-    old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
+    # SIGTERM ends a run like Ctrl-C; only the main thread may set handlers (verify runs in threads).
+    in_main = threading.current_thread() is threading.main_thread()
+    old_term = signal.signal(signal.SIGTERM, _raise_interrupt) if in_main else None
     try:
         try:
             transport.open()
@@ -184,6 +255,9 @@ def run(opts: RunOptions) -> RunOutcome:
         except KeyboardInterrupt:
             interrupted = True
             recording.unfinished = "interrupted"
+            for step in recording.steps.values():
+                if step.reply is None and step.skipped is None:  # the request in flight
+                    step.skipped = recording.unfinished
             transport.log.record("event", event="interrupted", detail="the run was interrupted")
         finally:
             transport.close()
@@ -194,7 +268,8 @@ def run(opts: RunOptions) -> RunOutcome:
         return _finish(folder, sheet, profile, given, previous, rows, recording, transport, store, started,
                        redactor, status_override, interrupted=interrupted)
     finally:
-        signal.signal(signal.SIGTERM, old_term)
+        if in_main:
+            signal.signal(signal.SIGTERM, old_term)
         transport.log.close()
 
 
@@ -209,6 +284,7 @@ def _finish(folder, sheet, profile, given, previous, rows, recording, transport,
                     finished_at=None if interrupted else utc_now(), interrupted=interrupted)
     write_row_files(folder, rows, recording.entries, redactor)
     write(folder, results, redactor)
+    results = json.loads(redactor.text(json.dumps(results, ensure_ascii=False)))  # what gets printed
     if status is None:
         if interrupted:
             status = ExitStatus.INTERRUPTED

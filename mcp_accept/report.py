@@ -39,7 +39,8 @@ LABELS = {
            "host_product": "Host", "host_version": "Host version", "transport": "Transport",
            "protocol_version_on_wire": "Protocol version", "run": "Run", "runs": "Runs",
            "folder": "Run folder", "absent": "—", "no_host": "no host recorded",
-           "pending_reason": "not observed yet (fill it with mcp-accept observe)"},
+           "pending_reason": "not observed yet (fill it with mcp-accept observe)",
+           "wire": "wire", "type": "type", "meaning": "meaning", "sdk": "sdk"},
     "ja": {"PASS": "PASS", "FAIL": "FAIL", "UNOBTAINABLE": "取得不可", "PENDING": "未記入",
            "conditions": "実行条件", "rows": "試験", "id": "ID", "kind": "種別", "title": "項目",
            "status": "結果", "reason": "理由", "evidence": "証拠", "normative": "規範",
@@ -50,7 +51,8 @@ LABELS = {
            "transport": "トランスポート", "protocol_version_on_wire": "プロトコルバージョン",
            "run": "実行", "runs": "実行一覧", "folder": "実行フォルダ", "absent": "—",
            "no_host": "ホスト未記録",
-           "pending_reason": "未観測（mcp-accept observe で記入する）"},
+           "pending_reason": "未観測（mcp-accept observe で記入する）",
+           "wire": "wire", "type": "型", "meaning": "意味", "sdk": "SDK"},
 }
 
 

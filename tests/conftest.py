@@ -29,6 +29,8 @@ def _schema_dir() -> Path:
 SCHEMA_DIR = _schema_dir()
 os.environ["MCP_ACCEPT_SCHEMA_DIR"] = str(SCHEMA_DIR)
 os.environ.setdefault("MCP_ACCEPT_OFFLINE", "1")  # tests never download anything
+# The sdk layer costs an SDK import per run; the tests of that layer switch it on themselves.
+os.environ.setdefault("MCP_ACCEPT_SDK", "off")
 
 
 def free_port() -> int:

@@ -114,9 +114,14 @@ def test_markdown_report_holds_both_sheets_and_a_summary_line_per_host(runs, tmp
                 assert row["reason"].replace("|", "\\|") in markdown
     for part, results in zip(markdown.split("### Rows")[1:], all_results):
         sheet = table_after("### Rows" + part, "### Rows")
-        assert sheet[0] == ["ID", "Kind", "Title", "Status", "Reason", "Evidence"]
+        assert sheet[0] == ["ID", "Kind", "Title", "Status", "wire", "type", "meaning", "sdk",
+                            "Reason", "Evidence"]
         assert [(cells[0], cells[3]) for cells in sheet[1:]] == \
             [(r["id"], f"**{r['status']}**") for r in results["rows"]]
+        # each layer has its own column: the row's verdict at that layer, or a dash
+        for cells, r in zip(sheet[1:], results["rows"]):
+            layers = r.get("layers") or {}
+            assert cells[4:8] == [layers.get(name) or "—" for name in ("wire", "type", "meaning", "sdk")]
 
 
 def test_junit_export_reads_back_with_the_right_counts(runs, tmp_path):

@@ -13,6 +13,9 @@ from typing import Any, Callable, Iterable
 
 PASS, FAIL, UNOBTAINABLE, PENDING = "PASS", "FAIL", "UNOBTAINABLE", "PENDING"
 LAYERS = ("wire", "type", "meaning", "sdk")
+# Layers that report but do not decide. The sdk layer tells what one client library does
+# with an answer; that is not a rule of the spec, so it never changes a row's status.
+ADVISORY_LAYERS = ("sdk",)
 
 
 @dataclass
@@ -69,6 +72,11 @@ def combine(verdicts: list[Verdict]) -> tuple[str, str]:
     return PASS, "; ".join(v.detail for v in verdicts)
 
 
+def row_status(verdicts: list[Verdict]) -> tuple[str, str]:
+    """A row's status and reason: :func:`combine` over the verdicts of the deciding layers."""
+    return combine([v for v in verdicts if v.layer not in ADVISORY_LAYERS])
+
+
 def layer_summary(verdicts: list[Verdict]) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for layer in LAYERS:
@@ -79,7 +87,7 @@ def layer_summary(verdicts: list[Verdict]) -> dict[str, str | None]:
 
 def _load_all() -> None:
     # Importing the modules registers their checks.
-    from mcp_accept.checks import meaning, types, wire  # noqa: F401
+    from mcp_accept.checks import meaning, sdk, types, wire  # noqa: F401
 
 
 @dataclass

@@ -3,11 +3,13 @@
 The schema comes from the server, so it is treated as hostile: ``$ref`` is resolved
 through ``referencing`` with a registry that refuses every retrieval (a reference
 that leaves the schema fails the row and nothing is fetched or read), endless
-recursion is caught, and ``pattern`` is matched with a time limit.
+recursion is caught, ``pattern`` is matched with a time limit and the whole
+validation has a time budget.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
@@ -20,7 +22,8 @@ from jsonschema.exceptions import SchemaError, ValidationError, best_match
 
 from mcp_accept.checks import FAIL, PASS, UNOBTAINABLE, Context, Verdict, call_outcome, check
 
-PATTERN_SECONDS = 1.0
+PATTERN_SECONDS = 1.0  # one pattern match
+VALIDATION_SECONDS = 3.0  # one whole validation, patterns included
 DEFAULT_BASE = "urn:mcp-accept:output-schema"
 REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 
@@ -37,7 +40,7 @@ def external_refs(schema: Any, base: str = DEFAULT_BASE) -> list[str]:
                 known.add(scope)
             for key in REF_KEYWORDS:
                 if isinstance(node.get(key), str):
-                    refs.append(urldefrag(urljoin(scope, node[key]))[0])
+                    refs.append(_target(scope, node[key]))
             for key, value in node.items():
                 if key not in ("const", "enum", "examples", "default"):
                     walk(value, scope)
@@ -53,6 +56,14 @@ def external_refs(schema: Any, base: str = DEFAULT_BASE) -> list[str]:
     return sorted({ref for ref in refs if ref not in known})
 
 
+def _target(scope: str, ref: str) -> str:
+    """The document a reference points into, resolved as ``referencing`` does: a bare
+    fragment stays in the current scope (``urljoin`` cannot join one onto a ``urn:``)."""
+    if ref.startswith("#"):
+        return scope
+    return urldefrag(urljoin(scope, ref))[0]
+
+
 class RetrievalRefused(Exception):
     pass
 
@@ -61,56 +72,205 @@ def _refuse(uri: str):
     raise RetrievalRefused(f"refused to retrieve {uri}")
 
 
-def _bounded_pattern(validator, pattern, instance, schema):
-    if not validator.is_type(instance, "string"):
-        return
-    try:
-        found = regex.search(pattern, instance, timeout=PATTERN_SECONDS)
-    except TimeoutError:
-        yield ValidationError(f"pattern {pattern!r} took longer than {PATTERN_SECONDS:g}s; refused")
-        return
-    except regex.error as exc:
-        yield ValidationError(f"pattern {pattern!r} does not compile: {exc}")
-        return
-    if not found:
-        yield ValidationError(f"{instance!r:.80} does not match {pattern!r}")
+class OverBudget(Exception):
+    """Validation ran past its time budget."""
 
 
-def _bounded_pattern_properties(validator, pattern_properties, instance, schema):
-    if not validator.is_type(instance, "object"):
-        return
-    for pattern, subschema in pattern_properties.items():
-        for key, value in instance.items():
-            try:
-                found = regex.search(pattern, key, timeout=PATTERN_SECONDS)
-            except TimeoutError:
-                yield ValidationError(f"patternProperties {pattern!r} took longer than "
-                                      f"{PATTERN_SECONDS:g}s; refused")
-                return
-            except regex.error as exc:
-                yield ValidationError(f"patternProperties {pattern!r} does not compile: {exc}")
-                return
-            if found:
-                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+class _Budget:
+    """The time one validation may take, shared by every keyword it runs.
+
+    ``pattern`` and ``patternProperties`` are matched with ``regex`` and a timeout (the
+    standard ``re`` cannot be stopped); every other keyword checks the clock before it
+    runs, which bounds schemas that blow up by combination (nested ``anyOf``...) too.
+    """
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+        self.runaway: str | None = None  # the pattern that ran out of time, if one did
+
+    def left(self) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise OverBudget
+        return left
+
+    def search(self, pattern: str, text: str):
+        try:
+            return regex.search(pattern, text, timeout=min(self.left(), PATTERN_SECONDS))
+        except TimeoutError:
+            self.runaway = pattern
+            raise OverBudget from None
+
+
+def _keywords(base_cls, budget: _Budget) -> dict:
+    def clocked(fn):
+        def keyword(validator, value, instance, schema):
+            budget.left()
+            yield from fn(validator, value, instance, schema)
+        return keyword
+
+    def pattern(validator, value, instance, schema):
+        if not validator.is_type(instance, "string"):
+            return
+        try:
+            found = budget.search(value, instance)
+        except regex.error as exc:
+            yield ValidationError(f"pattern {value!r} does not compile: {exc}")
+            return
+        if not found:
+            yield ValidationError(f"{instance!r:.80} does not match {value!r}")
+
+    def pattern_properties(validator, value, instance, schema):
+        if not validator.is_type(instance, "object"):
+            return
+        for expr, subschema in value.items():
+            for key, item in instance.items():
+                try:
+                    found = budget.search(expr, key)
+                except regex.error as exc:
+                    yield ValidationError(f"patternProperties {expr!r} does not compile: {exc}")
+                    return
+                if found:
+                    yield from validator.descend(item, subschema, path=key, schema_path=expr)
+
+    out = {name: clocked(fn) for name, fn in base_cls.VALIDATORS.items()}
+    out["pattern"] = pattern
+    out["patternProperties"] = pattern_properties
+    return out
 
 
 def validate_output(schema: Any, instance: Any) -> tuple[str, str]:
     """Validate ``instance`` against a server-supplied schema; return (status, detail)."""
+    cached = _last.get("key")
+    if cached is not None and cached[0] is schema and cached[1] is instance:
+        return _last["value"]
+    outcome = _validate_output(schema, instance)
+    _last["key"], _last["value"] = (schema, instance), outcome[:2]
+    _last["runaway"] = outcome[2]
+    return outcome[:2]
+
+
+_last: dict = {}  # the last validation: the sdk layer asks about the same pair again
+
+
+def runaway(schema: Any, instance: Any) -> str | None:
+    """Why validating ``instance`` against ``schema`` cannot be bounded (a pattern that
+    backtracks without end, or a schema that ran past the budget), or None. A client
+    that validates with the standard library would hang on such a pair."""
+    validate_output(schema, instance)
+    return _last.get("runaway")
+
+
+# The fast path: jsonschema-rs (compiled) checks a large structuredContent in milliseconds
+# where the pure-Python validator takes seconds. It is taken only for schemas whose every
+# keyword costs time linear in the instance and means the same to both validators (no
+# pattern, format or multipleOf; anyOf/oneOf/allOf only over scalar leaves), and only to
+# say PASS: anything it refuses goes through the bounded Python validator for the verdict.
+_FAST_LEAF = frozenset({
+    "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "uniqueItems",
+    "title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly",
+})
+_FAST_NODE = _FAST_LEAF | {"$schema", "$id", "$anchor", "$ref", "$defs", "definitions", "properties",
+                           "required", "additionalProperties", "items", "prefixItems",
+                           "anyOf", "oneOf", "allOf"}
+
+
+def _fast_eligible(schema: Any, depth: int = 0) -> bool:
+    if isinstance(schema, bool):
+        return True
+    if not isinstance(schema, dict) or depth > 64 or not set(schema) <= _FAST_NODE:
+        return False
+    for key in ("properties", "$defs", "definitions"):
+        value = schema.get(key, {})
+        if not isinstance(value, dict) or not all(_fast_eligible(v, depth + 1) for v in value.values()):
+            return False
+    for key in ("additionalProperties", "items"):
+        if key in schema and not _fast_eligible(schema[key], depth + 1):
+            return False
+    items = schema.get("prefixItems", [])
+    if not isinstance(items, list) or not all(_fast_eligible(v, depth + 1) for v in items):
+        return False
+    for key in ("anyOf", "oneOf", "allOf"):
+        branches = schema.get(key, [])
+        if not isinstance(branches, list) or not all(
+                isinstance(b, bool) or (isinstance(b, dict) and set(b) <= _FAST_LEAF) for b in branches):
+            return False
+    return True
+
+
+def _ref_loop(schema: Any) -> bool:
+    """Whether following ``$ref`` alone, without stepping into the instance, comes back to
+    where it started (``a -> b -> a``, or ``{"$ref": "#"}``). Such a schema never ends:
+    the Python validator refuses it, while jsonschema-rs would call it valid."""
+    def target(node: Any) -> Any:
+        ref = node.get("$ref") if isinstance(node, dict) else None
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            return None
+        found = schema
+        for part in [p for p in ref[1:].split("/") if p]:
+            part = part.replace("~1", "/").replace("~0", "~")
+            if isinstance(found, dict) and part in found:
+                found = found[part]
+            elif isinstance(found, list) and part.isdigit() and int(part) < len(found):
+                found = found[int(part)]
+            else:
+                return None
+        return found
+
+    def nodes(node: Any):
+        if isinstance(node, dict):
+            yield node
+            for value in node.values():
+                yield from nodes(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from nodes(value)
+
+    for start in nodes(schema):
+        seen, node = {id(start)}, target(start)
+        while node is not None:
+            if id(node) in seen:
+                return True
+            seen.add(id(node))
+            node = target(node)
+    return False
+
+
+def _fast_valid(schema: Any, instance: Any) -> bool:
+    """True when jsonschema-rs can vouch that ``instance`` is valid; False means "ask the
+    Python validator" (not installed, schema not eligible, or not valid)."""
+    if not _fast_eligible(schema) or _ref_loop(schema):
+        return False
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return False
+    try:
+        return jsonschema_rs.validator_for(schema, retriever=_refuse).is_valid(instance)
+    except Exception:  # anything it cannot take is left to the Python validator
+        return False
+
+
+def _validate_output(schema: Any, instance: Any) -> tuple[str, str, str | None]:
     if not isinstance(schema, (dict, bool)):
-        return FAIL, f"outputSchema is a {type(schema).__name__}, not a JSON Schema"
+        return FAIL, f"outputSchema is a {type(schema).__name__}, not a JSON Schema", None
     outside = external_refs(schema)
     if outside:
         return FAIL, ("outputSchema refers outside itself (" + ", ".join(outside[:3]) +
-                      "); refused, nothing was fetched")
+                      "); refused, nothing was fetched"), None
     base_cls = _validators.validator_for(schema, default=_validators.Draft202012Validator)
-    cls = _validators.extend(base_cls, {"pattern": _bounded_pattern,
-                                        "patternProperties": _bounded_pattern_properties})
     try:
         base_cls.check_schema(schema)
     except SchemaError as exc:
-        return FAIL, f"outputSchema is not a valid schema: {exc.message[:200]}"
+        return FAIL, f"outputSchema is not a valid schema: {exc.message[:200]}", None
     except RecursionError:
-        return FAIL, "outputSchema nests too deeply to check"
+        return FAIL, "outputSchema nests too deeply to check", None
+    if _fast_valid(schema, instance):
+        return PASS, "structuredContent validates against outputSchema", None
+    budget = _Budget(VALIDATION_SECONDS)
+    cls = _validators.extend(base_cls, _keywords(base_cls, budget))
     base = schema.get("$id", DEFAULT_BASE) if isinstance(schema, dict) else DEFAULT_BASE
     spec = referencing.jsonschema.specification_with(
         schema.get("$schema", "https://json-schema.org/draft/2020-12/schema")
@@ -124,20 +284,26 @@ def validate_output(schema: Any, instance: Any) -> tuple[str, str]:
             errors.append(error)
             if len(errors) >= 20:
                 break
+    except OverBudget:
+        if budget.runaway is not None:
+            return FAIL, (f"outputSchema pattern {budget.runaway!r} took longer than "
+                          f"{PATTERN_SECONDS:g}s to match; refused"), f"pattern {budget.runaway!r}"
+        return FAIL, (f"validating against outputSchema took longer than {VALIDATION_SECONDS:g}s; "
+                      "refused"), "the schema's validation"
     except RecursionError:
-        return FAIL, "outputSchema recurses without end; refused"
+        return FAIL, "outputSchema recurses without end; refused", None
     except (referencing.exceptions.Unresolvable, RetrievalRefused) as exc:
-        return FAIL, f"outputSchema has a reference that cannot be resolved locally ({exc}); refused"
+        return FAIL, f"outputSchema has a reference that cannot be resolved locally ({exc}); refused", None
     except Exception as exc:  # a hostile schema must not crash the run
         name = type(exc).__name__
         if "Unresolvable" in name or "Referencing" in name:
-            return FAIL, f"outputSchema has a reference that cannot be resolved locally; refused"
-        return FAIL, f"outputSchema could not be applied ({name}: {str(exc)[:200]})"
+            return FAIL, "outputSchema has a reference that cannot be resolved locally; refused", None
+        return FAIL, f"outputSchema could not be applied ({name}: {str(exc)[:200]})", None
     if errors:
         error = best_match(errors)
         message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
-        return FAIL, f"structuredContent does not match outputSchema at {error.json_path}: {message}"
-    return PASS, "structuredContent validates against outputSchema"
+        return FAIL, f"structuredContent does not match outputSchema at {error.json_path}: {message}", None
+    return PASS, "structuredContent validates against outputSchema", None
 
 
 def declared_tool(ctx: Context, form: str) -> dict | None:

@@ -1,0 +1,754 @@
+"""``mcp-accept verify``: show that the checks catch the defects they are for, and pass what is right.
+
+The built-in fixture is run in every break mode, in both eras (2026-07-28 and 2025-11-25),
+through the ordinary ``run`` code; each run leaves its own run folder. Then every
+*condition* below is judged from those folders: what was sent, what each layer said
+(wire, type, meaning, sdk), what was expected, PASS or FAIL. The conditions are written
+to ``verify.json`` and ``verify.md``; the exit status is 0 only when every one holds.
+
+With the MCP Python SDK installed, the SDK also drives the fixture itself in every break
+mode, and the sdk column of each run (a replay of the recorded answers) must say what
+the SDK really did. Without it, the sdk column must say UNOBTAINABLE with the reason.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import shlex
+import shutil
+import socket
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from mcp_accept import __version__
+from mcp_accept.checks import FAIL, PASS, UNOBTAINABLE
+from mcp_accept.errors import ExitStatus, InputError
+from mcp_accept.evidence import atomic_write_json, atomic_write_text, utc_now
+
+FORMAT = "mcp-accept/verify/1"
+MODERN, LEGACY = "2026-07-28", "2025-11-25"
+ERAS = (MODERN, LEGACY)
+BASELINE = "none"
+LIVE_FILE = "sdk-live.json"  # what the SDK did when it drove the fixture itself
+LAYER_NAMES = ("wire", "type", "meaning", "sdk")
+FALSY = {
+    "structured-null": "null",
+    "structured-false": "false",
+    "structured-zero": "0",
+    "structured-empty-string": '""',
+    "structured-empty-array": "[]",
+}
+# Rows whose sdk verdict tells what the SDK did with one replayed request.
+SDK_ROW_STEPS = {"T01": "call:text", "S01": "call:structured", "E01": "call:embedded",
+                 "L01": "call:link", "L02": "read:link", "L03": "read:unknown"}
+# Modes whose runs leave an answer to replay for every call (crash and hang do not).
+NO_LIVE_SDK = ("crash", "hang")
+SDK_QUESTIONS = {
+    "total-string": 'Does the SDK reject total: "2"?',
+    "total-999": "Does the SDK reject total: 999 with two hits?",
+    "twin-differs": "Does the SDK reject a text twin that differs from structuredContent?",
+    "structured-missing": "Does the SDK reject a missing structuredContent where an outputSchema is declared?",
+}
+
+
+@dataclass
+class VerifyOptions:
+    out: Path | None = None
+    timeout: float = 2.0
+    run_timeout: float = 60.0
+    jobs: int = 2
+    schema_dir: Path | None = None
+    offline: bool = False
+
+
+@dataclass
+class Condition:
+    id: str
+    title: str
+    era: str | None
+    sent: str
+    rows: list[str]
+    layers: dict[str, str | None]
+    expected: str
+    observed: str
+    status: str  # PASS when the condition holds
+    evidence: str | None = None
+
+
+@dataclass
+class VerifyOutcome:
+    folder: Path
+    report: dict
+    status: ExitStatus
+
+
+# -- one run of the fixture, read back from its folder ---------------------------------------
+
+@dataclass
+class RunView:
+    mode: str
+    era: str
+    folder: Path
+    base: Path  # the verify folder, for relative paths
+    args: list[str]
+    exit_status: int | None = None
+    error: str | None = None
+    results: dict = field(default_factory=dict)
+    evidence: dict[str, dict] = field(default_factory=dict)
+    wire: list[dict] = field(default_factory=list)
+    live: dict[str, dict] | None = None  # step -> what the SDK did driving the fixture itself
+    live_error: str | None = None
+
+    @property
+    def rel(self) -> str:
+        return self.folder.relative_to(self.base).as_posix()
+
+    @property
+    def sent(self) -> str:
+        return "fixture.py " + shlex.join(self.args) if self.args else "fixture.py"
+
+    def row(self, row_id: str) -> dict:
+        for row in self.results.get("rows", []):
+            if row["id"] == row_id:
+                return row
+        return {"id": row_id, "status": None, "reason": self.error or "the row was not written", "layers": {}}
+
+    def layers(self, row_ids) -> dict[str, str | None]:
+        out: dict[str, str | None] = {}
+        for layer in LAYER_NAMES:
+            seen = [(self.row(r).get("layers") or {}).get(layer) for r in row_ids]
+            seen = [s for s in seen if s]
+            out[layer] = next((s for s in (FAIL, UNOBTAINABLE, PASS) if s in seen), None)
+        return out
+
+    def checks(self, row_id: str, layer: str | None = None) -> list[dict]:
+        found = (self.evidence.get(row_id) or {}).get("checks") or []
+        return [c for c in found if layer is None or c.get("layer") == layer]
+
+    def reason(self, row_id: str, limit: int = 160) -> str:
+        row = self.row(row_id)
+        text = " ".join(str(row.get("reason") or "").split())
+        text = text if len(text) <= limit else text[:limit - 3] + "..."
+        return f"{row_id} {row.get('status')}: {text}" if text else f"{row_id} {row.get('status')}"
+
+    def evidence_path(self, row_id: str | None = None) -> str:
+        return f"{self.rel}/rows/{row_id}.json" if row_id else f"{self.rel}/results.json"
+
+    def out_messages(self, method: str | None = None) -> list[dict]:
+        return [e for e in self.wire if e.get("dir") == "out" and isinstance(e.get("message"), dict)
+                and (method is None or e["message"].get("method") == method)]
+
+    def answer_to(self, step: str) -> dict | None:
+        for entry in self.wire:
+            if entry.get("dir") == "in" and entry.get("step") == step and isinstance(entry.get("message"), dict):
+                return entry["message"]
+        return None
+
+
+def _load_run(view: RunView) -> None:
+    path = view.folder / "results.json"
+    if path.is_file():
+        view.results = json.loads(path.read_text(encoding="utf-8"))
+    for file in sorted((view.folder / "rows").glob("*.json")):
+        view.evidence[file.stem] = json.loads(file.read_text(encoding="utf-8"))
+    wire = view.folder / "wire.jsonl"
+    if wire.is_file():
+        for line in wire.read_text(encoding="utf-8").splitlines():
+            try:
+                view.wire.append(json.loads(line))
+            except ValueError:
+                continue  # a torn last line of a killed run
+
+
+# -- a listener that proves nothing was fetched -----------------------------------------------
+
+class Canary:
+    """A TCP listener on 127.0.0.1 that counts every connection made to it."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.1)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, name="mcp-accept-canary", daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp-accept-canary.json"
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            with self._lock:
+                self.connections += 1
+            conn.close()
+
+    def count(self) -> int:
+        with self._lock:
+            return self.connections
+
+    def probe(self, wait: float = 2.0) -> bool:
+        """Connect once ourselves: the listener must see it (so a zero count means something)."""
+        before = self.count()
+        with socket.create_connection(("127.0.0.1", self.port), timeout=wait):
+            pass
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if self.count() > before:
+                return True
+            time.sleep(0.02)
+        return False
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self.sock.close()
+
+
+# -- driving -----------------------------------------------------------------------------------
+
+def break_modes() -> list[str]:
+    from mcp_accept import fixture
+
+    return list(fixture.BREAK_MODES)
+
+
+def default_out() -> Path:
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    base = Path("mcp-accept-runs") / f"verify-{stamp}"
+    folder, n = base, 1
+    while folder.exists():
+        n += 1
+        folder = Path(f"{base}-{n}")
+    return folder
+
+
+def prepare(out: Path) -> Path:
+    """The verify folder: new, empty, or one an earlier verify wrote (its runs are replaced)."""
+    try:
+        if out.exists() and not out.is_dir():
+            raise InputError("exists and is not a folder", file=str(out), field="--out")
+        if out.is_dir() and any(out.iterdir()):
+            if not (out / "verify.json").is_file():
+                raise InputError("the folder is not empty and holds no earlier verify; choose a new one",
+                                 file=str(out), field="--out")
+            shutil.rmtree(out / "runs", ignore_errors=True)
+        (out / "runs").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot write the output folder: {exc.strerror or exc}", file=str(out),
+                         field="--out") from None
+    return out
+
+
+def _run_one(view: RunView, opts: VerifyOptions, sdk_available: bool) -> RunView:
+    from mcp_accept.execute import RunOptions, fixture_path, run
+
+    command = shlex.join([sys.executable, str(fixture_path()), *view.args])
+    try:
+        outcome = run(RunOptions(server=command, protocol=view.era, timeout=opts.timeout,
+                                 run_timeout=opts.run_timeout, out=view.folder,
+                                 schema_dir=opts.schema_dir, offline=opts.offline))
+        view.exit_status = int(outcome.status)
+    except InputError:
+        raise
+    except Exception as exc:  # noted as the run's failure; the conditions resting on it fail
+        view.error = f"the run raised {type(exc).__name__}: {exc}"
+    _load_run(view)
+    if sdk_available and view.mode not in NO_LIVE_SDK:
+        try:
+            view.live = live_sdk(view.args, view.era, view.folder / "sdk-live.stderr.log", opts.timeout)
+        except Exception as exc:  # the comparison condition reports it
+            view.live_error = f"{type(exc).__name__}: {exc}"
+        atomic_write_json(view.folder / LIVE_FILE, {"live": view.live, "error": view.live_error})
+    return view
+
+
+def load_views(folder: Path) -> dict[tuple[str, str], RunView]:
+    """The runs of an earlier verify, read back from its folder (for judging them again)."""
+    report = json.loads((folder / "verify.json").read_text(encoding="utf-8"))
+    views = {}
+    for entry in report["runs"]:
+        args = [] if entry["mode"] == BASELINE else shlex.split(entry["sent"])[1:]
+        view = RunView(entry["mode"], entry["era"], folder / entry["folder"], folder, args,
+                       exit_status=entry["exit_status"], error=entry["error"])
+        _load_run(view)
+        live = view.folder / LIVE_FILE
+        if live.is_file():
+            data = json.loads(live.read_text(encoding="utf-8"))
+            view.live, view.live_error = data.get("live"), data.get("error")
+        views[(view.mode, view.era)] = view
+    return views
+
+
+def live_sdk(args: list[str], era: str, errlog: Path, timeout: float) -> dict[str, dict]:
+    """Let the SDK's own client drive the fixture over stdio; what it accepted or raised, per step."""
+    import anyio
+
+    return anyio.run(_live_sdk, args, era, errlog, timeout)
+
+
+async def _live_sdk(args: list[str], era: str, errlog: Path, timeout: float) -> dict[str, dict]:
+    import anyio
+    from mcp.client.client import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from mcp_accept.checks.sdk import describe_exception
+    from mcp_accept.execute import fixture_path
+    from mcp_accept.fixture import LINK_URI
+    from mcp_accept.sheet import load_profile
+
+    profile = load_profile(None)
+    params = StdioServerParameters(command=sys.executable, args=[str(fixture_path()), *args])
+    out: dict[str, dict] = {}
+    with open(errlog, "w", encoding="utf-8") as log:
+        transport = stdio_client(params, errlog=log)
+        async with Client(transport, mode="legacy" if era != MODERN else "auto", cache=None,
+                          read_timeout_seconds=timeout) as client:
+            try:
+                await client.list_tools()
+            except Exception:
+                pass  # call_tool lists again and raises what it raises
+            calls: list[tuple[str, Callable]] = []
+            for form in ("text", "structured", "embedded", "link"):
+                ref = profile.tools[form]
+                calls.append((f"call:{form}", lambda ref=ref: client.call_tool(ref.name, dict(ref.arguments))))
+            calls.append(("read:link", lambda: client.read_resource(LINK_URI)))
+            calls.append(("read:unknown", lambda: client.read_resource(profile.unknown_uri)))
+            for step, make in calls:
+                try:
+                    with anyio.fail_after(timeout * 2):
+                        result = await make()
+                    out[step] = {"accepted": True, "detail": f"accepted as {type(result).__name__}"}
+                except Exception as exc:
+                    detail, kind, code = describe_exception(exc)
+                    out[step] = {"accepted": False, "detail": detail, "error": kind, "code": code}
+    return out
+
+
+def verify(opts: VerifyOptions) -> VerifyOutcome:
+    from mcp_accept.checks.sdk import sdk_info
+    from mcp_accept.schemas import SchemaStore
+
+    folder = prepare(opts.out or default_out())
+    started = utc_now()
+    info = sdk_info()
+    modes = [BASELINE, *break_modes()]
+    canary = Canary()
+    try:
+        views = []
+        for era in ERAS:
+            for mode in modes:
+                args = [] if mode == BASELINE else ["--break", mode]
+                if mode == "external-ref":
+                    args += ["--ref-url", canary.url]
+                views.append(RunView(mode, era, folder / "runs" / era / mode, folder, args))
+        with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
+            futures = [pool.submit(_run_one, v, opts, info.available) for v in views]
+            try:
+                for future in futures:
+                    future.result()
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+        fetched = canary.count()
+        canary_alive = canary.probe()
+    finally:
+        canary.close()
+    runs = {(v.mode, v.era): v for v in views}
+    store = SchemaStore(opts.schema_dir, allow_fetch=False if opts.offline else None)
+    conditions = build_conditions(runs, info, store, fetched=fetched, canary_alive=canary_alive)
+    held = sum(c.status == PASS for c in conditions)
+    report = {
+        "format": FORMAT,
+        "tool": {"name": "mcp-accept", "version": __version__},
+        "started_at": started,
+        "finished_at": utc_now(),
+        "eras": list(ERAS),
+        "modes": modes,
+        "sdk": {"available": info.available, "version": info.version, "reason": info.reason},
+        "canary": {"url": canary.url, "connections": fetched, "probe_seen": canary_alive},
+        "runs": [{"mode": v.mode, "era": v.era, "sent": v.sent, "folder": v.rel, "exit_status": v.exit_status,
+                  "error": v.error, "summary": v.results.get("summary")} for v in views],
+        "conditions": [asdict(c) for c in conditions],
+        "summary": {PASS: held, FAIL: len(conditions) - held},
+        "ok": held == len(conditions),
+    }
+    atomic_write_json(folder / "verify.json", report)
+    atomic_write_text(folder / "verify.md", render(report))
+    return VerifyOutcome(folder, report, ExitStatus.OK if report["ok"] else ExitStatus.FAILED)
+
+
+# -- the conditions ----------------------------------------------------------------------------
+
+def _expect_layers(view: RunView, rows: list[str], expected: dict[str, str]) -> tuple[dict, bool, str]:
+    layers = view.layers(rows)
+    ok = all(layers.get(layer) == status for layer, status in expected.items())
+    text = ", ".join(f"{layer} {status}" for layer, status in expected.items())
+    return layers, ok, text
+
+
+def _cond(cid: str, title: str, view: RunView, rows: list[str], expected: dict[str, str],
+          extra: tuple[bool, str, str] | None = None, evidence_row: str | None = None) -> Condition:
+    """A condition on one run: the listed layers over ``rows`` must say ``expected``.
+
+    ``extra`` is (holds, expected text, observed text) for what the layers do not show.
+    """
+    layers, ok, want = _expect_layers(view, rows, expected)
+    observed = "; ".join(view.reason(r) for r in rows)
+    if view.error:
+        ok, observed = False, f"{view.error}; {observed}"
+    if extra is not None:
+        ok = ok and extra[0]
+        want = "; ".join(t for t in (want, extra[1]) if t)
+        observed = "; ".join(t for t in (extra[2], observed) if t)
+    return Condition(cid, title, view.era, view.sent, rows, layers, want, observed, PASS if ok else FAIL,
+                     view.evidence_path(evidence_row or (rows[-1] if rows else None)))
+
+
+def _reads(view: RunView, step: str | None = None, uri: str | None = None) -> int:
+    return sum(1 for e in view.out_messages("resources/read")
+               if (step is None or e.get("step") == step)
+               and (uri is None or (e["message"].get("params") or {}).get("uri") == uri))
+
+
+def build_conditions(runs: dict[tuple[str, str], RunView], info, store, *, fetched: int,
+                     canary_alive: bool) -> list[Condition]:
+    out: list[Condition] = []
+    for era in ERAS:
+        def run(mode: str) -> RunView:
+            return runs[(mode, era)]
+
+        out.append(_passes_right(run(BASELINE)))
+        out.append(_same_document(run(BASELINE)))
+        out.append(_reading_links(run(BASELINE)))
+        out.append(_cond("unknown-uri-empty", "Empty contents for an unknown URI is caught", run("unknown-uri-empty"),
+                         ["L03"], {"wire": FAIL}))
+        out.append(_cond("total-string", 'total as a string ("2") passes wire and fails type',
+                         run("total-string"), ["W01", "S01"], {"wire": PASS, "type": FAIL}, evidence_row="S01"))
+        out.append(_cond("total-999", "total 999 with two hits passes wire and type, fails meaning",
+                         run("total-999"), ["W01", "S01", "S03"], {"wire": PASS, "type": PASS, "meaning": FAIL}))
+        out.append(_twin_differs(run("twin-differs")))
+        out.append(_cond("content-missing", "A missing content fails wire", run("content-missing"), ["W01"],
+                         {"wire": FAIL}))
+        out.append(_cond("content-empty", "content: [] passes wire", run("content-empty"), ["W01", "S01"],
+                         {"wire": PASS}, evidence_row="W01"))
+        for mode, shown in FALSY.items():
+            if era == MODERN:
+                out.append(_cond(mode, f"structuredContent {shown} passes the {era} wire (and type)", run(mode),
+                                 ["W01", "S01"], {"wire": PASS, "type": PASS}, evidence_row="W01"))
+            else:
+                out.append(_cond(mode, f"structuredContent {shown} fails the {era} wire", run(mode), ["W01"],
+                                 {"wire": FAIL}))
+        out.append(_cond("structured-missing", "A missing structuredContent where an outputSchema is declared "
+                         "fails", run("structured-missing"), ["S01"], {"wire": FAIL, "type": FAIL}))
+        out.append(_external_ref(run("external-ref"), fetched, canary_alive))
+        out.append(_cond("size-wrong", "A resource_link size that is not the body's length fails meaning",
+                         run("size-wrong"), ["L01"], {"meaning": FAIL}))
+        out.append(_cond("embedded-differs", "An embedded body that differs fails meaning (E01 and X01)",
+                         run("embedded-differs"), ["E01", "X01"], {"meaning": FAIL}))
+        out.append(_crash(run("crash")))
+        out.append(_hang(run("hang")))
+        out.append(_cond("junk", "Non-JSON lines on stdout fail wire, with evidence", run("junk"), ["W01"],
+                         {"wire": FAIL}))
+        era_runs = [v for (mode, e), v in runs.items() if e == era]
+        out.append(_requests_valid(era, era_runs, store))
+        out.append(_sdk_advisory(era, era_runs, info.available))
+        out += _sdk_conditions(era, era_runs, runs, info)
+    covered = {c.id for c in out} | {BASELINE}
+    missing = sorted({mode for mode, _ in runs} - covered)
+    if missing:
+        out.append(Condition("every-mode", "Every break mode has a condition", None, "", [], {},
+                             "a condition for every break mode", "no condition for: " + ", ".join(missing),
+                             FAIL))
+    return out
+
+
+def _passes_right(view: RunView) -> Condition:
+    automated = [r for r in view.results.get("rows", []) if r.get("filled_by") == "runner"
+                 and r.get("status") != "PENDING"]
+    allowed = {"W02": UNOBTAINABLE} if view.era != MODERN else {}
+    wrong = [f"{r['id']} {r['status']}" for r in automated if r["status"] != allowed.get(r["id"], PASS)]
+    ok = bool(automated) and not wrong and view.exit_status == int(ExitStatus.OK)
+    rows = [r["id"] for r in automated]
+    expected = "every automated row PASS" + (" (W02 UNOBTAINABLE: a legacy version)" if allowed else "") + \
+        "; exit 0"
+    observed = (f"{len(automated) - len(wrong)}/{len(automated)} rows as expected; exit {view.exit_status}"
+                + (f"; not as expected: {', '.join(wrong)}" if wrong else ""))
+    if view.error:
+        ok, observed = False, f"{view.error}; {observed}"
+    return Condition("passes-right", "The fixture without a break passes every row", view.era, view.sent, rows,
+                     view.layers(rows), expected, observed, PASS if ok else FAIL, view.evidence_path())
+
+
+def _same_document(view: RunView) -> Condition:
+    from mcp_accept.fixture import LINK_URI
+
+    reads = {step: _reads(view, step) for step in ("call:text", "call:structured", "call:embedded")}
+    link_reads = _reads(view, uri=LINK_URI)
+    ok = all(n == 0 for n in reads.values()) and link_reads == 1
+    counts = ", ".join(f"{step} {n}" for step, n in reads.items())
+    return _cond("same-document", "The four forms carry the same document, and the reads it took", view,
+                 ["T01", "S01", "E01", "L02", "X01"], {"meaning": PASS},
+                 (ok, "no resources/read for text, structured, embedded; exactly one for the link",
+                  f"resources/read sent during {counts}; of {LINK_URI}: {link_reads}"), evidence_row="X01")
+
+
+def _reading_links(view: RunView) -> Condition:
+    listing = view.answer_to("resources/list") or {}
+    listed = (listing.get("result") or {}).get("resources") if isinstance(listing.get("result"), dict) else None
+    unknown = view.answer_to("read:unknown") or {}
+    code = (unknown.get("error") or {}).get("code") if isinstance(unknown.get("error"), dict) else None
+    accepted = (-32602,) if view.era == MODERN else (-32602, -32002)
+    ok = listed == [] and code in accepted
+    want = ("resources/list is empty yet the link reads; the unknown URI gets "
+            + " or ".join(str(c) for c in accepted))
+    seen = f"resources/list held {len(listed) if isinstance(listed, list) else 'no list'}; unknown URI: " + \
+        (f"error {code}" if code is not None else "no error")
+    return _cond("reading-links", "Reading links: an empty resources/list does not stop a read; an unknown "
+                 "URI is an error", view, ["L02", "L03"], {"meaning": PASS, "wire": PASS}, (ok, want, seen))
+
+
+def _twin_differs(view: RunView) -> Condition:
+    others = [f"{r['id']} {layer}" for r in view.results.get("rows", [])
+              for layer in ("wire", "type") if (r.get("layers") or {}).get(layer) == FAIL]
+    return _cond("twin-differs", "A text twin that differs from structuredContent is caught by meaning alone",
+                 view, ["W01", "S01", "S02"], {"wire": PASS, "type": PASS, "meaning": FAIL},
+                 (not others, "no wire or type FAIL in any row",
+                  "wire/type FAIL in: " + ", ".join(others) if others else "no wire or type FAIL in any row"),
+                 evidence_row="S02")
+
+
+def _external_ref(view: RunView, fetched: int, canary_alive: bool) -> Condition:
+    detail = " ".join(c.get("detail", "") for c in view.checks("S01", "type"))
+    refused = "refers outside itself" in detail
+    ok = refused and fetched == 0 and canary_alive
+    want = "type FAIL: the reference is refused; no connection reached the listener at the $ref's address"
+    seen = (f"connections to the listener during the runs: {fetched}"
+            f"{'' if canary_alive else ' (the listener did not see a probe afterwards: the count proves nothing)'}"
+            f"; S01 says {'it refused the reference' if refused else 'nothing of a refused reference'}")
+    return _cond("external-ref", "An outputSchema with an external $ref is refused, with no network access",
+                 view, ["S01"], {"type": FAIL}, (ok, want, seen))
+
+
+def _crash(view: RunView) -> Condition:
+    judged = [r for r in view.results.get("rows", []) if r.get("status") in (PASS, FAIL, UNOBTAINABLE)]
+    ok = view.exit_status == int(ExitStatus.FAILED) and bool(judged) and (view.folder / "stderr.log").is_file()
+    return _cond("crash", "A server that dies mid-run is a FAIL with evidence, not a crash of the runner", view,
+                 ["E01"], {"wire": FAIL},
+                 (ok, "exit 1, results.json and stderr.log written",
+                  f"exit {view.exit_status}; {len(judged)} rows judged"))
+
+
+def _hang(view: RunView) -> Condition:
+    after = [view.row(r).get("status") for r in ("L01", "L02")]
+    ok = view.exit_status == int(ExitStatus.FAILED) and after == [PASS, PASS]
+    return _cond("hang", "An unanswered call times out as a FAIL, and the run goes on", view, ["E01"],
+                 {"wire": FAIL}, (ok, "exit 1; L01 and L02 still PASS",
+                                  f"exit {view.exit_status}; L01 {after[0]}, L02 {after[1]}"))
+
+
+def _requests_valid(era: str, views: list[RunView], store) -> Condition:
+    from mcp_accept.checks.wire import message_targets
+    from mcp_accept.schemas import SchemaUnavailable
+
+    checked, problems, missing = 0, [], set()
+    for view in views:
+        for entry in view.out_messages():
+            if "id" not in entry["message"]:
+                continue  # notifications are not requests
+            for version, definition, instance in message_targets(entry, {}):
+                try:
+                    if not version or not store.has_definition(version, definition):
+                        missing.add(f"{definition} ({version})")
+                        continue
+                    errors = store.errors(version, definition, instance)
+                except SchemaUnavailable as exc:
+                    missing.add(str(exc))
+                    continue
+                checked += 1
+                if errors:
+                    problems.append(f"{view.mode} #{entry.get('seq')} {definition}: {errors[0]}")
+    ok = checked > 0 and not problems and not missing
+    observed = f"{checked} requests over {len(views)} runs validated"
+    if problems:
+        observed += f"; {len(problems)} invalid: " + "; ".join(problems[:3])
+    if missing:
+        observed += "; not checkable: " + "; ".join(sorted(missing)[:3])
+    return Condition("requests", "Every request the runner sent validates", era,
+                     "every run of this era", ["W01"], {"wire": PASS if ok else FAIL},
+                     "every request valid against the official schema of its version", observed,
+                     PASS if ok else FAIL, views[0].evidence_path("W01") if views else None)
+
+
+def _sdk_advisory(era: str, views: list[RunView], sdk_available: bool) -> Condition:
+    """The sdk layer reports; a row's status comes from wire, type and meaning alone."""
+    from mcp_accept.checks import Verdict, row_status
+
+    wrong, shown = [], []
+    for view in views:
+        for row_id, evidence in view.evidence.items():
+            verdicts = [Verdict(c["check"], c["layer"], c["status"], c.get("detail", ""))
+                        for c in evidence.get("checks") or []]
+            if not verdicts:
+                continue
+            if view.row(row_id).get("status") != row_status(verdicts)[0]:
+                wrong.append(f"{view.mode} {row_id}")
+            if any(v.layer == "sdk" and v.status == FAIL for v in verdicts) and \
+                    view.row(row_id).get("status") == PASS:
+                shown.append(f"{view.mode} {row_id}")
+    # With the SDK here, some row must show it: the SDK raised and the row still passed.
+    ok = not wrong and (bool(shown) or not sdk_available)
+    observed = ("every row's status is its wire, type and meaning verdicts combined"
+                if ok else "status differs from wire/type/meaning in: " + ", ".join(wrong[:5]))
+    if shown:
+        observed += f"; rows that PASS although the SDK raised: {', '.join(shown[:4])}" + \
+            (f" (+{len(shown) - 4} more)" if len(shown) > 4 else "")
+    return Condition("sdk-advisory", "The sdk column never changes a row's status", era, "every run of this era",
+                     [], {}, "status = wire, type and meaning combined; sdk reported beside it", observed,
+                     PASS if ok else FAIL, None)
+
+
+def _sdk_outcomes(view: RunView) -> dict[str, dict]:
+    """What the sdk column says the SDK did with each replayed step."""
+    out = {}
+    for row_id, step in SDK_ROW_STEPS.items():
+        for c in view.checks(row_id, "sdk"):
+            if c["status"] == UNOBTAINABLE:
+                out[step] = {"accepted": None, "detail": c.get("detail", "")}
+            else:
+                passed = c["status"] == PASS
+                accepted = (not passed) if step == "read:unknown" else passed
+                out[step] = {"accepted": accepted, "detail": c.get("detail", "")}
+    return out
+
+
+def _word(accepted: bool | None) -> str:
+    return {True: "accepts", False: "rejects", None: "unobtainable"}[accepted]
+
+
+def _sdk_conditions(era: str, views: list[RunView], runs, info) -> list[Condition]:
+    out = []
+    if not info.available:
+        wrong = []
+        for view in views:
+            for step, seen in _sdk_outcomes(view).items():
+                if seen["accepted"] is not None or not seen["detail"]:
+                    wrong.append(f"{view.mode} {step}")
+        ok = not wrong and any(_sdk_outcomes(v) for v in views)
+        out.append(Condition("sdk-unobtainable", "Without the SDK, the sdk column says UNOBTAINABLE with the reason",
+                             era, "every run of this era", list(SDK_ROW_STEPS), {"sdk": UNOBTAINABLE if ok else FAIL},
+                             "sdk UNOBTAINABLE, with the reason", info.reason if ok else
+                             "not UNOBTAINABLE in: " + ", ".join(wrong[:5]), PASS if ok else FAIL, None))
+        for mode, question in SDK_QUESTIONS.items():
+            view = runs[(mode, era)]
+            seen = _sdk_outcomes(view).get("call:structured", {})
+            ok = seen.get("accepted", False) is None
+            out.append(Condition(f"sdk-{mode}", question, era, view.sent, ["S01"], view.layers(["S01"]),
+                                 "UNOBTAINABLE, with the reason", seen.get("detail", "no sdk verdict"),
+                                 PASS if ok else FAIL, view.evidence_path("S01")))
+        return out
+    # The SDK is here: the column must say what the SDK does when it drives the fixture itself.
+    disagree, compared = [], 0
+    for view in views:
+        if view.mode in NO_LIVE_SDK:
+            continue
+        if view.live is None:
+            disagree.append(f"{view.mode}: the SDK could not drive the fixture ({view.live_error})")
+            continue
+        column = _sdk_outcomes(view)
+        for step, live in view.live.items():
+            compared += 1
+            said = column.get(step, {}).get("accepted")
+            if said != live["accepted"]:
+                disagree.append(f"{view.mode} {step}: column {_word(said)}, live {_word(live['accepted'])} "
+                                f"({live['detail'][:80]})")
+    ok = compared > 0 and not disagree
+    out.append(Condition("sdk-column", f"The sdk column says what {info.label} does, in every break mode", era,
+                         "every run of this era, and the SDK's own client against the fixture",
+                         list(SDK_ROW_STEPS), {"sdk": PASS if ok else FAIL},
+                         "the replayed verdict of every call equals the SDK's live outcome",
+                         f"{compared} calls compared; " + ("all agree" if ok else
+                                                           "; ".join(disagree[:3])),
+                         PASS if ok else FAIL, None))
+    for mode, question in SDK_QUESTIONS.items():
+        view = runs[(mode, era)]
+        said = _sdk_outcomes(view).get("call:structured", {})
+        live = (view.live or {}).get("call:structured")
+        if live is None:
+            out.append(Condition(f"sdk-{mode}", question, era, view.sent, ["S01"], view.layers(["S01"]),
+                                 "the SDK's live outcome", f"the SDK could not drive the fixture ({view.live_error})",
+                                 FAIL, view.evidence_path("S01")))
+            continue
+        ok = said.get("accepted") == live["accepted"]
+        answer = {True: "no: it accepts the result", False: "yes: it raises"}.get(said.get("accepted"), "unknown")
+        out.append(Condition(f"sdk-{mode}", question, era, view.sent, ["S01"], view.layers(["S01"]),
+                             f"as the SDK does live: {_word(live['accepted'])} ({live['detail'][:120]})",
+                             f"{answer} ({said.get('detail', 'no sdk verdict')[:200]})",
+                             PASS if ok else FAIL, view.evidence_path("S01")))
+    return out
+
+
+# -- output ------------------------------------------------------------------------------------
+
+def render(report: dict) -> str:
+    import jinja2
+
+    from mcp_accept.report import cell, templates_dir
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=False,
+                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    env.filters["cell"] = cell
+    return env.get_template("verify.md.j2").render(report=report, layers=LAYER_NAMES)
+
+
+STYLES = {PASS: "green", FAIL: "bold red", UNOBTAINABLE: "yellow"}
+
+
+def print_verify(outcome: VerifyOutcome, console=None) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    report = outcome.report
+    console = console or Console()
+    table = Table(title="mcp-accept verify: the checks against the fixture's break modes")
+    for name in ("condition", "era"):
+        table.add_column(name, no_wrap=True)
+    table.add_column("sent", overflow="fold")
+    for layer in LAYER_NAMES:
+        table.add_column(layer, no_wrap=True)
+    table.add_column("expected", overflow="fold")
+    table.add_column("verdict", no_wrap=True)
+    for c in report["conditions"]:
+        cells = [f"[{STYLES.get(s, '')}]{s}[/]" if s else "-" for s in (c["layers"].get(l) for l in LAYER_NAMES)]
+        sent = c["sent"].removeprefix("fixture.py").strip() or "(no break)"
+        table.add_row(escape(c["id"]), c["era"] or "", escape(sent), *cells, escape(c["expected"]),
+                      f"[{STYLES[c['status']]}]{c['status']}[/]")
+    console.print(table)
+    for c in report["conditions"]:
+        if c["status"] != PASS:
+            console.print(f"[bold red]FAIL[/] {escape(c['id'])} ({c['era']}): {escape(c['observed'])}",
+                          highlight=False, soft_wrap=True)
+    sdk = report["sdk"]
+    shown = f"mcp {sdk['version']}" if sdk["available"] else f"UNOBTAINABLE: {sdk['reason']}"
+    console.print(f"sdk layer: {escape(shown)}", highlight=False, soft_wrap=True)
+    s = report["summary"]
+    console.print(f"{len(report['conditions'])} conditions: {s[PASS]} hold, {s[FAIL]} do not. "
+                  f"Report: {escape(str(outcome.folder / 'verify.md'))}", highlight=False, soft_wrap=True)
