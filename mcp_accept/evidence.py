@@ -74,7 +74,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
@@ -93,6 +93,66 @@ def atomic_write_json(path: Path, data: Any, redactor: Redactor | None = None) -
     if redactor is not None:
         text = redactor.text(text)
     atomic_write_text(path, text)
+
+
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+BATCH = 256  # items of a long array serialised by one call
+
+
+def _bulky(value: Any) -> bool:
+    if isinstance(value, list):
+        return len(value) > BATCH
+    if isinstance(value, dict):
+        return any(isinstance(v, (dict, list)) and len(v) > BATCH for v in value.values())
+    return False
+
+
+def compact_pieces(value: Any) -> Iterable[str]:
+    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` in pieces.
+
+    Joined, the pieces are exactly that text; but a 16 MiB result is never held as one
+    string (nor as the list of every token the encoder builds before joining, which
+    takes about twice the result's size): long arrays are serialised a batch of items at
+    a time and objects key by key. A JSON string is never split across two pieces.
+    """
+    if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
+        yield "{"
+        for n, (key, item) in enumerate(value.items()):
+            head = ("," if n else "") + _compact(key) + ":"
+            if isinstance(item, (dict, list)):
+                yield head
+                yield from compact_pieces(item)
+            else:
+                yield head + _compact(item)
+        yield "}"
+    elif isinstance(value, list) and len(value) > BATCH:
+        yield "["
+        for start in range(0, len(value), BATCH):
+            part = value[start:start + BATCH]
+            if start:
+                yield ","
+            if any(_bulky(item) for item in part):
+                for n, item in enumerate(part):
+                    if n:
+                        yield ","
+                    yield from compact_pieces(item)
+            else:
+                yield _compact(part)[1:-1]
+        yield "]"
+    elif isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
+        yield "["
+        for n, item in enumerate(value):
+            if n:
+                yield ","
+            yield from compact_pieces(item)
+        yield "]"
+    else:
+        yield _compact(value)
+
+
+def compact_size(value: Any) -> int:
+    """UTF-8 bytes of ``value`` as compact JSON (ensure_ascii off), counted piece by piece."""
+    return sum(len(p) if p.isascii() else len(p.encode("utf-8", "surrogatepass")) for p in compact_pieces(value))
 
 
 class WireLog:
@@ -115,7 +175,7 @@ class WireLog:
         self._handle = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = open(path, "w", encoding="utf-8", newline="\n")
+            self._handle = open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n")
 
     def record(self, direction: str, *, message: Any = None, raw: str | None = None,
                event: str | None = None, detail: str | None = None, http: dict | None = None,
@@ -152,8 +212,10 @@ class WireLog:
                 entry["message"] = message
             self.entries.append(entry)
             if self._handle is not None:
-                line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
-                self._handle.write(self.redactor.text(line) + "\n")
+                # piece by piece: a large message is not serialised whole once more
+                for piece in compact_pieces(entry):
+                    self._handle.write(self.redactor.text(piece))
+                self._handle.write("\n")
                 self._handle.flush()
             return self._seq
 

@@ -63,13 +63,43 @@ def templates_dir() -> Path:
 # --------------------------------------------------------------------------- Jinja
 
 
+def _bytecode_cache():
+    """Compiled templates kept in the user cache folder: compiling ``sheet.md.j2`` and its
+    macros takes about 80 ms of every run, loading them compiled a few. Jinja checks each
+    entry against the template's source, so an edited template is compiled again. None
+    (no cache) when the folder cannot be made; a cache that cannot be written is skipped."""
+    import jinja2
+
+    class Cache(jinja2.FileSystemBytecodeCache):
+        def load_bytecode(self, bucket):
+            try:
+                super().load_bytecode(bucket)
+            except (OSError, ValueError, EOFError):
+                pass  # unreadable or damaged: compile again
+
+        def dump_bytecode(self, bucket):
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
+
+    try:
+        import platformdirs
+
+        folder = Path(platformdirs.user_cache_dir("mcp-accept")) / "templates"
+        folder.mkdir(parents=True, exist_ok=True)
+    except Exception:  # no home, read-only file system...
+        return None
+    return Cache(str(folder))
+
+
 @functools.cache
 def _environment(*folders: str):
     import jinja2
 
     loader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(f) for f in folders])
     env = jinja2.Environment(loader=loader, autoescape=False, keep_trailing_newline=True,
-                             undefined=jinja2.StrictUndefined)
+                             undefined=jinja2.StrictUndefined, bytecode_cache=_bytecode_cache())
     env.filters["cell"] = cell
     env.filters["href"] = href
     return env

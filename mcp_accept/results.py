@@ -41,6 +41,29 @@ def row_entry(result, *, filled_by: str = "runner") -> dict:
     return entry
 
 
+def _larger_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` serialises to more than about ``limit`` bytes. It stops counting as
+    soon as the limit is passed, so a 16 MiB result costs no more than a small one (a full
+    ``json.dumps`` per row would serialise the large message again for every row citing it)."""
+    budget = limit
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            budget -= len(item) + 2
+        elif isinstance(item, dict):
+            budget -= 2 + 4 * len(item) + sum(len(k) for k in item if isinstance(k, str))
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            budget -= 2 + len(item)
+            stack.extend(item)
+        else:
+            budget -= 8
+        if budget < 0:
+            return True
+    return False
+
+
 def row_evidence(result, entries: list[dict]) -> dict:
     """The row's own evidence: its checks, and the wire entries they rest on."""
     wanted: set[int] = set()
@@ -50,10 +73,9 @@ def row_evidence(result, entries: list[dict]) -> dict:
     for entry in entries:
         if entry["seq"] not in wanted:
             continue
-        size = len(json.dumps(entry.get("message"), ensure_ascii=False)) if "message" in entry else 0
-        if size > INLINE_LIMIT:
+        if "message" in entry and _larger_than(entry["message"], INLINE_LIMIT):
             entry = {k: v for k, v in entry.items() if k != "message"}
-            entry["message_omitted"] = f"{size} bytes: see wire.jsonl seq {entry['seq']}"
+            entry["message_omitted"] = f"larger than {INLINE_LIMIT} bytes: see wire.jsonl seq {entry['seq']}"
         messages.append(entry)
     return {
         "id": result.id,

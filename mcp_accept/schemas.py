@@ -24,10 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import referencing
-import referencing.jsonschema
-from jsonschema import validators as _validators
-from jsonschema.exceptions import best_match
+# jsonschema and referencing are imported where they are used: they take about 80 ms to
+# import, and a run whose messages all pass the jsonschema-rs check never needs them.
 
 from mcp_accept.evidence import atomic_write_text
 
@@ -205,6 +203,15 @@ class SchemaStore:
 
     def errors(self, version: str, definition: str, instance: Any, limit: int = 3) -> list[str]:
         """Why ``instance`` is not a valid ``definition`` (empty when it is)."""
+        fast = _fast_validator(self.get(version), definition)
+        if fast is not None:
+            try:
+                if fast.is_valid(instance):
+                    return []
+            except Exception:  # a value it cannot take: the Python validator decides
+                pass
+        from jsonschema.exceptions import best_match
+
         validator = self.validator(version, definition)
         errors = list(_first(validator.iter_errors(instance), 50))
         if not errors:
@@ -228,7 +235,40 @@ def _describe(error) -> str:
     return f"{where}: {message}"
 
 
+# The fast path: a compiled jsonschema-rs validator per (pinned schema, definition), shared
+# by every store of the process. It only ever says "valid"; for anything else the Python
+# validator (referencing, best_match) finds and words the errors as before.
+_FAST: dict[tuple[str, str], Any] = {}
+
+
+def _fast_validator(loaded: "LoadedSchema", definition: str):
+    key = (loaded.pin.sha256, definition)
+    if key not in _FAST:
+        _FAST[key] = _build_fast(loaded.document, loaded.pin.version, definition)
+    return _FAST[key]
+
+
+def _build_fast(document: dict, version: str, definition: str):
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return None
+    dialect = document.get("$schema", "https://json-schema.org/draft/2020-12/schema")
+    defs_key = "$defs" if "$defs" in document else "definitions"
+    uri = f"urn:mcp-accept:official:{version}"
+    root = {"$schema": dialect, "$ref": f"{uri}#/{defs_key}/{definition}"}
+    try:
+        registry = jsonschema_rs.Registry([(uri, document)])
+        return jsonschema_rs.validator_for(root, registry=registry, validate_formats=False)
+    except Exception:  # whatever it cannot compile is left to the Python validator
+        return None
+
+
 def _compile(document: dict, version: str, definition: str):
+    import referencing
+    import referencing.jsonschema
+    from jsonschema import validators as _validators
+
     dialect = document.get("$schema", "https://json-schema.org/draft/2020-12/schema")
     defs_key = "$defs" if "$defs" in document else "definitions"
     if definition not in document.get(defs_key, {}):

@@ -265,3 +265,24 @@ def test_bad_protocol_value_is_one_line_exit_2():
     proc = run_cli("run", "--protocol", "2024-01-01")
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "--protocol" in proc.stderr
+
+
+def test_the_profile_twin_mode_applies_unless_a_row_option_overrides_it(tmp_path):
+    profile = tmp_path / "p.yaml"
+    base = (Path(__file__).parent.parent / "mcp_accept" / "sheets" / "profile-fixture.yaml").read_text()
+    profile.write_text(base.replace("twin: json-equal", "twin: off"))
+    assert "twin: off" in profile.read_text()
+    assert statuses(run_fixture(tmp_path / "a", profile=profile))["S02"] == "UNOBTAINABLE"
+    overridden = run_fixture(tmp_path / "b", profile=profile, sets=["S02.mode=json-equal"])
+    assert statuses(overridden)["S02"] == "PASS"
+
+
+def test_a_lone_surrogate_from_a_server_is_kept_in_the_wire_log(tmp_path):
+    from mcp_accept.evidence import WireLog
+
+    log = WireLog(tmp_path / "wire.jsonl")
+    log.record("in", message={"jsonrpc": "2.0", "id": 1, "result": {"text": "a\ud800b"}})
+    log.record("event", event="after")
+    log.close()
+    lines = (tmp_path / "wire.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2 and "\\ud800" in lines[0]

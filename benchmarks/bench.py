@@ -1,0 +1,426 @@
+#!/usr/bin/env python3
+"""How fast mcp-accept is, in ratios against baselines measured in the same invocation.
+
+    python benchmarks/bench.py                 # medians of 5 runs, a Markdown table on stdout
+    python benchmarks/bench.py --repeat 9 --json bench.json
+
+Every figure is the median wall time (or peak RSS) of whole processes started the way a
+user starts them; measured commands and their baselines take turns within each round, so
+a machine that slows down in the middle slows both. What is measured:
+
+a. start-up: ``mcp-accept --version`` and ``--help`` against ``python -c pass``;
+b. the full sheet over stdio against the built-in fixture, against a minimal raw JSON-RPC
+   client (``raw_client.py``: the same calls, no checks) and the official MCP Python SDK
+   client (``sdk_client.py``: the same calls, no checks);
+c. the same over Streamable HTTP (one fixture server for all, started beforehand);
+d. a 16 MiB ``structuredContent`` (``large_server.py``, tens of thousands of hits) through
+   the run: wall time against ``json.loads`` of the same bytes in a fresh process, peak
+   RSS of the mcp-accept process against the payload's size;
+e. a fleet of 20 servers with ``--jobs 4`` against one server.
+
+Rows b-e are given for the default sheet as it ships (every layer, the SDK layer included
+when the SDK is installed) and for the same sheet without its SDK-layer checks (the three
+layers wire, type and meaning), so the cost of each is visible.
+
+Needs the official MCP schemas where mcp-accept can find them (``MCP_ACCEPT_SCHEMA_DIR``
+or the cache; see ``mcp-accept schemas``) and, for the SDK baseline, ``pip install mcp``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PY = sys.executable
+MIB = 1024 * 1024
+
+
+@dataclass
+class Row:
+    key: str
+    what: str
+    measured: str  # what the measured side is
+    baseline: str  # what it is compared with
+    unit: str  # "s" or "MiB"
+    values: list = field(default_factory=list)
+    base_values: list = field(default_factory=list)
+    limit: float | None = None  # the ratio must be at most this (strictly below when strict)
+    strict: bool = False
+    note: str = ""
+
+    @property
+    def value(self):
+        return statistics.median(self.values) if self.values else None
+
+    @property
+    def base(self):
+        return statistics.median(self.base_values) if self.base_values else None
+
+    @property
+    def ratio(self):
+        if self.value is None or not self.base:
+            return None
+        return self.value / self.base
+
+    @property
+    def target(self) -> str:
+        if self.limit is None:
+            return "(for reference)"
+        return f"< {self.limit:g}x" if self.strict else f"≤ {self.limit:g}x"
+
+    @property
+    def met(self) -> str:
+        if self.limit is None or self.ratio is None:
+            return "n/a" if self.limit is not None else ""
+        ok = self.ratio < self.limit if self.strict else self.ratio <= self.limit
+        return "yes" if ok else "**no**"
+
+    def as_dict(self) -> dict:
+        return {"key": self.key, "what": self.what, "measured": self.measured, "baseline": self.baseline,
+                "unit": self.unit, "median": self.value, "baseline_median": self.base, "ratio": self.ratio,
+                "target": self.target, "met": self.met.strip("*"), "values": self.values,
+                "baseline_values": self.base_values, "note": self.note}
+
+
+def fmt(value, unit: str) -> str:
+    if value is None:
+        return "n/a"
+    if unit == "s":
+        return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+    return f"{value:.1f} {unit}"
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.tmp = Path(tempfile.mkdtemp(prefix="mcp-accept-bench-"))
+        self.count = 0
+        self.cli = self._cli()
+        self.failures: list[str] = []
+
+    # -- running things --------------------------------------------------------------------
+    def _cli(self) -> list[str]:
+        script = Path(PY).with_name("mcp-accept")
+        if script.is_file() and os.access(script, os.X_OK):
+            return [str(script)]
+        return [PY, "-m", "mcp_accept"]
+
+    def folder(self, label: str) -> str:
+        self.count += 1
+        return str(self.tmp / f"{label}-{self.count}")
+
+    def time(self, argv: list[str], label: str, ok=(0,)) -> float:
+        start = time.perf_counter()
+        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=self.tmp)
+        elapsed = time.perf_counter() - start
+        if done.returncode not in ok:
+            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+            self.failures.append(f"{label}: exit {done.returncode}: {tail[0][:300]}")
+        return elapsed
+
+    def rounds(self, *pairs) -> None:
+        """``pairs`` of (list to fill, thunk); each round runs every thunk once, in turn."""
+        for _ in range(self.args.repeat):
+            for values, thunk in pairs:
+                values.append(thunk())
+
+    # -- the pieces ------------------------------------------------------------------------
+    def three_layer_sheet(self) -> tuple[Path, int]:
+        """The default sheet without its SDK-layer checks, and how many checks were dropped."""
+        import yaml
+
+        from mcp_accept.sheet import default_sheet_path
+
+        data = yaml.safe_load(default_sheet_path().read_text(encoding="utf-8"))
+        dropped = 0
+        for row in data.get("rows", []):
+            if "checks" in row:
+                kept = [c for c in row["checks"] if c.get("layer") != "sdk"]
+                dropped += len(row["checks"]) - len(kept)
+                row["checks"] = kept
+        path = self.tmp / "three-layers.yaml"
+        path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        return path, dropped
+
+    def sdk_available(self) -> bool:
+        done = subprocess.run([PY, "-c", "import mcp.client.client"], capture_output=True)
+        return done.returncode == 0
+
+    def http_server(self):
+        from mcp_accept.execute import fixture_path
+
+        proc = subprocess.Popen([PY, str(fixture_path()), "--http", "0"], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        found: list[str] = []
+
+        def read():
+            for line in proc.stdout:
+                match = re.search(r"listening on (http://\S+)", line)
+                if match and not found:
+                    found.append(match.group(1))
+
+        threading.Thread(target=read, daemon=True).start()
+        deadline = time.monotonic() + 30
+        while not found and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        if not found:
+            proc.kill()
+            raise SystemExit("the fixture's HTTP server did not say where it listens")
+        return proc, found[0]
+
+    # -- the measurements ------------------------------------------------------------------
+    def startup(self) -> list[Row]:
+        version = Row("a1", "start-up: `mcp-accept --version`", "mcp-accept --version", "`python -c pass`",
+                      "s", limit=8)
+        helps = Row("a2", "start-up: `mcp-accept --help`", "mcp-accept --help", "`python -c pass`", "s", limit=8)
+        bare = []
+        self.rounds((version.values, lambda: self.time(self.cli + ["--version"], "--version")),
+                    (helps.values, lambda: self.time(self.cli + ["--help"], "--help")),
+                    (bare, lambda: self.time([PY, "-c", "pass"], "python -c pass")))
+        version.base_values = helps.base_values = bare
+        return [version, helps]
+
+    def full_sheet(self, transport: str, sheets: dict, sdk: bool) -> list[Row]:
+        from mcp_accept.execute import fixture_path
+
+        key = "b" if transport == "stdio" else "c"
+        server = None
+        if transport == "stdio":
+            target = []
+            client_target = ["--", PY, str(fixture_path())]
+        else:
+            server, url = self.http_server()
+            target = ["--url", url]
+            client_target = ["--url", url]
+        try:
+            raw, sdk_values = [], []
+            measured = {name: [] for name in sheets}
+            pairs = [(raw, lambda: self.time([PY, str(HERE / "raw_client.py"), *client_target], "raw client"))]
+            if sdk:
+                pairs.append((sdk_values, lambda: self.time([PY, str(HERE / "sdk_client.py"), *client_target],
+                                                            "SDK client")))
+            for name, sheet in sheets.items():
+                extra = ["--sheet", str(sheet)] if sheet else []
+                pairs.append((measured[name], lambda extra=extra, name=name: self.time(
+                    self.cli + ["run", *target, *extra, "--out", self.folder(f"{key}-{name}")],
+                    f"run {name} ({transport})")))
+            self.rounds(*pairs)
+        finally:
+            if server is not None:
+                server.terminate()
+                server.wait(timeout=10)
+        rows, n = [], 0
+        over = "stdio" if transport == "stdio" else "Streamable HTTP"
+        for name in sheets:
+            for base_name, base_values, limit, strict in (("raw JSON-RPC client", raw, 3, False),
+                                                         ("official SDK client", sdk_values, 1, True)):
+                n += 1
+                row = Row(f"{key}{n}", f"full sheet over {over}: {SHEET_LABELS[name]}", f"mcp-accept run",
+                          base_name, "s", list(measured[name]), list(base_values), limit, strict)
+                if base_name.startswith("official") and not sdk:
+                    row.note = "the SDK is not installed (pip install mcp)"
+                rows.append(row)
+        return rows
+
+    def large(self, sheets: dict) -> list[Row]:
+        sys.path.insert(0, str(HERE))
+        import large_server
+
+        payload = large_server.build_payload(int(self.args.large_mib * MIB))
+        payload_file = self.tmp / "large-payload.json"
+        payload_file.write_bytes(payload)
+        line_file = self.tmp / "large-line.json"
+        line_file.write_bytes(large_server.call_result_line(payload, 5))
+        hits = payload.count(b'{"id":')
+        size = f"{len(payload) / MIB:.1f} MiB, {hits} hits"
+        server = shlex.join([PY, str(HERE / "large_server.py"), "--payload", str(payload_file)])
+        profile = HERE / "large-profile.yaml"
+
+        def measure(extra: list[str], label: str):
+            rss_file = self.tmp / f"rss-{self.count}"
+            seconds = self.time([PY, str(HERE / "peak.py"), str(rss_file), "-m", "mcp_accept", "run",
+                                 "--server", server, "--profile", str(profile), "--set", "S02.mode=off", *extra,
+                                 "--out", self.folder("d")], label, ok=(0, 1))
+            return seconds, _read_rss(rss_file)
+
+        def loads():
+            rss_file = self.tmp / f"rss-loads-{self.count}"
+            self.count += 1
+            seconds = self.time([PY, str(HERE / "peak.py"), str(rss_file), "--loads", str(line_file)], "json.loads")
+            return seconds, _read_rss(rss_file)
+
+        results = {name: [] for name in sheets}
+        base: list = []
+        pairs = [(base, loads)]
+        for name, sheet in sheets.items():
+            extra = ["--sheet", str(sheet)] if sheet else []
+            pairs.append((results[name], lambda extra=extra, name=name: measure(extra, f"large result ({name})")))
+        self.rounds(*pairs)
+        rows, n = [], 0
+        loads_rss = statistics.median(r for _, r in base) / MIB if base else None
+        for name in sheets:
+            n += 1
+            rows.append(Row(f"d{n}", f"{size} structuredContent, wall time: {SHEET_LABELS[name]}",
+                            "mcp-accept run", "`json.loads` of the same bytes (fresh process)", "s",
+                            [s for s, _ in results[name]], [s for s, _ in base], limit=10))
+            n += 1
+            rows.append(Row(f"d{n}", f"{size} structuredContent, peak RSS: {SHEET_LABELS[name]}",
+                            "mcp-accept process", "the payload's size", "MiB",
+                            [r / MIB for _, r in results[name]], [len(payload) / MIB] * len(results[name]),
+                            limit=6, note=f"json.loads alone peaks at {loads_rss:.0f} MiB" if loads_rss else ""))
+        return rows
+
+    def fleet(self, sheets: dict) -> list[Row]:
+        rows, n = [], 0
+        pairs = []
+        collected = {}
+        for name, sheet in sheets.items():
+            targets = self.tmp / f"targets-{name}.yaml"
+            lines = []
+            if sheet:
+                lines += ["defaults:", f"  sheet: {json.dumps(str(sheet))}"]
+            lines.append("targets:")
+            lines += ["  - {}"] * self.args.fleet
+            targets.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            extra = ["--sheet", str(sheet)] if sheet else []
+            many, one = [], []
+            collected[name] = (many, one)
+            pairs.append((many, lambda targets=targets, name=name: self.time(
+                self.cli + ["run", "--targets", str(targets), "--jobs", str(self.args.jobs),
+                            "--out", self.folder(f"e-{name}")], f"fleet ({name})")))
+            pairs.append((one, lambda extra=extra, name=name: self.time(
+                self.cli + ["run", *extra, "--out", self.folder(f"e1-{name}")], f"one server ({name})")))
+        self.rounds(*pairs)
+        for name in sheets:
+            n += 1
+            many, one = collected[name]
+            rows.append(Row(f"e{n}", f"fleet of {self.args.fleet} servers, `--jobs {self.args.jobs}`: "
+                            f"{SHEET_LABELS[name]}", "mcp-accept run --targets", "one server (mcp-accept run)",
+                            "s", many, one, limit=6))
+        return rows
+
+    def run(self) -> list[Row]:
+        three, dropped = self.three_layer_sheet()
+        sheets = {"full": None}
+        if dropped:
+            sheets["three"] = three
+        sdk = self.sdk_available()
+        self.sdk_layer = sdk_layer_state(sdk)
+        if self.sdk_layer != "on":
+            SHEET_LABELS["full"] = f"default sheet, SDK layer {self.sdk_layer}"
+        rows = []
+        only = set(self.args.only or "abcde")
+        if "a" in only:
+            rows += self.startup()
+        if "b" in only:
+            rows += self.full_sheet("stdio", sheets, sdk)
+        if "c" in only:
+            rows += self.full_sheet("http", sheets, sdk)
+        if "d" in only:
+            rows += self.large(sheets)
+        if "e" in only:
+            rows += self.fleet(sheets)
+        return rows
+
+
+SHEET_LABELS = {"full": "default sheet, every layer", "three": "default sheet, wire/type/meaning only"}
+OFF = ("off", "0", "no", "false")
+
+
+def sdk_layer_state(sdk_installed: bool) -> str:
+    """Whether the runs measured here include the SDK layer (it needs the SDK, and
+    ``MCP_ACCEPT_SDK=off`` switches it off)."""
+    switch = os.environ.get("MCP_ACCEPT_SDK", "")
+    if switch.strip().lower() in OFF:
+        return f"off (MCP_ACCEPT_SDK={switch})"
+    return "on" if sdk_installed else "off (the SDK is not installed)"
+
+
+def _read_rss(path: Path) -> int:
+    try:
+        return int(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+
+
+def describe_machine() -> str:
+    try:
+        from importlib import metadata
+
+        versions = []
+        for name in ("mcp-accept", "mcp", "jsonschema", "jsonschema-rs", "typer"):
+            try:
+                versions.append(f"{name} {metadata.version(name)}")
+            except metadata.PackageNotFoundError:
+                versions.append(f"{name} (not installed)")
+    except ImportError:
+        versions = []
+    return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python "
+            f"{platform.python_version()}; " + ", ".join(versions))
+
+
+def table(rows: list[Row]) -> str:
+    out = ["| | measurement | mcp-accept | baseline | ratio | target | met |",
+           "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ratio = f"{r.ratio:.2f}x" if r.ratio is not None else "n/a"
+        base = f"{r.baseline}: {fmt(r.base, r.unit)}"
+        note = f" ({r.note})" if r.note else ""
+        out.append(f"| {r.key} | {r.what}{note} | {fmt(r.value, r.unit)} | {base} | {ratio} | {r.target} | {r.met} |")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5, help="runs of each command; medians are shown (default 5)")
+    parser.add_argument("--large-mib", type=float, default=16.0, help="size of the large result in MiB (default 16)")
+    parser.add_argument("--fleet", type=int, default=20, help="servers in the fleet (default 20)")
+    parser.add_argument("--jobs", type=int, default=4, help="--jobs of the fleet (default 4)")
+    parser.add_argument("--only", help="letters of the measurements to make, e.g. ab (default: abcde)")
+    parser.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
+    parser.add_argument("--keep", action="store_true", help="keep the run folders (their path is printed)")
+    args = parser.parse_args(argv)
+    bench = Bench(args)
+    started = time.monotonic()
+    try:
+        rows = bench.run()
+    finally:
+        if not args.keep:
+            shutil.rmtree(bench.tmp, ignore_errors=True)
+    command = "python benchmarks/bench.py" + "".join(
+        f" {flag} {value}" for flag, value in (("--repeat", args.repeat), ("--large-mib", args.large_mib),
+                                               ("--fleet", args.fleet), ("--jobs", args.jobs))
+        if value != parser.get_default(flag.strip("-").replace("-", "_")))
+    print(f"Medians of {args.repeat} runs; {describe_machine()}; SDK layer {getattr(bench, 'sdk_layer', '?')}.")
+    print(f"Reproduce with: `{command}` ({time.monotonic() - started:.0f} s here).\n")
+    print(table(rows))
+    if bench.failures:
+        print("\nCommands that did not end as expected:")
+        for line in sorted(set(bench.failures)):
+            print(f"- {line}")
+    if args.keep:
+        print(f"\nRun folders: {bench.tmp}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"command": command, "machine": describe_machine(),
+                                               "repeat": args.repeat, "rows": [r.as_dict() for r in rows],
+                                               "failures": sorted(set(bench.failures))}, indent=2) + "\n",
+                                   encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Run one Python program and write its own peak resident set size (benchmark helper).
+
+    python peak.py RSS_FILE -m MODULE ARGS...   # runs MODULE as __main__ (like python -m)
+    python peak.py RSS_FILE --loads FILE        # json.loads of FILE's bytes, nothing else
+
+At exit the process's peak RSS (``getrusage(RUSAGE_SELF)``, so the servers it starts are
+not counted) is written to RSS_FILE in bytes.
+"""
+
+from __future__ import annotations
+
+import atexit
+import resource
+import runpy
+import sys
+
+
+def _write_peak(path: str) -> None:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if sys.platform != "darwin":
+        peak *= 1024  # Linux reports KiB, macOS bytes
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(str(peak))
+
+
+def main() -> None:
+    if len(sys.argv) < 4 or sys.argv[2] not in ("-m", "--loads"):
+        sys.exit(__doc__)
+    atexit.register(_write_peak, sys.argv[1])
+    if sys.argv[2] == "--loads":
+        import json
+
+        with open(sys.argv[3], "rb") as handle:
+            json.loads(handle.read())
+        return
+    module = sys.argv[3]
+    sys.argv = [module, *sys.argv[4:]]
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main()
