@@ -229,7 +229,7 @@ class Bench:
             for base_name, base_values, limit, strict in (("raw JSON-RPC client", raw, 3, False),
                                                          ("official SDK client", sdk_values, 1, True)):
                 n += 1
-                row = Row(f"{key}{n}", f"full sheet over {over}: {SHEET_LABELS[name]}", f"mcp-accept run",
+                row = Row(f"{key}{n}", f"full sheet over {over}: {SHEET_LABELS[name]}", "mcp-accept run",
                           base_name, "s", list(measured[name]), list(base_values), limit, strict)
                 if base_name.startswith("official") and not sdk:
                     row.note = "the SDK is not installed (pip install mcp)"

@@ -208,6 +208,12 @@ def schemas_list(
     """Show each pinned version, its SHA-256, and where its schema would be read from."""
     from mcp_accept.schemas import SchemaStore
 
+    from mcp_accept.schemas import require_dir
+
+    try:
+        require_dir(schema_dir)
+    except InputError as exc:
+        raise fail(exc)
     problems = 0
     for item in SchemaStore(schema_dir, allow_fetch=False).status():
         where = item["source"] or f"unavailable: {item['problem']}"

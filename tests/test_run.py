@@ -239,7 +239,7 @@ def test_server_that_never_answers_exits_3(tmp_path):
 
 
 def test_hand_filled_rows_survive_a_later_run(tmp_path):
-    results = run_fixture(tmp_path)
+    run_fixture(tmp_path)
     path = tmp_path / "run" / "results.json"
     data = json.loads(path.read_text())
     h01 = next(r for r in data["rows"] if r["id"] == "H01")

@@ -5,11 +5,10 @@ from __future__ import annotations
 import functools
 import http.server
 import threading
-from pathlib import Path
 
 import pytest
 
-from conftest import SCHEMA_DIR, fixture_command, load_results, run_cli, statuses
+from conftest import SCHEMA_DIR, load_results, run_cli, statuses
 from mcp_accept.schemas import SchemaStore, SchemaUnavailable, pins
 
 VERSIONS = ("2026-07-28", "2025-11-25", "2025-06-18")
@@ -84,6 +83,7 @@ def test_a_run_fetches_once_into_the_cache_then_reads_the_cache(mirror, tmp_path
     assert len(_QuietHandler.hits) == fetched  # nothing fetched the second time
     offline = run_cli("run", "--offline", "--out", str(tmp_path / "c"),
                       env={**env, "MCP_ACCEPT_SCHEMA_MIRROR": "http://127.0.0.1:9"})
+    assert offline.returncode == 0, offline.stderr
     assert statuses(load_results(tmp_path / "c"))["W01"] == "PASS"  # the cache serves offline
 
 

@@ -497,10 +497,10 @@ def test_check_condition_value_passes_others():
 def test_parse_set(small_sheet: sh.Sheet):
     conditions, options = sh.parse_set(
         ["host_product=Claude Code", "result_size_utf8_bytes=180", "S02.mode=exact",
-         "S01.limit=3", "S02.mode=off", "auth_context=tenant=acme role=reader"], small_sheet)
+         "S02.mode=off", "auth_context=tenant=acme role=reader"], small_sheet)
     assert conditions == {"host_product": "Claude Code", "result_size_utf8_bytes": 180,
                           "auth_context": "tenant=acme role=reader"}
-    assert options == {"S02": {"mode": "off"}, "S01": {"limit": 3}}
+    assert options == {"S02": {"mode": "off"}}
     assert sh.parse_set([], small_sheet) == ({}, {})
 
 
@@ -515,6 +515,9 @@ def test_parse_set(small_sheet: sh.Sheet):
     ("transport=pigeon", "transport", "one of"),
     ("auth_context=Bearer abc123def456", "auth_context", "bearer token"),
     ("S02.mode=sk-ant-api03-abcdefghijklmnopqrst", "S02.mode", "API key"),
+    ("S01.limit=3", "S01.limit", "has no option 'limit' (it takes: none)"),
+    ("S02.nosuch=1", "S02.nosuch", "has no option 'nosuch' (it takes: mode)"),
+    ("S02.mode=bogus", "S02.mode", "must be one of json-equal, exact, off"),
 ])
 def test_parse_set_errors(small_sheet: sh.Sheet, item, field, words):
     err = error_of(sh.parse_set, [item], small_sheet)

@@ -31,6 +31,26 @@ class Verdict:
                 "detail": self.detail, "wire_seqs": self.seqs}
 
 
+# The options a check reads from its row (``--set ROW.option=VALUE`` or a sheet row's
+# ``options``), with the values each accepts.
+CHECK_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "text_twin": {"mode": ("json-equal", "exact", "off")},
+}
+
+
+def row_option_problem(checks: Iterable[str], option: str, value: Any) -> str | None:
+    """Why a row whose checks are ``checks`` cannot take ``option=value``, or None."""
+    allowed: dict[str, tuple[str, ...]] = {}
+    for name in checks:
+        allowed.update(CHECK_OPTIONS.get(name, {}))
+    if option not in allowed:
+        takes = ", ".join(sorted(allowed)) if allowed else "none"
+        return f"the row has no option {option!r} (it takes: {takes})"
+    if value not in allowed[option]:
+        return f"{option} must be one of {', '.join(allowed[option])} (found {value!r})"
+    return None
+
+
 CheckFn = Callable[["Context"], "Verdict | Iterable[Verdict]"]
 REGISTRY: dict[str, tuple[str, CheckFn]] = {}
 

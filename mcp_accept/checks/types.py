@@ -9,16 +9,13 @@ validation has a time budget.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
-import referencing
-import referencing.exceptions
-import referencing.jsonschema
-import regex
-from jsonschema import validators as _validators
-from jsonschema.exceptions import SchemaError, ValidationError, best_match
+# referencing, regex and jsonschema are imported where they are used: about 100 ms that a
+# result passing the jsonschema-rs check (below) never needs.
 
 from mcp_accept.checks import FAIL, PASS, UNOBTAINABLE, Context, Verdict, call_outcome, check
 
@@ -96,6 +93,8 @@ class _Budget:
         return left
 
     def search(self, pattern: str, text: str):
+        import regex
+
         try:
             return regex.search(pattern, text, timeout=min(self.left(), PATTERN_SECONDS))
         except TimeoutError:
@@ -104,6 +103,8 @@ class _Budget:
 
 
 def _keywords(base_cls, budget: _Budget) -> dict:
+    import regex
+    from jsonschema.exceptions import ValidationError
     def clocked(fn):
         def keyword(validator, value, instance, schema):
             budget.left()
@@ -142,24 +143,28 @@ def _keywords(base_cls, budget: _Budget) -> dict:
 
 def validate_output(schema: Any, instance: Any) -> tuple[str, str]:
     """Validate ``instance`` against a server-supplied schema; return (status, detail)."""
-    cached = _last.get("key")
-    if cached is not None and cached[0] is schema and cached[1] is instance:
-        return _last["value"]
+    return _validated(schema, instance)[:2]
+
+
+# The last validation of this thread: the sdk layer asks about the same pair again, and a
+# refused validation must not cost its time budget twice. Runs may go on in threads.
+_last = threading.local()
+
+
+def _validated(schema: Any, instance: Any) -> tuple[str, str, str | None]:
+    entry = getattr(_last, "entry", None)
+    if entry is not None and entry[0] is schema and entry[1] is instance:
+        return entry[2]
     outcome = _validate_output(schema, instance)
-    _last["key"], _last["value"] = (schema, instance), outcome[:2]
-    _last["runaway"] = outcome[2]
-    return outcome[:2]
-
-
-_last: dict = {}  # the last validation: the sdk layer asks about the same pair again
+    _last.entry = (schema, instance, outcome)
+    return outcome
 
 
 def runaway(schema: Any, instance: Any) -> str | None:
     """Why validating ``instance`` against ``schema`` cannot be bounded (a pattern that
     backtracks without end, or a schema that ran past the budget), or None. A client
     that validates with the standard library would hang on such a pair."""
-    validate_output(schema, instance)
-    return _last.get("runaway")
+    return _validated(schema, instance)[2]
 
 
 # The fast path: jsonschema-rs (compiled) checks a large structuredContent in milliseconds
@@ -260,6 +265,14 @@ def _validate_output(schema: Any, instance: Any) -> tuple[str, str, str | None]:
     if outside:
         return FAIL, ("outputSchema refers outside itself (" + ", ".join(outside[:3]) +
                       "); refused, nothing was fetched"), None
+    if _fast_valid(schema, instance):  # jsonschema-rs refuses an invalid schema: never a PASS then
+        return PASS, "structuredContent validates against outputSchema", None
+    import referencing
+    import referencing.exceptions
+    import referencing.jsonschema
+    from jsonschema import validators as _validators
+    from jsonschema.exceptions import SchemaError, best_match
+
     base_cls = _validators.validator_for(schema, default=_validators.Draft202012Validator)
     try:
         base_cls.check_schema(schema)
@@ -267,8 +280,6 @@ def _validate_output(schema: Any, instance: Any) -> tuple[str, str, str | None]:
         return FAIL, f"outputSchema is not a valid schema: {exc.message[:200]}", None
     except RecursionError:
         return FAIL, "outputSchema nests too deeply to check", None
-    if _fast_valid(schema, instance):
-        return PASS, "structuredContent validates against outputSchema", None
     budget = _Budget(VALIDATION_SECONDS)
     cls = _validators.extend(base_cls, _keywords(base_cls, budget))
     base = schema.get("$id", DEFAULT_BASE) if isinstance(schema, dict) else DEFAULT_BASE

@@ -1,0 +1,182 @@
+"""Helpers shared by the fault tests: the misbehaving server, running mcp-accept against
+it, and the checks every case makes (a complete run folder, no traceback)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import load_results
+
+from mcp_accept.sheet import load_sheet, validate_results
+
+SERVERS = Path(__file__).resolve().parent / "servers"
+MISBEHAVE = SERVERS / "misbehave.py"
+AUTOMATED = tuple(row.id for row in load_sheet().rows if row.automated)
+MANUAL = tuple(row.id for row in load_sheet().rows if not row.automated)
+
+
+def server(*args: str) -> str:
+    """The --server command line of the misbehaving server with these options."""
+    return shlex.join([sys.executable, str(MISBEHAVE), *map(str, args)])
+
+
+def assert_no_traceback(*texts: str | None) -> None:
+    for text in texts:
+        assert "Traceback (most recent call last)" not in (text or ""), text
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> str:
+    """Exit 2, nothing on stdout, one line on stderr holding every needle."""
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert_no_traceback(proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    line = lines[0]
+    assert line.startswith("mcp-accept: error: "), line
+    for needle in needles:
+        assert needle in line, (needle, line)
+    return line
+
+
+def wire(folder: Path) -> list[dict]:
+    """wire.jsonl, every line parsed (a line that is not JSON fails the test)."""
+    entries = []
+    for number, line in enumerate((Path(folder) / "wire.jsonl").read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            entries.append(json.loads(line))
+        except ValueError as exc:  # pragma: no cover - shown on failure
+            raise AssertionError(f"wire.jsonl line {number} is not JSON: {exc}: {line[:200]}") from None
+    return entries
+
+
+def events(folder: Path, kind: str) -> list[dict]:
+    return [e for e in wire(folder) if e.get("event") == kind]
+
+
+def rows_by_id(results: dict) -> dict[str, dict]:
+    return {row["id"]: row for row in results["rows"]}
+
+
+def assert_complete(folder: Path, proc: subprocess.CompletedProcess | None = None, *,
+                    transport: str = "stdio") -> dict:
+    """The run folder is whole: results.json valid with every row of the sheet, each
+    judged row's evidence file present and matching, wire.jsonl readable line by line,
+    sheet.md and stderr.log present, no temporary file left; and no traceback."""
+    folder = Path(folder)
+    if proc is not None:
+        assert_no_traceback(proc.stdout, proc.stderr)
+    results = validate_results(folder / "results.json")
+    rows = rows_by_id(results)
+    assert set(rows) == set(AUTOMATED + MANUAL), list(rows)
+    for row_id in AUTOMATED:
+        row = rows[row_id]
+        assert row["status"] in ("PASS", "FAIL", "UNOBTAINABLE"), row
+        if row["status"] != "PASS":
+            assert row["reason"], row
+        evidence = folder / row["evidence"]
+        assert evidence.is_file(), evidence
+        data = json.loads(evidence.read_text(encoding="utf-8"))
+        assert data["id"] == row_id and data["status"] == row["status"], data
+    for row_id in MANUAL:
+        assert rows[row_id]["status"] == "PENDING", rows[row_id]
+    entries = wire(folder)
+    assert entries, "wire.jsonl is empty"
+    seqs = [e["seq"] for e in entries]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs), seqs
+    assert {e["transport"] for e in entries} == {transport}, "every entry names the transport"
+    sheet = (folder / "sheet.md").read_text(encoding="utf-8")
+    for row_id in AUTOMATED:
+        assert row_id in sheet, f"sheet.md does not show {row_id}"
+    assert (folder / "stderr.log").is_file()
+    leftovers = [p.name for p in folder.rglob("*") if p.name.endswith(".tmp")]
+    assert not leftovers, leftovers
+    return results
+
+
+def reason(results: dict, row_id: str) -> str:
+    return rows_by_id(results)[row_id]["reason"] or ""
+
+
+def status(results: dict, row_id: str) -> str:
+    return rows_by_id(results)[row_id]["status"]
+
+
+def run_measured(args: list[str], out_dir: Path, timeout: float = 120) -> tuple[int, str, str, int]:
+    """Run ``mcp-accept`` and give (exit code, stdout, stderr, peak RSS in KiB).
+
+    The peak comes from wait4() on the runner itself: the largest resident set of the
+    runner and of the children it waited for (the server, which streams its answer in
+    small chunks and stays small)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "COLUMNS": "200"}
+    with open(out_dir / "stdout.txt", "wb") as out, open(out_dir / "stderr.txt", "wb") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "mcp_accept", *args], stdout=out, stderr=err,
+                                stdin=subprocess.DEVNULL, env=env)
+        deadline = time.monotonic() + timeout
+        while True:
+            pid, status_word, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                proc.kill()
+                pid, status_word, usage = os.wait4(proc.pid, 0)
+                raise AssertionError("mcp-accept did not finish in time")
+            time.sleep(0.05)
+        proc.returncode = os.waitstatus_to_exitcode(status_word)
+    return (proc.returncode, (out_dir / "stdout.txt").read_text(errors="replace"),
+            (out_dir / "stderr.txt").read_text(errors="replace"), usage.ru_maxrss)
+
+
+def process_gone(pid: int, wait: float = 5.0) -> bool:
+    """True once ``pid`` has exited (gone, or a zombie nobody has reaped yet)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            state = [line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                     if line.startswith("State:")]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state and state[0].split()[1] in ("Z", "X"):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
+def kill_quietly(pids: list[int]) -> None:
+    """Clean-up after a failed test: stop processes this test started, by pid."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def read_pids(path: Path, wait: float = 10.0) -> list[int]:
+    deadline = time.monotonic() + wait
+    while not path.is_file():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the server wrote no {path.name}")
+        time.sleep(0.05)
+    return [int(p) for p in path.read_text().split()]
+
+
+def tree_text(folder: Path) -> str:
+    """Every file under ``folder``, as text, for searching (binary bytes kept as escapes)."""
+    parts = []
+    for path in sorted(Path(folder).rglob("*")):
+        if path.is_file():
+            parts.append(path.read_bytes().decode("utf-8", "backslashreplace"))
+    return "\n".join(parts)
+
+
+__all__ = ["AUTOMATED", "MANUAL", "MISBEHAVE", "assert_complete", "assert_no_traceback",
+           "assert_one_line_error", "events", "kill_quietly", "load_results", "process_gone",
+           "read_pids", "reason", "rows_by_id", "run_measured", "server", "status", "tree_text", "wire"]

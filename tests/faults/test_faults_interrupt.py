@@ -1,0 +1,96 @@
+"""Interrupted runs: Ctrl-C (SIGINT to the runner's process group, as a terminal sends
+it) or SIGTERM while a request hangs. The evidence written so far is kept, results.json
+marks the unfinished rows UNOBTAINABLE with the reason "interrupted", the exit code is
+130, and the server's whole process group is stopped."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import free_port
+from faultkit import (assert_complete, assert_no_traceback, events, kill_quietly, process_gone, read_pids,
+                      rows_by_id, server)
+
+HTTP = "Streamable HTTP"
+DONE = ("T01", "S01", "S02", "S03")  # rows whose steps all ran before the hang
+UNFINISHED = ("E01", "L01", "L02", "L03", "X01")
+
+
+def _default_sigint() -> None:
+    # A shell may start background jobs with SIGINT ignored; a terminal's Ctrl-C is not.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def wait_for_request(folder: Path, step: str, proc: subprocess.Popen, wait: float = 60) -> None:
+    """Until wire.jsonl shows the request of ``step`` sent."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the run ended before it was interrupted"
+        try:
+            lines = (folder / "wire.jsonl").read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            lines = []
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # a line being written
+            if entry.get("step") == step and entry.get("dir") == "out":
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"the run never sent the {step} request")
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+def test_interrupted_run_keeps_its_evidence(how: str, transport: str, tmp_path: Path) -> None:
+    folder, pidfile = tmp_path / "run", tmp_path / "pids"
+    hang = ("--mode", "hang", "--on", "tools/call:search_embedded", "--pidfile", pidfile, "--spawn-child")
+    if transport == "http":
+        port = free_port()
+        target = ["--url", f"http://127.0.0.1:{port}/mcp", "--server", server("--http", port, *hang)]
+    else:
+        target = ["--server", server(*hang)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_accept", "run", *target, "--out", str(folder), "--timeout", "60"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+        env={**os.environ, "COLUMNS": "200"}, start_new_session=True, preexec_fn=_default_sigint)
+    pids: list[int] = []
+    try:
+        wait_for_request(folder, "call:embedded", proc)
+        pids = read_pids(pidfile)
+        time.sleep(0.2)  # let the runner settle into waiting for the answer
+        if how == "ctrl-c":
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+            kill_quietly(pids)
+    assert proc.returncode == 130, (proc.returncode, out[-2000:], err[-2000:])
+    assert_no_traceback(out, err)
+    assert "interrupted" in out
+    results = assert_complete(folder, transport=HTTP if transport == "http" else "stdio")
+    assert results["interrupted"] is True and results["finished_at"] is None
+    rows = rows_by_id(results)
+    for row_id in DONE:
+        assert rows[row_id]["status"] == "PASS", rows[row_id]
+    for row_id in ("W01", "W02"):  # judged over the messages seen: nothing wrong among them
+        assert rows[row_id]["status"] in ("PASS", "UNOBTAINABLE"), rows[row_id]
+    for row_id in UNFINISHED:
+        assert rows[row_id]["status"] == "UNOBTAINABLE", rows[row_id]
+        assert rows[row_id]["reason"].startswith("interrupted"), rows[row_id]
+    assert events(folder, "interrupted"), "the interruption is in the wire log"
+    for pid in pids:
+        assert process_gone(pid), f"process {pid} of the server's group is still running"
