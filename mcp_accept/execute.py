@@ -63,9 +63,10 @@ def builtin_server_command() -> str:
     return shlex.join([sys.executable, str(fixture_path())])
 
 
-def default_out(server_name: str | None = None) -> Path:
+def default_out(prefix: str = "") -> Path:
+    """A new folder under ./mcp-accept-runs/, named by the UTC time (and ``prefix``)."""
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    base = Path("mcp-accept-runs") / stamp
+    base = Path("mcp-accept-runs") / f"{prefix}{stamp}"
     folder, n = base, 1
     while folder.exists():
         n += 1

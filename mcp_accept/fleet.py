@@ -143,7 +143,8 @@ def preflight(targets: list[Target]) -> set[str]:
     headers, so that a mistake stops the fleet before any server is started. Gives the
     check layers the sheets use."""
     from mcp_accept.execute import check_target
-    from mcp_accept.sheet import load_conditions, load_profile, load_sheet, looks_like_credential, parse_set
+    from mcp_accept.credentials import looks_like_credential
+    from mcp_accept.sheet import load_conditions, load_profile, load_sheet, parse_set
 
     layers: set[str] = set()
     for target in targets:

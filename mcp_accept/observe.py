@@ -43,15 +43,13 @@ import datetime as _dt
 import json
 import os
 import re
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp_accept.checks import FAIL, PASS, PENDING, UNOBTAINABLE
 from mcp_accept.errors import InputError
-from mcp_accept.evidence import atomic_write_json, atomic_write_text, utc_now
+from mcp_accept.evidence import atomic_copy, atomic_write_json, atomic_write_text, utc_now
 
 MANUAL_STATUSES = (PASS, FAIL, UNOBTAINABLE)
 REACHED, NOT_REACHED, UNKNOWN = "reached", "not reached", "unobtainable"
@@ -115,7 +113,8 @@ def manual_ids(results: dict) -> list[str]:
 def given_conditions(host: str | None, host_version: str | None, sets: list[str]) -> dict:
     """Conditions from --set, --host and --host-version (these two win), all checked:
     a credential-like value is refused here, before anything is written."""
-    from mcp_accept.sheet import CONDITION_KEYS, check_condition_value, load_sheet, parse_set
+    from mcp_accept.credentials import check_condition_value
+    from mcp_accept.sheet import CONDITION_KEYS, load_sheet, parse_set
 
     for item in sets:
         key = item.partition("=")[0].strip()
@@ -138,7 +137,7 @@ def given_conditions(host: str | None, host_version: str | None, sets: list[str]
 
 
 def check_note(note: str | None) -> None:
-    from mcp_accept.sheet import check_condition_value
+    from mcp_accept.credentials import check_condition_value
 
     if note is not None:
         check_condition_value("--note", note, source="--note")
@@ -193,7 +192,7 @@ def scan_text(text: str, shown: str) -> None:
     """Refuse text that holds something shaped like a credential (bearer token, JWT,
     API key, password assignment, private key...), naming the line, never the value.
     Long random identifiers alone are not refused: traces are full of them."""
-    from mcp_accept.sheet import looks_like_credential
+    from mcp_accept.credentials import looks_like_credential
 
     for number, line in enumerate(text.splitlines(), 1):
         kind = looks_like_credential(line)
@@ -235,17 +234,7 @@ def keep_file(folder: Path, source: Path, name: str) -> str:
         n += 1
         target = target_dir / f"{stem}-{n}{suffix}"
     if not target.exists():
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target_dir)
-        os.close(fd)
-        try:
-            shutil.copyfile(source, tmp)
-            os.replace(tmp, target)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        atomic_copy(source, target)
     return target.relative_to(folder).as_posix()
 
 

@@ -13,7 +13,6 @@ the SDK really did. Without it, the sdk column must say UNOBTAINABLE with the re
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import shlex
 import shutil
@@ -229,16 +228,6 @@ def break_modes() -> list[str]:
     return list(fixture.BREAK_MODES)
 
 
-def default_out() -> Path:
-    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    base = Path("mcp-accept-runs") / f"verify-{stamp}"
-    folder, n = base, 1
-    while folder.exists():
-        n += 1
-        folder = Path(f"{base}-{n}")
-    return folder
-
-
 def prepare(out: Path) -> Path:
     """The verify folder: new, empty, or one an earlier verify wrote (its runs are replaced)."""
     try:
@@ -346,7 +335,9 @@ def verify(opts: VerifyOptions) -> VerifyOutcome:
     from mcp_accept.schemas import SchemaStore, require_dir
 
     require_dir(opts.schema_dir)
-    folder = prepare(opts.out or default_out())
+    from mcp_accept.execute import default_out
+
+    folder = prepare(opts.out or default_out("verify-"))
     started = utc_now()
     info = sdk_info()
     modes = [BASELINE, *break_modes()]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
+from mcp_accept import credentials
 from mcp_accept import sheet as sh
 from mcp_accept.errors import ExitStatus, InputError
 
@@ -469,26 +470,26 @@ NOT_CREDENTIALS = [
 
 @pytest.mark.parametrize("value, kind", sorted(CREDENTIALS.items()))
 def test_credentials_recognised(value, kind):
-    assert sh.looks_like_credential(value) == kind
+    assert credentials.looks_like_credential(value) == kind
 
 
 @pytest.mark.parametrize("value", NOT_CREDENTIALS)
 def test_ordinary_values_not_flagged(value):
-    assert sh.looks_like_credential(value) is None
+    assert credentials.looks_like_credential(value) is None
 
 
 @pytest.mark.parametrize("value", sorted(CREDENTIALS))
 def test_check_condition_value_never_echoes(value):
-    err = error_of(sh.check_condition_value, "auth_context", value, source="c.yaml")
+    err = error_of(credentials.check_condition_value, "auth_context", value, source="c.yaml")
     assert err.field == "auth_context" and err.file == "c.yaml"
     assert value not in err.one_line()
     assert "credentials are never recorded" in err.message
 
 
 def test_check_condition_value_passes_others():
-    sh.check_condition_value("server_commit", "0123456789abcdef0123456789abcdef01234567",
+    credentials.check_condition_value("server_commit", "0123456789abcdef0123456789abcdef01234567",
                              source="x")
-    sh.check_condition_value("result_size_utf8_bytes", 12, source="x")
+    credentials.check_condition_value("result_size_utf8_bytes", 12, source="x")
 
 
 # --------------------------------------------------------------------------- --set
