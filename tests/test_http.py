@@ -463,3 +463,16 @@ def test_param_headers_follow_the_annotation_rules(schema, arguments, headers, p
     got, problems = param_headers(schema, arguments)
     assert got == headers
     assert (problem is None and not problems) or (problem and any(problem in p for p in problems))
+
+
+def test_sdk_server_without_its_profile_is_unobtainable_not_failed(tmp_path):
+    """The SDK refuses an unknown tool with an isError result, not an error: still UNOBTAINABLE."""
+    pytest.importorskip("mcp.server.mcpserver", reason="needs the MCP Python SDK 2.x (pip install '.[test]')")
+    command = shlex.join([sys.executable, str(SERVERS / "sdk_server.py")])
+    done = run_here(tmp_path / "run", server=command)
+    got = automated(load_results(tmp_path / "run"))
+    assert int(done.status) == 0
+    assert {got[r] for r in ("T01", "S01", "S02", "S03", "E01", "L01", "L02", "X01")} == {"UNOBTAINABLE"}
+    assert got["W01"] == got["L03"] == "PASS"
+    s02 = next(r for r in done.results["rows"] if r["id"] == "S02")
+    assert "isError" in s02["reason"] and "mcp-accept profile init" in s02["reason"]

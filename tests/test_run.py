@@ -286,3 +286,24 @@ def test_a_lone_surrogate_from_a_server_is_kept_in_the_wire_log(tmp_path):
     log.close()
     lines = (tmp_path / "wire.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2 and "\\ud800" in lines[0]
+
+
+def test_tools_the_server_does_not_offer_are_unobtainable_with_a_hint(tmp_path):
+    """A profile written for another server: the rows cannot be established, rather than FAIL."""
+    profile = tmp_path / "p.yaml"
+    base = (Path(__file__).parent.parent / "mcp_accept" / "sheets" / "profile-fixture.yaml").read_text()
+    profile.write_text(base.replace("search_text", "find_text").replace("search_link", "find_link"))
+    results = run_fixture(tmp_path, profile=profile)
+    got = statuses(results)
+    assert got["T01"] == got["L01"] == got["L02"] == "UNOBTAINABLE"
+    t01 = next(r for r in results["rows"] if r["id"] == "T01")
+    assert "lists no tool 'find_text'" in t01["reason"] and "--profile" in t01["reason"]
+    assert "-32602" in t01["reason"]  # how the server refused the unknown tool is kept
+    assert got["S01"] == got["E01"] == got["X01"] == "PASS"  # structured and embedded still agree
+    assert results["_exit"] == 0
+
+
+def test_a_listed_tool_whose_call_fails_is_a_fail(tmp_path):
+    results = run_fixture(tmp_path, "--break", "crash", timeout=1.0)
+    assert statuses(results)["E01"] == "FAIL"
+    assert "lists no tool" not in next(r for r in results["rows"] if r["id"] == "E01")["reason"]

@@ -130,6 +130,19 @@ class Context:
 FORMS = ("text", "structured", "embedded", "link")
 
 
+def not_offered(ctx: Context, tool: str) -> bool:
+    """The server answered tools/list and the profile's tool is not in it: a server the
+    profile was not written for, so its rows cannot be established (rather than failed)."""
+    listing = ctx.step("tools/list")
+    answered = listing is not None and listing.reply is not None and listing.reply.has_result
+    return answered and tool not in ctx.recording.tools
+
+
+def unlisted_reason(tool: str) -> str:
+    return (f"the server lists no tool {tool!r}, and calling it failed: map the rows onto this "
+            "server's tools with --profile (mcp-accept profile init writes a first one)")
+
+
 def call_outcome(ctx: Context, form: str, check_name: str, layer: str):
     """The result dict of a form's tools/call, or a verdict saying why there is none."""
     if form not in ctx.profile.tools:
@@ -141,16 +154,20 @@ def call_outcome(ctx: Context, form: str, check_name: str, layer: str):
         return None, Verdict(check_name, layer, FAIL, f"tools/call {ctx.profile.tools[form].name}: {why}")
     reply = step.reply
     tool = ctx.profile.tools[form].name
-    if not reply.has_result:
-        return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: {reply.describe_failure()}",
-                             step.seqs)
     result = reply.result
-    if not isinstance(result, dict):
+    if not reply.has_result:
+        failure = reply.describe_failure()
+    elif not isinstance(result, dict):
         return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: result is not an object", step.seqs)
-    if result.get("isError") is True:
-        return None, Verdict(check_name, layer, FAIL,
-                             f"tools/call {tool}: the tool reported isError: true", step.seqs)
-    return result, None
+    elif result.get("isError") is True:
+        failure = "the tool reported isError: true"
+    else:
+        return result, None
+    if not_offered(ctx, tool):
+        # How the server refused an unknown tool (an error, or a result with isError) is kept.
+        return None, Verdict(check_name, layer, UNOBTAINABLE, f"{unlisted_reason(tool)} ({failure})",
+                             step.seqs)
+    return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: {failure}", step.seqs)
 
 
 def content_items(result: dict, kind: str) -> list[dict]:

@@ -62,6 +62,9 @@ def link_contents(ctx: Context) -> dict:
     """The contents item of the link's ``resources/read`` whose uri is the link's."""
     if "link" not in ctx.profile.tools:
         raise NoBody("the profile names no link tool", UNOBTAINABLE)
+    early = call_outcome(ctx, "link", "", "meaning")[1]
+    if early is not None and early.status == UNOBTAINABLE:
+        raise NoBody(early.detail, UNOBTAINABLE, early.seqs)
     step = ctx.step("read:link")
     if step is None or step.reply is None:
         raise NoBody(f"resources/read was not made: {step.skipped if step else 'no link'}")
@@ -172,8 +175,10 @@ def no_read_needed(ctx: Context) -> Verdict:
 def link_read_once(ctx: Context) -> Verdict:
     uri = link_uri(ctx)
     if uri is None:
-        status = UNOBTAINABLE if "link" not in ctx.profile.tools else FAIL
-        return Verdict("link_read_once", "meaning", status, "no link URI to read")
+        early = call_outcome(ctx, "link", "link_read_once", "meaning")[1]
+        if early is not None and early.status == UNOBTAINABLE:
+            return early
+        return Verdict("link_read_once", "meaning", FAIL, "no link URI to read")
     reads = _reads_in(ctx, None, uri)
     listed = uri in ctx.recording.listed_uris
     where = "listed" if listed else "not listed"
@@ -285,7 +290,8 @@ def forms_agree(ctx: Context) -> Verdict:
             found[form], where = document(ctx, form)
             seqs += where
         except NoBody as exc:
-            problems.append(f"{form}: {exc}")
+            if exc.status != UNOBTAINABLE:  # a form that cannot be had is left out, like an unnamed one
+                problems.append(f"{form}: {exc}")
     if problems:
         return Verdict(name, "meaning", FAIL, "; ".join(problems), seqs)
     if len(found) < 2:

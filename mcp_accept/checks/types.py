@@ -334,6 +334,9 @@ def output_schema_declared(ctx: Context) -> Verdict:
     tool = declared_tool(ctx, "structured")
     tool_name = ctx.profile.tools["structured"].name
     if tool is None:
+        early = call_outcome(ctx, "structured", name, "type")[1]
+        if early is not None and early.status == UNOBTAINABLE:  # not offered, and the call failed
+            return early
         return Verdict(name, "type", FAIL, f"tools/list does not list {tool_name}", seqs)
     if "outputSchema" not in tool:
         return Verdict(name, "type", FAIL, f"{tool_name} declares no outputSchema in tools/list", seqs)
