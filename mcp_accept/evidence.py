@@ -69,16 +69,14 @@ def _file_mode() -> int:
 FILE_MODE = _file_mode()
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the new one, never half."""
+def _replace(path: Path, fill) -> None:
+    """Build a temporary file beside ``path`` with ``fill(fd, tmp)``, then rename it into place,
+    so readers see the old file or the new one, never half; on any failure nothing is left."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+        fill(fd, tmp)
         os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
@@ -89,20 +87,26 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all."""
+
+    def fill(fd: int, tmp: str) -> None:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    _replace(path, fill)
+
+
 def atomic_copy(source: Path, target: Path) -> None:
-    """Copy a file so that ``target`` is whole or absent, as with :func:`atomic_write_text`."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    try:
+    """Copy a file so that ``target`` is whole or absent."""
+
+    def fill(fd: int, tmp: str) -> None:
+        os.close(fd)
         shutil.copyfile(source, tmp)
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+
+    _replace(target, fill)
 
 
 def atomic_write_json(path: Path, data: Any, redactor: Redactor | None = None) -> None:
