@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import copy
 import json
-import socket
-import threading
 from pathlib import Path
 
 import pytest
 
-from conftest import fixture_command, free_port, load_results, run_cli
+from conftest import fixture_command, load_results, run_cli
 from mcp_accept import fixture as fx
 from mcp_accept import verify as vf
 from mcp_accept.checks import FAIL, PASS
@@ -174,54 +172,20 @@ def test_a_connection_to_the_listener_breaks_external_ref(verify_run):
 
 # -- no network access for an external $ref: a listener on the address sees nothing -------------
 
-class Listener:
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", free_port()))
-        self.sock.listen(8)
-        self.sock.settimeout(0.1)
-        self.port = self.sock.getsockname()[1]
-        self.seen = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.loop, daemon=True)
-        self.thread.start()
-
-    def loop(self):
-        while not self.stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            self.seen += 1
-            conn.close()
-
-    def close(self):
-        self.stop.set()
-        self.thread.join(timeout=2)
-        self.sock.close()
-
-
 @pytest.mark.parametrize("era", vf.ERAS)
 def test_external_ref_is_refused_without_connecting(tmp_path, era):
-    listener = Listener()
+    listener = vf.Canary()
     try:
         url = f"http://127.0.0.1:{listener.port}/x.json"
         outcome = run(RunOptions(server=fixture_command("--break", "external-ref", "--ref-url", url),
                                  protocol=era, out=tmp_path / "run", timeout=5))
         assert outcome.status == ExitStatus.FAILED
-        seen_by_run = listener.seen
-        with socket.create_connection(("127.0.0.1", listener.port), timeout=2):
-            pass  # the listener does count a real connection
-        for _ in range(50):
-            if listener.seen > seen_by_run:
-                break
-            threading.Event().wait(0.02)
+        seen_by_run = listener.count()
+        counts_real_ones = listener.probe()  # the listener does count a real connection
     finally:
         listener.close()
     assert seen_by_run == 0
-    assert listener.seen == 1
+    assert counts_real_ones and listener.count() == 1
     rows = {r["id"]: r for r in load_results(tmp_path / "run")["rows"]}
     assert rows["S01"]["status"] == FAIL and rows["S01"]["layers"]["type"] == FAIL
     assert url in rows["S01"]["reason"] and "nothing was fetched" in rows["S01"]["reason"]

@@ -8,45 +8,16 @@ import errno
 import importlib.util
 import json
 import os
-import socket
 import threading
 from pathlib import Path
 
 import pytest
 
 from conftest import run_cli
+from mcp_accept.verify import Canary
 from faultkit import assert_complete, reason, rows_by_id, server, status, tree_text
 
 FAST = ("--timeout", "2")
-
-
-class Listener:
-    """A TCP listener on 127.0.0.1 that counts the connections it gets (any would be a fetch)."""
-
-    def __init__(self):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except (socket.timeout, OSError):
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=2)
-        self.sock.close()
 
 
 class FifoCanary:
@@ -79,7 +50,7 @@ class FifoCanary:
 
 @pytest.fixture
 def listener():
-    lst = Listener()
+    lst = Canary()  # the listener verify itself uses: it counts every connection made to it
     yield lst
     lst.close()
 
@@ -126,7 +97,8 @@ def test_external_ref_is_refused_and_nothing_is_fetched(kind, tmp_path, listener
     assert "nothing was fetched" in reason(results, "S01")
     for row_id in ("T01", "E01", "L02"):
         assert status(results, row_id) == "PASS", rows_by_id(results)[row_id]
-    assert listener.connections == 0, "something connected to the referenced address"
+    assert listener.count() == 0, "something connected to the referenced address"
+    assert listener.probe(), "the listener did not count a real connection"
     assert not fifo.opened, "the referenced local file was opened"
     assert "CANARY-7f3a9" not in tree_text(folder) + proc.stdout + proc.stderr
 
