@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A stdio MCP server whose one tool answers a large ``structuredContent`` (benchmark helper).
 
-Standard library only. It serves the 2026-07-28 era (and ``initialize`` for the
+Standard library only, besides the reference fixture's outputSchema (the same search
+document, only larger). It serves the 2026-07-28 era (and ``initialize`` for the
 legacy one): ``tools/list`` lists ``search_large``, whose result carries a search
 document of tens of thousands of hits as ``structuredContent`` (16 MiB by default)
 with a short text summary; ``resources/list`` is empty and ``resources/read``
@@ -18,29 +19,12 @@ import argparse
 import json
 import sys
 
+from mcp_accept.fixture import OUTPUT_SCHEMA
+
 MODERN = "2026-07-28"
 LEGACY = ("2025-11-25", "2025-06-18")
 SERVER_INFO = {"name": "mcp-accept-large-result", "version": "1.0"}
 TOOL = "search_large"
-OUTPUT_SCHEMA = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["query", "total", "hits"],
-    "properties": {
-        "query": {"type": "string"},
-        "total": {"type": "integer", "minimum": 0},
-        "hits": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["id", "title", "snippet"],
-                "properties": {"id": {"type": "string"}, "title": {"type": "string"},
-                               "snippet": {"type": "string"}},
-            },
-        },
-    },
-}
 SNIPPET = ("Tool results carry data as text, structuredContent, an embedded resource or a link; "
            "this hit is one of many that make the result large (café, naïve).")
 
