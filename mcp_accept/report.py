@@ -20,6 +20,7 @@ import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcp_accept.data import data_dir
 from mcp_accept.errors import InputError
 
 LANGS = ("en", "ja")
@@ -57,7 +58,7 @@ LABELS = {
 
 
 def templates_dir() -> Path:
-    return Path(__file__).with_name("templates")
+    return data_dir("templates")
 
 
 # --------------------------------------------------------------------------- Jinja

@@ -27,6 +27,7 @@ from typing import Any
 # jsonschema and referencing are imported where they are used: they take about 80 ms to
 # import, and a run whose messages all pass the jsonschema-rs check never needs them.
 
+from mcp_accept.data import data_path
 from mcp_accept.evidence import atomic_write_text
 
 MODERN = "2026-07-28"
@@ -47,7 +48,7 @@ class Pin:
 
 @functools.cache
 def pins() -> dict[str, Pin]:
-    path = Path(__file__).with_name("schemas") / "pins.json"
+    path = data_path("schemas", "pins.json")
     data = json.loads(path.read_text(encoding="utf-8"))
     return {v: Pin(v, p["url"], p["sha256"]) for v, p in data["versions"].items()}
 

@@ -5,7 +5,7 @@ unreadable, not UTF-8, bad YAML, a duplicate key, a value the schema refuses) co
 back as one :class:`~mcp_accept.errors.InputError` naming the file, the 1-based line
 of the offending node and the field path (``rows[3].kind``); never a traceback.
 
-The shape of each file is given by a JSON Schema shipped in ``mcp_accept/schemas``;
+The shape of each file is given by a JSON Schema shipped in the top-level ``schemas/`` folder;
 the checks no schema can express (unique row ids, JMESPath that compiles, values that
 look like credentials) are made here.
 """
@@ -17,7 +17,6 @@ import functools
 import json
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -29,6 +28,7 @@ if TYPE_CHECKING:  # jsonschema is imported when a file is invalid (80 ms saved 
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
 
+from .data import data_path
 from .credentials import check_condition_value, looks_like_credential
 from .errors import InputError
 
@@ -133,14 +133,6 @@ class Profile:
 
 
 # --------------------------------------------------------------------------- package data
-
-
-def data_path(*parts: str) -> Path:
-    """A file shipped inside the package, e.g. ``data_path("sheets", "default.yaml")``."""
-    res = resources.files("mcp_accept")
-    for part in parts:
-        res = res.joinpath(part)
-    return res if isinstance(res, Path) else Path(str(res))
 
 
 def default_sheet_path() -> Path:

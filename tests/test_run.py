@@ -269,7 +269,7 @@ def test_bad_protocol_value_is_one_line_exit_2():
 
 def test_the_profile_twin_mode_applies_unless_a_row_option_overrides_it(tmp_path):
     profile = tmp_path / "p.yaml"
-    base = (Path(__file__).parent.parent / "mcp_accept" / "sheets" / "profile-fixture.yaml").read_text()
+    base = (Path(__file__).parent.parent / "sheets" / "profile-fixture.yaml").read_text()
     profile.write_text(base.replace("twin: json-equal", "twin: off"))
     assert "twin: off" in profile.read_text()
     assert statuses(run_fixture(tmp_path / "a", profile=profile))["S02"] == "UNOBTAINABLE"
@@ -291,7 +291,7 @@ def test_a_lone_surrogate_from_a_server_is_kept_in_the_wire_log(tmp_path):
 def test_tools_the_server_does_not_offer_are_unobtainable_with_a_hint(tmp_path):
     """A profile written for another server: the rows cannot be established, rather than FAIL."""
     profile = tmp_path / "p.yaml"
-    base = (Path(__file__).parent.parent / "mcp_accept" / "sheets" / "profile-fixture.yaml").read_text()
+    base = (Path(__file__).parent.parent / "sheets" / "profile-fixture.yaml").read_text()
     profile.write_text(base.replace("search_text", "find_text").replace("search_link", "find_link"))
     results = run_fixture(tmp_path, profile=profile)
     got = statuses(results)
