@@ -1,14 +1,16 @@
-"""The official MCP schemas: pins, the local folder, the cache, and compiled validators.
+"""The official MCP schemas: pins, the bundled copies, the cache, and compiled validators.
 
 Each protocol version's ``schema.json`` is pinned by URL and SHA-256
 (``schemas/pins.json``). A schema comes from one place, in this order:
 
 1. ``--schema-dir`` / ``MCP_ACCEPT_SCHEMA_DIR`` (``<version>/schema.json``): when set it
-   is the only source, so offline runs and tests never touch the network;
-2. the user cache folder (``platformdirs``), where a fetched copy is kept;
-3. a single HTTPS fetch of the pinned URL (or of ``MCP_ACCEPT_SCHEMA_MIRROR``, a mirror
+   is the only source;
+2. the copy bundled with mcp-accept (``schemas/mcp/<version>/schema.json``, provenance
+   and licence in ``schemas/mcp/SOURCES.md``), so a fresh install checks the wire offline;
+3. the user cache folder (``platformdirs``), where a fetched copy is kept;
+4. a single HTTPS fetch of the pinned URL (or of ``MCP_ACCEPT_SCHEMA_MIRROR``, a mirror
    laid out as ``BASE/<version>/schema.json``), unless fetching is switched off
-   (``--offline`` / ``MCP_ACCEPT_OFFLINE=1``).
+   (``--offline`` / ``MCP_ACCEPT_OFFLINE=1``). Only a pin newer than the bundle needs it.
 
 A file whose SHA-256 differs from its pin is refused wherever it came from.
 Validators are compiled once per (version, definition) and reused.
@@ -60,7 +62,7 @@ class SchemaUnavailable(Exception):
 @dataclass
 class LoadedSchema:
     pin: Pin
-    source: str  # dir | cache | fetched
+    source: str  # dir | bundled | cache | fetched
     document: dict
 
     def describe(self) -> dict:
@@ -89,10 +91,12 @@ def _sha256(data: bytes) -> str:
 
 class SchemaStore:
     def __init__(self, schema_dir: Path | None = None, *, cache_dir: Path | None = None,
-                 allow_fetch: bool | None = None, fetch_timeout: float = 30.0):
+                 allow_fetch: bool | None = None, fetch_timeout: float = 30.0,
+                 bundled_dir: Path | None = None):
         env_dir = os.environ.get(ENV_SCHEMA_DIR)
         self.schema_dir = Path(schema_dir) if schema_dir else (Path(env_dir) if env_dir else None)
         self.cache_dir = cache_dir
+        self.bundled_dir = Path(bundled_dir) if bundled_dir else data_path("schemas", "mcp")
         if allow_fetch is None:
             allow_fetch = os.environ.get(ENV_OFFLINE, "") in ("", "0", "false", "no")
         self.allow_fetch = allow_fetch and self.schema_dir is None
@@ -124,6 +128,12 @@ class SchemaStore:
             except OSError as exc:
                 raise SchemaUnavailable(f"cannot read {path}: {exc.strerror or exc}") from None
             return self._accept(pin, data, "dir", path)
+        bundled = self.bundled_dir / version / "schema.json"
+        if bundled.is_file():
+            try:
+                return self._accept(pin, bundled.read_bytes(), "bundled", bundled)
+            except SchemaUnavailable:
+                pass  # a pin newer than the bundle: the cache or a fetch below
         cache = (self.cache_dir or default_cache_dir()) / version / "schema.json"
         if cache.is_file():
             try:
@@ -132,8 +142,8 @@ class SchemaStore:
                 pass  # a damaged cache entry is fetched again below
         if not self.allow_fetch:
             raise SchemaUnavailable(
-                f"schema {version} is not cached and fetching is off (set {ENV_SCHEMA_DIR}, "
-                "or run `mcp-accept schemas fetch`)")
+                f"schema {version} is neither bundled nor cached, and fetching is off (give "
+                f"--schema-dir or {ENV_SCHEMA_DIR}, or run `mcp-accept schemas fetch`)")
         url = self._url(pin, self.mirror)
         data = self._fetch(Pin(version, url, pin.sha256))
         loaded = self._accept(pin, data, "fetched", url)

@@ -15,19 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "mcp_accept" / "fixture.py"
 
 
-def _schema_dir() -> Path:
-    env = os.environ.get("MCP_ACCEPT_SCHEMA_DIR")
-    # Without the variable, a folder laid out beside the checkout is used if present.
-    for path in ([Path(env)] if env else [ROOT.parent / "shared" / "mcp-schemas"]):
-        if (path / "2026-07-28" / "schema.json").is_file():
-            return path.resolve()
-    raise pytest.UsageError(
-        "the tests need the official MCP schemas offline: set MCP_ACCEPT_SCHEMA_DIR to a folder "
-        "holding <version>/schema.json (`mcp-accept schemas fetch --dir DIR` makes one)")
-
-
-SCHEMA_DIR = _schema_dir()
-os.environ["MCP_ACCEPT_SCHEMA_DIR"] = str(SCHEMA_DIR)
+# The official schemas ship with the project (schemas/mcp); the tests read them from there,
+# through the same lookup a user's run makes, unless MCP_ACCEPT_SCHEMA_DIR names another folder.
+SCHEMA_DIR = Path(os.environ.get("MCP_ACCEPT_SCHEMA_DIR") or ROOT / "schemas" / "mcp").resolve()
 os.environ.setdefault("MCP_ACCEPT_OFFLINE", "1")  # tests never download anything
 # The sdk layer costs an SDK import per run; the tests of that layer switch it on themselves.
 os.environ.setdefault("MCP_ACCEPT_SDK", "off")

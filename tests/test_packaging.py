@@ -6,8 +6,11 @@ import os
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 from conftest import ROOT, load_results, statuses
+
+from mcp_accept.schemas import VERSIONS
 
 
 def test_wheel_runs_the_default_sheet_from_another_folder(tmp_path):
@@ -19,14 +22,18 @@ def test_wheel_runs_the_default_sheet_from_another_folder(tmp_path):
     for needed in ("mcp_accept/fixture.py", "mcp_accept/sheets/default.yaml",
                    "mcp_accept/sheets/profile-fixture.yaml", "mcp_accept/sheets/conditions-template.yaml",
                    "mcp_accept/schemas/pins.json", "mcp_accept/schemas/results.schema.json",
-                   "mcp_accept/templates/sheet.md.j2"):
+                   "mcp_accept/schemas/mcp/SOURCES.md", "mcp_accept/templates/sheet.md.j2",
+                   *(f"mcp_accept/schemas/mcp/{v}/schema.json" for v in VERSIONS)):
         assert needed in names, needed
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
                     str(wheel)], check=True, capture_output=True, timeout=300)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(site), "COLUMNS": "200"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_ACCEPT_")}
+    # offline, no schema folder given: the bundled official schemas must be enough
+    env.update(PYTHONPATH=str(site), COLUMNS="200", MCP_ACCEPT_OFFLINE="1",
+               XDG_CACHE_HOME=str(tmp_path / "empty-cache"))
     proc = subprocess.run([sys.executable, "-m", "mcp_accept", "run", "--out", "out"], cwd=elsewhere,
                           env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -35,3 +42,35 @@ def test_wheel_runs_the_default_sheet_from_another_folder(tmp_path):
     assert probe.stdout.startswith(str(site))  # the installed copy ran, not the source tree
     got = statuses(load_results(elsewhere / "out"))
     assert {got[r] for r in got if not r.startswith("H")} == {"PASS"}
+    results = load_results(elsewhere / "out")
+    assert {s["source"] for s in results["schemas"]} == {"bundled"}
+
+
+def test_editable_install_finds_the_top_level_folders(tmp_path):
+    """An editable install reads sheets/, schemas/ and templates/ from the checkout itself."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    # the dependencies come from the running environment; the project itself is installed editable
+    ours = subprocess.run([sys.executable, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (Path(site) / "deps.pth").write_text(ours + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
+                    "--no-build-isolation", "-q", "-e", str(ROOT)], check=True, capture_output=True,
+                   timeout=300)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code = ("from mcp_accept.data import data_path; import mcp_accept; "
+            "print(mcp_accept.__file__); "
+            "print(*(data_path(k, n).is_file() for k, n in [('sheets', 'default.yaml'), "
+            "('schemas', 'pins.json'), ('templates', 'sheet.md.j2'), "
+            "('schemas', 'mcp/2026-07-28/schema.json')]))")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([str(python), "-c", code], cwd=elsewhere, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    where, found = proc.stdout.splitlines()
+    assert where.startswith(str(ROOT / "mcp_accept"))
+    assert found == "True True True True"

@@ -68,23 +68,33 @@ def test_a_tampered_mirror_is_refused_and_nothing_is_written(mirror, tmp_path):
     assert not (out / "2025-06-18" / "schema.json").exists()
 
 
-def test_a_run_fetches_once_into_the_cache_then_reads_the_cache(mirror, tmp_path):
+def test_a_pin_newer_than_the_bundle_is_fetched_once_then_cached(mirror, tmp_path, monkeypatch):
     root, url = mirror
-    env = {"MCP_ACCEPT_SCHEMA_DIR": "", "MCP_ACCEPT_OFFLINE": "0", "MCP_ACCEPT_SCHEMA_MIRROR": url,
-           "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    first = run_cli("run", "--out", str(tmp_path / "a"), env=env)
-    assert first.returncode == 0, first.stdout + first.stderr
-    assert [s["source"] for s in load_results(tmp_path / "a")["schemas"]] == ["fetched"]
+    monkeypatch.delenv("MCP_ACCEPT_SCHEMA_DIR", raising=False)
+    monkeypatch.setenv("MCP_ACCEPT_SCHEMA_MIRROR", url)
+    # an empty bundle stands for pins newer than the copies that ship with the package
+    args = dict(cache_dir=tmp_path / "cache", bundled_dir=tmp_path / "no-bundle")
+    first = SchemaStore(allow_fetch=True, **args)
+    assert first.get("2026-07-28").source == "fetched"
     fetched = len(_QuietHandler.hits)
     assert fetched == 1
-    second = run_cli("run", "--out", str(tmp_path / "b"), env=env)
-    assert second.returncode == 0
-    assert [s["source"] for s in load_results(tmp_path / "b")["schemas"]] == ["cache"]
+    second = SchemaStore(allow_fetch=True, **args)
+    assert second.get("2026-07-28").source == "cache"
     assert len(_QuietHandler.hits) == fetched  # nothing fetched the second time
-    offline = run_cli("run", "--offline", "--out", str(tmp_path / "c"),
-                      env={**env, "MCP_ACCEPT_SCHEMA_MIRROR": "http://127.0.0.1:9"})
-    assert offline.returncode == 0, offline.stderr
-    assert statuses(load_results(tmp_path / "c"))["W01"] == "PASS"  # the cache serves offline
+    offline = SchemaStore(allow_fetch=False, **args)
+    assert offline.get("2026-07-28").source == "cache"  # the cache serves offline
+    with pytest.raises(SchemaUnavailable, match="neither bundled nor cached"):
+        SchemaStore(allow_fetch=False, cache_dir=tmp_path / "empty", bundled_dir=tmp_path / "no-bundle"
+                    ).get("2025-06-18")
+
+
+def test_a_run_with_no_folder_and_no_network_uses_the_bundled_schemas(tmp_path):
+    env = {"MCP_ACCEPT_SCHEMA_DIR": "", "MCP_ACCEPT_OFFLINE": "1", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc = run_cli("run", "--out", str(tmp_path / "a"), env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = load_results(tmp_path / "a")
+    assert [s["source"] for s in results["schemas"]] == ["bundled"]
+    assert statuses(results)["W01"] == "PASS"
 
 
 def test_unknown_version_is_unavailable_not_a_crash():
