@@ -65,6 +65,7 @@ def run(
     max_bytes: int = typer.Option(64 * 1024 * 1024, "--max-bytes", min=1024, help="Largest message accepted from the server, in bytes."),
     targets: Optional[Path] = typer.Option(None, "--targets", help="YAML file listing many servers (command or URL, each with its profile, conditions and protocol): each runs in its own folder under --out, and one summary is printed. Not with --server or --url."),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="With --targets: how many servers run at once (default: the number of CPUs)."),
+    fail_on: str = typer.Option("app", "--fail-on", help="What makes exit code 1: must (a MUST of the MCP spec broken), should (a MUST or SHOULD), or app (any FAIL, rules of the sheet or profile included; the default)."),
 ) -> None:
     """Drive a server through the sheet and write a filled run folder."""
     from mcp_accept.console import print_run
@@ -72,6 +73,10 @@ def run(
 
     from mcp_accept.schemas import VERSIONS
 
+    from mcp_accept.checks import RULES
+
+    if fail_on not in RULES:
+        raise fail(InputError(f"must be one of {', '.join(RULES)}", field="--fail-on"))
     if protocol not in ("auto", *VERSIONS):
         raise fail(InputError(f"must be auto or one of {', '.join(VERSIONS)}", field="--protocol"))
     if targets is not None and (server or url):
@@ -82,7 +87,7 @@ def run(
     opts = RunOptions(server=server, url=url, headers=list(header), protocol=protocol, timeout=timeout,
                       run_timeout=run_timeout, out=out, conditions=conditions, sets=list(set_),
                       profile=profile, sheet=sheet, schema_dir=schema_dir, offline=offline,
-                      max_bytes=max_bytes)
+                      max_bytes=max_bytes, fail_on=fail_on)
     if targets is not None:
         from mcp_accept.console import print_fleet, print_progress
         from mcp_accept.fleet import run_fleet
@@ -265,6 +270,10 @@ def profile_init(
 
     if not server and not url:
         raise fail(InputError("give --server CMD or --url URL", field="--server"))
+    from mcp_accept.checks import RULES
+
+    if fail_on not in RULES:
+        raise fail(InputError(f"must be one of {', '.join(RULES)}", field="--fail-on"))
     if protocol not in ("auto", *VERSIONS):
         raise fail(InputError(f"must be auto or one of {', '.join(VERSIONS)}", field="--protocol"))
     try:

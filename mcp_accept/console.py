@@ -33,7 +33,12 @@ def summary_line(results: dict, folder: Path) -> str:
     counts = results["summary"]
     parts = ", ".join(f"{n} {status}" for status, n in counts.items())
     state = " (interrupted)" if results.get("interrupted") else ""
-    return f"{len(results['rows'])} rows: {parts}{state}. Evidence: {folder}"
+    rules = results.get("failures_by_rule")
+    broken = ""
+    if rules and counts.get("FAIL"):
+        broken = (f" Spec violations: {rules['must']} MUST, {rules['should']} SHOULD; "
+                  f"rules of the sheet or profile: {rules['app']}.")
+    return f"{len(results['rows'])} rows: {parts}{state}.{broken} Evidence: {folder}"
 
 
 def print_progress(result, done: int, total: int) -> None:

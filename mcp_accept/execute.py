@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp_accept import __version__
-from mcp_accept.checks import FAIL, PENDING, UNOBTAINABLE
+from mcp_accept.checks import FAIL, PENDING, UNOBTAINABLE, breaks_threshold
 from mcp_accept.errors import ExitStatus, InputError, ServerError
 from mcp_accept.evidence import Redactor, compact_size, utc_now
 from mcp_accept.protocol import Session
@@ -46,6 +46,7 @@ class RunOptions:
     max_bytes: int = DEFAULT_MAX_BYTES
     headers: list[str] = field(default_factory=list)
     offline: bool = False
+    fail_on: str = "app"  # the weakest rule whose FAIL makes exit 1: must, should or app
 
 
 @dataclass
@@ -270,7 +271,7 @@ def run(opts: RunOptions) -> RunOutcome:
         elif interrupted:
             rows = unreached_rows(sheet, "interrupted")
         return _finish(folder, sheet, profile, given, previous, rows, recording, transport, store, started,
-                       redactor, status_override, interrupted=interrupted)
+                       redactor, status_override, interrupted=interrupted, fail_on=opts.fail_on)
     finally:
         if in_main:
             signal.signal(signal.SIGTERM, old_term)
@@ -278,7 +279,7 @@ def run(opts: RunOptions) -> RunOutcome:
 
 
 def _finish(folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor,
-            status: ExitStatus | None, *, interrupted: bool) -> RunOutcome:
+            status: ExitStatus | None, *, interrupted: bool, fail_on: str = "app") -> RunOutcome:
     observed = observed_conditions(recording, transport.name, folder, started)
     conditions = merge_conditions(observed, given, previous)
     entries = [row_entry(r) for r in rows]
@@ -293,6 +294,7 @@ def _finish(folder, sheet, profile, given, previous, rows, recording, transport,
         if interrupted:
             status = ExitStatus.INTERRUPTED
         else:
-            failed = any(r["status"] == FAIL and r["filled_by"] == "runner" for r in entries)
+            failed = any(r["status"] == FAIL and r["filled_by"] == "runner"
+                         and breaks_threshold(r.get("failed_rule") or "app", fail_on) for r in entries)
             status = ExitStatus.FAILED if failed else ExitStatus.OK
     return RunOutcome(folder, results, status)

@@ -154,9 +154,10 @@ def apply_conditions(results: dict, conditions: dict) -> list[str]:
 
 
 def save(folder: Path, results: dict) -> None:
-    from mcp_accept.results import summary, write
+    from mcp_accept.results import failures_by_rule, summary, write
 
     results["summary"] = summary(results["rows"])
+    results["failures_by_rule"] = failures_by_rule(results["rows"])
     write(Path(folder), results)
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_accept import __version__
-from mcp_accept.checks import FAIL, PASS, PENDING, UNOBTAINABLE
+from mcp_accept.checks import ADVISORY_LAYERS, FAIL, PASS, PENDING, RULES, UNOBTAINABLE, strongest_failed_rule
 from mcp_accept.evidence import Redactor, atomic_write_json, atomic_write_text
 
 FORMAT = "mcp-accept/results/1"
@@ -25,6 +25,16 @@ def summary(rows: list[dict]) -> dict[str, int]:
     return counts
 
 
+def failures_by_rule(rows: list[dict]) -> dict[str, int]:
+    """FAIL rows counted by the strongest rule each broke: spec MUSTs and SHOULDs apart
+    from the sheet's own (app) rules. A row filled by hand without checks counts as app."""
+    counts = {rule: 0 for rule in RULES}
+    for row in rows:
+        if row["status"] == FAIL:
+            counts[row.get("failed_rule") or "app"] += 1
+    return counts
+
+
 def row_entry(result, *, filled_by: str = "runner") -> dict:
     entry: dict[str, Any] = {
         "id": result.id,
@@ -37,6 +47,11 @@ def row_entry(result, *, filled_by: str = "runner") -> dict:
     }
     if result.layers:
         entry["layers"] = result.layers
+    if result.verdicts:
+        deciding = [v for v in result.verdicts if v.layer not in ADVISORY_LAYERS]
+        entry["failed_rule"] = strongest_failed_rule(deciding)
+        entry["checks"] = [{"check": v.check, "layer": v.layer, "rule": v.rule, "source": v.source,
+                            "status": v.status} for v in result.verdicts]
     return entry
 
 
@@ -100,6 +115,7 @@ def build(*, sheet, profile, conditions: dict, rows: list[dict], schemas: list[d
         "schemas": schemas,
         "rows": rows,
         "summary": summary(rows),
+        "failures_by_rule": failures_by_rule(rows),
         "started_at": started_at,
         "finished_at": finished_at,
         "interrupted": interrupted,

@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 PASS, FAIL, UNOBTAINABLE, PENDING = "PASS", "FAIL", "UNOBTAINABLE", "PENDING"
+# Which rule a check enforces: a MUST or a SHOULD of the MCP specification (with the spec
+# file and section it comes from), or a rule the sheet or profile chose for itself.
+MUST, SHOULD, APP = "must", "should", "app"
+RULES = (MUST, SHOULD, APP)  # strongest first
 LAYERS = ("wire", "type", "meaning", "sdk")
 # Layers that report but do not decide. The sdk layer tells what one client library does
 # with an answer; that is not a rule of the spec, so it never changes a row's status.
@@ -25,10 +29,39 @@ class Verdict:
     status: str
     detail: str
     seqs: list[int] = field(default_factory=list)  # wire.jsonl entries this verdict rests on
+    rule: str | None = None  # must | should | app; None takes the check's registered rule
+    source: str | None = None  # spec file and section, for must and should
 
     def as_dict(self) -> dict:
-        return {"check": self.check, "layer": self.layer, "status": self.status,
-                "detail": self.detail, "wire_seqs": self.seqs}
+        return {"check": self.check, "layer": self.layer, "rule": self.rule, "source": self.source,
+                "status": self.status, "detail": self.detail, "wire_seqs": self.seqs}
+
+
+SPEC_ROOT = "docs/specification"
+
+
+def spec(page: str, section: str, version: str = "2026-07-28") -> str:
+    """Where a rule is written: ``docs/specification/<version>/<page>#<section>`` in the
+    modelcontextprotocol/modelcontextprotocol repository (at the commit of the pinned schemas)."""
+    return f"{SPEC_ROOT}/{version}/{page}#{section}"
+
+
+def spec_for(ctx_version: str | None, page: str, section: str) -> str:
+    """The same page in the version on the wire (the modern one when none was chosen)."""
+    from mcp_accept.schemas import VERSIONS
+
+    return spec(page, section, ctx_version if ctx_version in VERSIONS else "2026-07-28")
+
+
+def strongest_failed_rule(verdicts: Iterable[Verdict]) -> str | None:
+    """The strongest rule among the FAIL verdicts (must > should > app), or None."""
+    failed = {v.rule or APP for v in verdicts if v.status == FAIL}
+    return next((rule for rule in RULES if rule in failed), None)
+
+
+def breaks_threshold(rule: str | None, fail_on: str) -> bool:
+    """Whether a row failing ``rule`` counts towards exit 1 under ``--fail-on fail_on``."""
+    return rule is not None and RULES.index(rule) <= RULES.index(fail_on)
 
 
 # The options a check reads from its row (``--set ROW.option=VALUE`` or a sheet row's
@@ -52,14 +85,34 @@ def row_option_problem(checks: Iterable[str], option: str, value: Any) -> str | 
 
 
 CheckFn = Callable[["Context"], "Verdict | Iterable[Verdict]"]
-REGISTRY: dict[str, tuple[str, CheckFn]] = {}
 
 
-def check(name: str, layer: str):
-    """Register a check under ``name``; the sheet refers to it by that name."""
+@dataclass(frozen=True)
+class Registered:
+    layer: str
+    rule: str
+    fn: CheckFn
+    # (page, section) in the spec of the version on the wire; None for app rules
+    source: tuple[str, str] | None = None
+
+
+REGISTRY: dict[str, Registered] = {}
+
+
+def check(name: str, layer: str, rule: str = APP, source: tuple[str, str] | None = None):
+    """Register a check under ``name``; the sheet refers to it by that name.
+
+    ``rule`` is what a FAIL of this check breaks by default (a verdict may say otherwise,
+    e.g. a check whose parts enforce different rules); ``source`` is the spec page and
+    section of a must or should rule.
+    """
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}")
+    if rule != APP and source is None:
+        raise ValueError(f"check {name}: a {rule} rule names its spec source")
 
     def wrap(fn: CheckFn) -> CheckFn:
-        REGISTRY[name] = (layer, fn)
+        REGISTRY[name] = Registered(layer, rule, fn, source)
         return fn
 
     return wrap
@@ -68,13 +121,17 @@ def check(name: str, layer: str):
 def run_check(name: str, ctx: "Context") -> list[Verdict]:
     _load_all()
     if name not in REGISTRY:
-        return [Verdict(name, "meaning", UNOBTAINABLE, f"no check named {name!r} in this version")]
-    layer, fn = REGISTRY[name]
-    out = fn(ctx)
+        return [Verdict(name, "meaning", UNOBTAINABLE, f"no check named {name!r} in this version",
+                        rule=APP)]
+    found = REGISTRY[name]
+    out = found.fn(ctx)
     verdicts = [out] if isinstance(out, Verdict) else list(out)
     for v in verdicts:
         v.check = v.check or name
-        v.layer = v.layer or layer
+        v.layer = v.layer or found.layer
+        v.rule = v.rule or found.rule
+        if v.source is None and v.rule != APP and found.source is not None:
+            v.source = spec_for(ctx.version, *found.source)
     return verdicts
 
 
@@ -83,13 +140,20 @@ def combine(verdicts: list[Verdict]) -> tuple[str, str]:
     for status in (FAIL, UNOBTAINABLE):
         hits = [v for v in verdicts if v.status == status]
         if hits:
-            reason = "; ".join(f"{v.layer}: {v.detail}" for v in hits[:3])
+            reason = "; ".join(_labelled(v) for v in hits[:3])
             if len(hits) > 3:
                 reason += f"; and {len(hits) - 3} more"
             return status, reason
     if not verdicts:
         return UNOBTAINABLE, "the row has no checks"
     return PASS, "; ".join(v.detail for v in verdicts)
+
+
+def _labelled(v: Verdict) -> str:
+    """A verdict as it stands in a row's reason: its layer, and for a FAIL the rule it broke."""
+    if v.status == FAIL and v.rule:
+        return f"{v.layer} [{v.rule}]: {v.detail}"
+    return f"{v.layer}: {v.detail}"
 
 
 def row_status(verdicts: list[Verdict]) -> tuple[str, str]:
