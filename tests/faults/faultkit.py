@@ -180,3 +180,61 @@ def tree_text(folder: Path) -> str:
 __all__ = ["AUTOMATED", "MANUAL", "MISBEHAVE", "assert_complete", "assert_no_traceback",
            "assert_one_line_error", "events", "kill_quietly", "load_results", "process_gone",
            "read_pids", "reason", "rows_by_id", "run_measured", "server", "status", "tree_text", "wire"]
+
+
+HOSTILE = SERVERS / "hostile.py"
+
+
+def hostile(*args: str) -> str:
+    """The --server command line of the hostile server (servers/hostile.py)."""
+    return shlex.join([sys.executable, str(HOSTILE), *map(str, args)])
+
+
+def secret_forms(secret: str) -> list[str]:
+    """``secret`` as given, URL-encoded and base64-encoded (at each alignment inside a longer
+    base64 text: the characters that depend on the secret alone)."""
+    import base64
+    from urllib.parse import quote
+
+    forms = {secret, quote(secret, safe=""), quote(secret)}
+    for lead in range(3):
+        data = b"\0" * lead + secret.encode()
+        core = base64.b64encode(data).decode()[-(-lead * 4 // 3):(len(data) * 8) // 6]
+        forms.add(core)
+    return sorted(f for f in forms if len(f) >= 8)
+
+
+def assert_no_secret(secrets, folder: Path | None, *texts: str) -> None:
+    """No byte of the run folder (every file) nor of the console holds any form of a secret."""
+    haystack = "\n".join(texts) + ("\n" + tree_text(folder) if folder and Path(folder).exists() else "")
+    for secret in secrets:
+        for form in secret_forms(secret):
+            assert form not in haystack, f"a form of the secret {secret[:4]}... ({form[:6]}...) leaked"
+
+
+def measured(args: list[str], out_dir: Path, timeout: float = 180) -> dict:
+    """``run_measured`` with its figures named: code, stdout, stderr, seconds, rss_mib."""
+    started = time.monotonic()
+    code, out, err, rss = run_measured(args, out_dir, timeout=timeout)
+    return {"code": code, "stdout": out, "stderr": err, "seconds": time.monotonic() - started,
+            "rss_mib": rss / 1024}
+
+
+def wait_for_entry(folder: Path, proc, test, what: str, wait: float = 60) -> None:
+    """Until a line of the run's wire.jsonl passes ``test`` (while the run still goes on)."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"the run ended before {what}"
+        try:
+            lines = (folder / "wire.jsonl").read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            lines = []
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # a line being written
+            if test(entry):
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"never saw {what}")

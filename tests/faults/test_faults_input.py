@@ -43,7 +43,7 @@ CASES = {
     "set-not-key-value": (["--set", "host_product"], ["--set", "host_product", "KEY=VALUE"]),
     "out-under-a-file": (["--out", "{d}/afile/run"], ["{d}/afile/run", "--out", "cannot write"]),
     "out-is-a-file": (["--out", "{d}/afile"], ["{d}/afile", "--out", "cannot write"]),
-    "protocol-junk": (["--protocol", "junk"], ["--protocol", "must be auto or one of"]),
+    "protocol-junk": (["--protocol", "junk"], ["--protocol", "must be auto, all or one of"]),
     "timeout-zero": (["--timeout", "0"], ["--timeout"]),
     "max-bytes-not-a-number": (["--max-bytes", "lots"], ["--max-bytes"]),
     "unknown-option": (["--colour"], ["--colour"]),

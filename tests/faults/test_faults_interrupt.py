@@ -5,7 +5,6 @@ marks the unfinished rows UNOBTAINABLE with the reason "interrupted", the exit c
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import free_port
-from faultkit import (assert_complete, assert_no_traceback, events, kill_quietly, process_gone, read_pids,
+from faultkit import (wait_for_entry, assert_complete, assert_no_traceback, events, kill_quietly, process_gone, read_pids,
                       rows_by_id, server)
 
 HTTP = "Streamable HTTP"
@@ -29,24 +28,10 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def wait_for_request(folder: Path, step: str, proc: subprocess.Popen, wait: float = 60) -> None:
+def wait_for_request(folder: Path, step: str, proc: subprocess.Popen) -> None:
     """Until wire.jsonl shows the request of ``step`` sent."""
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "the run ended before it was interrupted"
-        try:
-            lines = (folder / "wire.jsonl").read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            lines = []
-        for line in lines:
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue  # a line being written
-            if entry.get("step") == step and entry.get("dir") == "out":
-                return
-        time.sleep(0.05)
-    raise AssertionError(f"the run never sent the {step} request")
+    wait_for_entry(folder, proc, lambda e: e.get("step") == step and e.get("dir") == "out",
+                   f"the {step} request was sent")
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

@@ -78,7 +78,8 @@ CASES = [
          others_pass=("W01",)),
     # -- slow answers
     Case("hangs-on-one-request", ("--mode", "hang"), 1,
-         {"T01": ("FAIL", "no answer within 0.5s"), "X01": ("FAIL", "no answer within 0.5s")},
+         # X01 compares forms; one never arrived, so there is nothing to compare it with
+         {"T01": ("FAIL", "no answer within 0.5s"), "X01": ("UNOBTAINABLE", "no answer within 0.5s")},
          others_pass=("W01", "S01", "E01", "L01", "L02", "L03"), more=_cancelled_after_timeout),
     Case("drips-one-byte-a-second", ("--mode", "drip", "--drip", "1",
                                      "--on", "resources/read:search://results/does-not-exist"), 1,
@@ -165,7 +166,8 @@ def test_deep_json_in_text_bodies_is_not_compared(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stderr[-3000:]
     results = assert_complete(folder, proc)
     for row_id in ("T01", "E01", "L02", "X01"):
-        assert status(results, row_id) == "FAIL"
+        # X01 has no body it could compare: UNOBTAINABLE, for the same reason the others FAIL
+        assert status(results, row_id) == ("UNOBTAINABLE" if row_id == "X01" else "FAIL")
         assert "nested more than 128 levels deep" in reason(results, row_id), reason(results, row_id)
     assert status(results, "W01") == "PASS", "the messages themselves are fine"
 
