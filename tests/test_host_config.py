@@ -1,0 +1,67 @@
+"""`mcp-accept host config`: each host's snippet parses, names the proxy, and really starts it."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+
+import pytest
+
+from conftest import fixture_command, run_cli
+
+from mcp_accept.hosts import snippet_json
+
+
+def argv_of(host: str, text: str) -> list[str]:
+    if host == "claude-code":
+        words = shlex.split(text)
+        assert words[:3] == ["claude", "mcp", "add"] and "--" in words
+        name = words[words.index("--") - 1]
+        assert name == "mcp-accept-proxy"
+        return words[words.index("--") + 1:]
+    data = snippet_json(text)
+    servers = data["servers"] if host == "vscode" else data["mcpServers"]
+    entry = servers["mcp-accept-proxy"]
+    if host == "vscode":
+        assert entry["type"] == "stdio"
+    return [entry["command"], *entry["args"]]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "vscode", "claude-desktop", "cursor"])
+def test_each_snippet_names_the_proxy(tmp_path, host):
+    server = fixture_command("--protocol", "2025-11-25")
+    done = run_cli("host", "config", host, "--server", server, "--out", str(tmp_path / "runs"))
+    assert done.returncode == 0, done.stderr
+    argv = argv_of(host, done.stdout)
+    assert argv[1:4] == ["-m", "mcp_accept", "proxy"]
+    assert argv[argv.index("--server") + 1] == server
+    assert argv[argv.index("--out") + 1] == str((tmp_path / "runs").resolve())
+    if host == "claude-desktop":
+        assert "Application Support/Claude/claude_desktop_config.json" in done.stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("host", ["vscode", "claude-code"])
+def test_the_markers_snippet_starts_the_marker_fixture_through_the_proxy(tmp_path, host):
+    done = run_cli("host", "config", host, "--markers", "--out", str(tmp_path / "runs"))
+    assert done.returncode == 0, done.stderr
+    argv = argv_of(host, done.stdout)
+    server = shlex.split(argv[argv.index("--server") + 1])
+    assert server[-3:] == ["--markers", "--log", str((tmp_path / "runs" / "fixture-log").resolve())]
+    # Launch it as the host would, and talk to it.
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                          "clientInfo": {"name": "snippet-host", "version": "1"}}}
+    out, _ = proc.communicate((json.dumps(request) + "\n").encode(), timeout=60)
+    assert json.loads(out)["result"]["serverInfo"]["name"] == "mcp-accept-fixture"
+    assert (tmp_path / "runs" / "fixture-log" / "markers.json").is_file()
+    [folder] = [p for p in (tmp_path / "runs").iterdir() if p.name.startswith("mcp-accept-proxy-")]
+    assert json.loads((folder / "results.json").read_text())["conditions"]["host_product"] == "snippet-host"
+
+
+def test_bad_host_and_missing_server(tmp_path):
+    done = run_cli("host", "config", "emacs", "--server", "x")
+    assert done.returncode == 2 and "HOST: must be one of claude-code" in done.stderr
+    done = run_cli("host", "config", "cursor")
+    assert done.returncode == 2 and "--server: give --server CMD" in done.stderr
