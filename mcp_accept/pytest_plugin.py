@@ -1,0 +1,228 @@
+"""pytest plugin: the acceptance sheet as test items, one per row.
+
+    pytest --mcp-server "python server.py"            # or --mcp-url URL
+           [--mcp-profile FILE] [--mcp-protocol auto|VERSION] [--mcp-sheet FILE] [--mcp-out DIR]
+
+The sheet runs once (in this process, through :func:`mcp_accept.execute.run`) when the
+first row item runs; every row then reports from the same run folder: PASS passes, FAIL
+fails with the reason, the rule kind and the evidence path, UNOBTAINABLE and PENDING are
+skipped with their reason. ``-k W01``, ``-x`` and ``--junitxml`` work as on any test.
+
+Under pytest-xdist every worker collects the same items; the first worker that needs the
+results runs the sheet while holding a file lock in the run folder, and the others
+read the folder it wrote (the folder is named by xdist's test-run id, which all workers
+share), so one pytest session drives the server once.
+
+Registered through the ``pytest11`` entry point. Without ``--mcp-server``/``--mcp-url`` it
+adds its options and a fixture and imports nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+OPTIONS = ("mcp_server", "mcp_url", "mcp_profile", "mcp_protocol", "mcp_sheet", "mcp_out")
+SKIP_STATUSES = ("UNOBTAINABLE", "PENDING")
+
+
+def pytest_addoption(parser) -> None:
+    group = parser.getgroup("mcp-accept", "MCP acceptance sheet (mcp-accept)")
+    group.addoption("--mcp-server", dest="mcp_server", default=None, metavar="CMD",
+                    help="Command that starts the MCP server (stdio; with --mcp-url, started first). "
+                         "Turns each row of the sheet into a test item.")
+    group.addoption("--mcp-url", dest="mcp_url", default=None, metavar="URL",
+                    help="Streamable HTTP endpoint of the MCP server.")
+    group.addoption("--mcp-profile", dest="mcp_profile", default=None, metavar="FILE",
+                    help="Profile mapping the sheet's rows onto the server's tools.")
+    group.addoption("--mcp-protocol", dest="mcp_protocol", default="auto", metavar="VERSION",
+                    help="auto (default), 2026-07-28, 2025-11-25 or 2025-06-18.")
+    group.addoption("--mcp-sheet", dest="mcp_sheet", default=None, metavar="FILE",
+                    help="Sheet to run (default: the built-in sheet).")
+    group.addoption("--mcp-out", dest="mcp_out", default=None, metavar="DIR",
+                    help="Run folder to write (default: mcp-accept-runs/pytest-<id>/).")
+
+
+def enabled(config) -> bool:
+    return bool(config.getoption("mcp_server") or config.getoption("mcp_url"))
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "mcp_accept: a row of the MCP acceptance sheet")
+    if enabled(config):
+        config.pluginmanager.register(SheetPlugin(config), "mcp-accept-sheet")
+
+
+@dataclass
+class SheetRun:
+    """What the ``mcp_accept_run`` fixture gives: the run folder and its filled results."""
+
+    folder: Path
+    results: dict
+
+    @property
+    def rows(self) -> dict[str, dict]:
+        return {row["id"]: row for row in self.results["rows"]}
+
+    def status(self, row_id: str) -> str:
+        return self.rows[row_id]["status"]
+
+
+@pytest.fixture(scope="session")
+def mcp_accept_run(request) -> SheetRun:
+    """The filled sheet of this session's run (it runs the sheet if no row item has yet)."""
+    plugin = request.config.pluginmanager.get_plugin("mcp-accept-sheet")
+    if plugin is None:
+        pytest.skip("no MCP server given: pass --mcp-server CMD or --mcp-url URL")
+    return plugin.sheet_run()
+
+
+class SheetPlugin:
+    """The sheet of one pytest session: its rows as items, and the one run behind them."""
+
+    def __init__(self, config) -> None:
+        self.config = config
+        self._run: SheetRun | None = None
+        self._error: str | None = None
+        workerinput = getattr(config, "workerinput", None)
+        # Workers of one xdist session share its test-run id; a plain session makes its own.
+        self.token = (workerinput or {}).get("testrunuid") or (
+            time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + uuid.uuid4().hex[:8])
+        given = config.getoption("mcp_out")
+        base = Path(config.invocation_params.dir)
+        self.folder = (base / given) if given else base / "mcp-accept-runs" / f"pytest-{self.token}"
+        self.sheet = self._load_sheet()
+
+    # -- options ----------------------------------------------------------------------------------
+    def _options(self):
+        from mcp_accept.execute import RunOptions
+
+        get = self.config.getoption
+        base = Path(self.config.invocation_params.dir)
+
+        def path(value):
+            return None if value is None else base / value
+
+        return RunOptions(server=get("mcp_server"), url=get("mcp_url"), protocol=get("mcp_protocol"),
+                          profile=path(get("mcp_profile")), sheet=path(get("mcp_sheet")), out=self.folder)
+
+    def _load_sheet(self):
+        """Check the options and read the sheet at start-up: a mistake is a usage error
+        naming the file and field, before any server starts."""
+        from mcp_accept.errors import InputError
+        from mcp_accept.execute import check_target
+        from mcp_accept.schemas import VERSIONS
+        from mcp_accept.sheet import load_profile, load_sheet
+
+        protocol = self.config.getoption("mcp_protocol")
+        if protocol not in ("auto", *VERSIONS):
+            raise pytest.UsageError(f"--mcp-protocol: must be auto or one of {', '.join(VERSIONS)}")
+        opts = self._options()
+        try:
+            check_target(opts)
+            load_profile(opts.profile)
+            return load_sheet(opts.sheet)
+        except InputError as exc:
+            raise pytest.UsageError(f"mcp-accept: {exc.one_line()}") from None
+
+    # -- items ------------------------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)  # before -k and -m deselect: they apply to the rows too
+    def pytest_collection_modifyitems(self, session, config, items) -> None:
+        for row in self.sheet.rows:
+            items.append(RowItem.from_parent(session, name=row.id, nodeid=f"mcp-accept::{row.id}",
+                                             row_id=row.id, title=row.title.get("en") or row.id,
+                                             plugin=self))
+
+    def pytest_report_header(self, config) -> str:
+        return f"mcp-accept: sheet {self.sheet.name}, run folder {self.folder}"
+
+    # -- the run ----------------------------------------------------------------------------------
+    def sheet_run(self) -> SheetRun:
+        if self._run is None and self._error is None:
+            self._run_once()
+        if self._error is not None:
+            pytest.fail(f"mcp-accept: {self._error}", pytrace=False)
+        assert self._run is not None
+        return self._run
+
+    def _run_once(self) -> None:
+        from filelock import FileLock
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        done = self.folder / f".pytest-{self.token}.json"  # this session's run is complete
+        with FileLock(str(self.folder / ".pytest.lock")):
+            if not done.is_file():
+                error = self._execute()
+                done.write_text(json.dumps({"error": error}), encoding="utf-8")
+            state = json.loads(done.read_text(encoding="utf-8"))
+        if state.get("error"):
+            self._error = state["error"]
+            return
+        results = json.loads((self.folder / "results.json").read_text(encoding="utf-8"))
+        self._run = SheetRun(self.folder, results)
+
+    def _execute(self) -> str | None:
+        """Run the sheet; give the error that kept it from writing a run folder, if any."""
+        from mcp_accept.errors import InputError, ServerError
+        from mcp_accept.execute import run
+
+        try:
+            run(self._options())
+        except InputError as exc:
+            return exc.one_line()
+        except ServerError as exc:
+            return str(exc)
+        return None
+
+
+class RowItem(pytest.Item):
+    """One row of the sheet, judged from the session's run folder."""
+
+    def __init__(self, *, row_id: str, title: str, plugin: SheetPlugin, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.row_id = row_id
+        self.title = title
+        self.plugin = plugin
+        self.add_marker("mcp_accept")
+
+    def runtest(self) -> None:
+        run = self.plugin.sheet_run()
+        row = run.rows.get(self.row_id)
+        if row is None:
+            pytest.fail(f"{self.row_id}: not in {run.folder / 'results.json'}", pytrace=False)
+        status, reason = row["status"], row.get("reason") or ""
+        if status == "PASS":
+            return
+        if status in SKIP_STATUSES:
+            pytest.skip(f"{status}: {reason or 'not observed yet (fill it with mcp-accept observe)'}")
+        pytest.fail(failure_message(run, row), pytrace=False)
+
+    def reportinfo(self):
+        return self.path, None, f"mcp-accept {self.row_id}: {self.title}"
+
+
+RULE_MEANING = {"must": "a MUST of the MCP spec", "should": "a SHOULD of the MCP spec",
+                "app": "a rule of the sheet or profile, not of the spec"}
+
+
+def failure_message(run: SheetRun, row: dict) -> str:
+    rule = row.get("failed_rule") or "app"
+    lines = [f"{row['id']} {row['status']} [{rule}]: {row.get('reason') or ''}",
+             f"rule: {rule} ({RULE_MEANING.get(rule, rule)})"]
+    sources = []
+    for check in row.get("checks") or []:
+        if check.get("status") == "FAIL":
+            lines.append(f"check: {check.get('check')} ({check.get('layer')}, {check.get('rule')})")
+            if check.get("source") and check["source"] not in sources:
+                sources.append(check["source"])
+    if sources:
+        lines.append("spec: " + ", ".join(str(s) for s in sources))
+    if row.get("evidence"):
+        lines.append(f"evidence: {os.path.join(str(run.folder), row['evidence'])}")
+    return "\n".join(lines)
