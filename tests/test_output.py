@@ -1,0 +1,135 @@
+"""Output that fits where it goes: piped or on a terminal, quiet or verbose, JSON, and the
+filled sheet a reviewer reads, in English and in Japanese."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+
+from conftest import fixture_command, load_results, run_cli
+
+from mcp_accept.console import QUIET, VERBOSE, Environment, print_run
+from mcp_accept.i18n import translate_reason, untranslated_parts
+from mcp_accept.report import render_run
+from mcp_accept.untrusted import console_results, markdown_cell
+
+BOX = set("┏┃━┡│└┳╇┩┗┛┓─")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """A run of the fixture as it is, and one with a defect (total 999 with two hits)."""
+    base = tmp_path_factory.mktemp("output")
+    good, bad = base / "good", base / "bad"
+    done = run_cli("run", "--out", str(good), "--lang", "ja")
+    assert done.returncode in (0, 1), done.stderr
+    done = run_cli("run", "--server", fixture_command("--break", "total-999"), "--out", str(bad))
+    assert done.returncode == 1, done.stderr
+    return good, bad
+
+
+def printed(results, **facts) -> str:
+    out = io.StringIO()
+    print_run(console_results(results), "runs/x", Environment(stdout=out, stderr=io.StringIO(), **facts))
+    return out.getvalue()
+
+
+def test_piped_tables_have_no_box_drawing_and_fit_80_columns(runs):
+    text = printed(load_results(runs[1]), stdout_isatty=False, width=80)
+    assert not BOX & set(text) and "\x1b" not in text
+    table = text.splitlines()[:-1]  # the summary line is one line, wrapped by the terminal
+    assert all(len(line) <= 80 for line in table), max(table, key=len)
+    assert all(line == line.rstrip() for line in table)
+    # every row is there, and a long reason wraps instead of being lost
+    for row in load_results(runs[1])["rows"]:
+        assert re.search(rf"^{row['id']}\s+{row['kind']}\s+{row['status']}", text, flags=re.M), row["id"]
+    assert "total == length(hits) gave false, not true" in " ".join(text.split())
+
+
+def test_a_terminal_gets_boxes(runs):
+    text = printed(load_results(runs[1]), stdout_isatty=True, colors=False, width=100)
+    assert BOX & set(text)
+
+
+def test_quiet_prints_the_summary_line_only_and_verbose_each_check(runs):
+    results = load_results(runs[1])
+    quiet = printed(results, stdout_isatty=False, verbosity=QUIET)
+    assert quiet.splitlines() == [quiet.strip()] and quiet.startswith("15 rows: ")
+    verbose = " ".join(printed(results, stdout_isatty=False, width=200, verbosity=VERBOSE).split())
+    assert "- assert:total-matches-hits (meaning, app): FAIL" in verbose
+    assert "server/tools.mdx#output-schema" in verbose  # a spec rule names its source
+
+
+def test_run_json_is_results_json(tmp_path):
+    proc = run_cli("run", "--out", str(tmp_path / "o"), "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert json.loads(proc.stdout) == load_results(tmp_path / "o")
+
+
+def test_quiet_run_prints_one_line(tmp_path):
+    proc = run_cli("run", "--out", str(tmp_path / "o"), "-q")
+    assert proc.stdout.strip().splitlines() == [proc.stdout.strip()]
+    assert proc.stdout.startswith("15 rows: ")
+
+
+def test_sheet_md_in_english_starts_with_the_title_then_conditions_then_rows(runs):
+    results = load_results(runs[1])
+    text = render_run(results, lang="en")
+    title = results["sheet"]["title"]["en"]
+    assert text.startswith(f"# {title}\n")
+    assert text.index("## Execution conditions") < text.index("## Rows") < text.index("## What each row")
+    conditions = text[text.index("## Execution conditions"):text.index("## Rows")]
+    assert len(re.findall(r"^\| `[a-z_0-9]+` \|", conditions, flags=re.M)) == 15
+    for row in results["rows"]:
+        assert markdown_cell(row["establishes"]["en"]) in text
+        if row["kind"] == "observation":
+            assert markdown_cell(row["procedure"]["en"]) in text
+    # each check with its rule kind and spec source
+    assert "| `structured_valid` | type | must | docs/specification/2026-07-28/server/tools.mdx#output-schema |" in text
+    assert "| `assert:total-matches-hits` | meaning | app (sheet or profile) | — | FAIL |" in text
+
+
+def test_sheet_md_in_japanese_has_japanese_titles_and_reasons(runs):
+    good, bad = runs
+    written = (good / "sheet.md").read_text(encoding="utf-8")  # run --lang ja
+    results = load_results(good)
+    assert written.startswith(f"# {results['sheet']['title']['ja']}\n")
+    assert "## 実行条件" in written and "## 各項目が確かめること" in written
+    for row in results["rows"]:
+        assert markdown_cell(row["establishes"]["ja"]) in written
+    assert "版に適合" in written and "resources/listには載っていない" in written
+    failing = render_run(load_results(bad), lang="ja")
+    assert "意味［app］：total == length(hits)がtrueではなくfalseになった" in failing
+    assert "at $.total: 999 vs 2" in failing  # what the server sent is quoted as it is
+    # the files keep Japanese as UTF-8, not \\u escapes
+    assert "すべてのメッセージ" in (good / "results.json").read_text(encoding="utf-8")
+
+
+def test_every_reason_of_the_fixture_runs_is_in_the_catalog(runs):
+    for folder in runs:
+        for row in load_results(folder)["rows"]:
+            if row["reason"]:
+                left = [p for p in untranslated_parts(row["reason"]) if not p.startswith("at $")]
+                assert not left, (row["id"], left)
+
+
+def test_a_text_the_catalog_does_not_know_stays_english():
+    assert translate_reason("something new happened; no protocol violations on the wire", "ja") == \
+        "something new happened、通信上のプロトコル違反なし"
+    assert translate_reason("meaning [should]: the server's own words", "en") == \
+        "meaning [should]: the server's own words"
+
+
+def test_observe_keeps_the_language_of_sheet_md(tmp_path):
+    done = run_cli("run", "--out", str(tmp_path / "r"), "--lang", "ja", "-q")
+    assert done.returncode in (0, 1), done.stderr
+    shot = tmp_path / "shot.txt"
+    shot.write_text("seen\n", encoding="utf-8")
+    done = run_cli("observe", str(tmp_path / "r"), "H03", "--status", "UNOBTAINABLE", "--evidence", str(shot),
+                   "--note", "no size limit seen")
+    assert done.returncode == 0, done.stderr
+    sheet = (tmp_path / "r" / "sheet.md").read_text(encoding="utf-8")
+    assert "## 実行条件" in sheet and "**取得不可**" in sheet
