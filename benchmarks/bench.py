@@ -8,19 +8,25 @@ Every figure is the median wall time (or peak RSS) of whole processes started th
 user starts them; measured commands and their baselines take turns within each round, so
 a machine that slows down in the middle slows both. What is measured:
 
-a. start-up: ``mcp-accept --version`` and ``--help`` against ``python -c pass``;
-b. the full sheet over stdio against the built-in fixture, against a minimal raw JSON-RPC
-   client (``raw_client.py``: the same calls, no checks) and the official MCP Python SDK
-   client (``sdk_client.py``: the same calls, no checks);
-c. the same over Streamable HTTP (one fixture server for all, started beforehand);
+a. start-up: ``mcp-accept --version`` (target ≤ 5x) and ``--help`` (≤ 8x) against ``python -c pass``;
+b. the full sheet over stdio against the built-in fixture: every layer against the same run
+   without the sdk layer (≤ 1.3x) and against the official MCP Python SDK client making the
+   same calls (``sdk_client.py``, faster); wire/type/meaning only against a minimal raw
+   JSON-RPC client (``raw_client.py``: the same calls, no checks; ≤ 2.5x);
+c. the same over Streamable HTTP (one fixture server for all, started beforehand; the raw
+   client target is ≤ 3x);
 d. a 16 MiB ``structuredContent`` (``large_server.py``, tens of thousands of hits) through
-   the run: wall time against ``json.loads`` of the same bytes in a fresh process, peak
-   RSS of the mcp-accept process against the payload's size;
-e. a fleet of 20 servers with ``--jobs 4`` against one server.
+   the run: wall time against ``json.loads`` of the same bytes in a fresh process (≤ 8x, with
+   every layer ≤ 12x), peak RSS of the mcp-accept processes against the payload's size (≤ 6x,
+   with every layer ≤ 10x; the sdk layer's replay process counts too);
+e. a fleet of 100 servers with ``--jobs 4`` against one server (≤ 25x);
+f. the per-message overhead of ``mcp-accept proxy`` (``proxy_overhead.py``: the median
+   round trip of a ``tools/call`` through the proxy against the fixture directly; for
+   reference, no target), or a line saying it was not measured when that script is absent.
 
-Rows b-e are given for the default sheet as it ships (every layer, the SDK layer included
-when the SDK is installed) and for the same sheet without its SDK-layer checks (the three
-layers wire, type and meaning), so the cost of each is visible.
+"Every layer" is the default sheet as it ships (the SDK layer included when the SDK is
+installed); "wire/type/meaning only" is the same sheet without its SDK-layer checks. Every
+row says its target and whether it is met; benchmarks/README.md explains the figures.
 
 Needs the official MCP schemas where mcp-accept can find them (``MCP_ACCEPT_SCHEMA_DIR``
 or the cache; see ``mcp-accept schemas``) and, for the SDK baseline, ``pip install mcp``.
@@ -101,6 +107,8 @@ def fmt(value, unit: str) -> str:
         return "n/a"
     if unit == "s":
         return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+    if unit == "ms":
+        return f"{value:.3f} ms"
     return f"{value:.1f} {unit}"
 
 
@@ -185,7 +193,7 @@ class Bench:
     # -- the measurements ------------------------------------------------------------------
     def startup(self) -> list[Row]:
         version = Row("a1", "start-up: `mcp-accept --version`", "mcp-accept --version", "`python -c pass`",
-                      "s", limit=8)
+                      "s", limit=5)
         helps = Row("a2", "start-up: `mcp-accept --help`", "mcp-accept --help", "`python -c pass`", "s", limit=8)
         bare = []
         self.rounds((version.values, lambda: self.time(self.cli + ["--version"], "--version")),
@@ -223,17 +231,20 @@ class Bench:
             if server is not None:
                 server.terminate()
                 server.wait(timeout=10)
-        rows, n = [], 0
         over = "stdio" if transport == "stdio" else "Streamable HTTP"
-        for name in sheets:
-            for base_name, base_values, limit, strict in (("raw JSON-RPC client", raw, 3, False),
-                                                         ("official SDK client", sdk_values, 1, True)):
-                n += 1
-                row = Row(f"{key}{n}", f"full sheet over {over}: {SHEET_LABELS[name]}", "mcp-accept run",
-                          base_name, "s", list(measured[name]), list(base_values), limit, strict)
-                if base_name.startswith("official") and not sdk:
-                    row.note = "the SDK is not installed (pip install mcp)"
-                rows.append(row)
+        plain_limit = 2.5 if transport == "stdio" else 3
+        full, three = measured["full"], measured.get("three", [])
+        no_sdk = "the SDK is not installed (pip install mcp)" if not sdk else ""
+        rows = [
+            Row(f"{key}1", f"full sheet over {over}: every layer, against the same run without the sdk layer",
+                "mcp-accept run", "the same, wire/type/meaning only", "s", list(full), list(three), 1.3),
+            Row(f"{key}2", f"full sheet over {over}: every layer, against the official SDK client",
+                "mcp-accept run", "official SDK client", "s", list(full), list(sdk_values), 1, True, note=no_sdk),
+            Row(f"{key}3", f"full sheet over {over}: wire/type/meaning only, against the raw client",
+                "mcp-accept run", "raw JSON-RPC client", "s", list(three), list(raw), plain_limit),
+            Row(f"{key}4", f"full sheet over {over}: every layer, against the raw client",
+                "mcp-accept run", "raw JSON-RPC client", "s", list(full), list(raw)),
+        ]
         return rows
 
     def large(self, sheets: dict) -> list[Row]:
@@ -255,13 +266,13 @@ class Bench:
             seconds = self.time([PY, str(HERE / "peak.py"), str(rss_file), "-m", "mcp_accept", "run",
                                  "--server", server, "--profile", str(profile), "--set", "S02.mode=off", *extra,
                                  "--out", self.folder("d")], label, ok=(0, 1))
-            return seconds, _read_rss(rss_file)
+            return seconds, *_read_rss(rss_file)
 
         def loads():
             rss_file = self.tmp / f"rss-loads-{self.count}"
             self.count += 1
             seconds = self.time([PY, str(HERE / "peak.py"), str(rss_file), "--loads", str(line_file)], "json.loads")
-            return seconds, _read_rss(rss_file)
+            return seconds, _read_rss(rss_file)[0]
 
         results = {name: [] for name in sheets}
         base: list = []
@@ -273,15 +284,22 @@ class Bench:
         rows, n = [], 0
         loads_rss = statistics.median(r for _, r in base) / MIB if base else None
         for name in sheets:
+            wall_limit, rss_limit = LARGE_LIMITS[name]
             n += 1
             rows.append(Row(f"d{n}", f"{size} structuredContent, wall time: {SHEET_LABELS[name]}",
                             "mcp-accept run", "`json.loads` of the same bytes (fresh process)", "s",
-                            [s for s, _ in results[name]], [s for s, _ in base], limit=10))
+                            [s for s, *_ in results[name]], [s for s, _ in base], limit=wall_limit))
             n += 1
+            # The run's own process and, when the sdk layer replays in a process of its own, that
+            # one's peak too: both hold their copy at the same time.
+            workers = [w for _, _, w in results[name]]
+            note = f"json.loads alone peaks at {loads_rss:.0f} MiB" if loads_rss else ""
+            if any(workers):
+                note += f"; the sdk replay process peaks at {statistics.median(workers) / MIB:.0f} MiB of it"
             rows.append(Row(f"d{n}", f"{size} structuredContent, peak RSS: {SHEET_LABELS[name]}",
-                            "mcp-accept process", "the payload's size", "MiB",
-                            [r / MIB for _, r in results[name]], [len(payload) / MIB] * len(results[name]),
-                            limit=6, note=f"json.loads alone peaks at {loads_rss:.0f} MiB" if loads_rss else ""))
+                            "mcp-accept processes", "the payload's size", "MiB",
+                            [(r + w) / MIB for _, r, w in results[name]], [len(payload) / MIB] * len(results[name]),
+                            limit=rss_limit, note=note))
         return rows
 
     def fleet(self, sheets: dict) -> list[Row]:
@@ -310,8 +328,31 @@ class Bench:
             many, one = collected[name]
             rows.append(Row(f"e{n}", f"fleet of {self.args.fleet} servers, `--jobs {self.args.jobs}`: "
                             f"{SHEET_LABELS[name]}", "mcp-accept run --targets", "one server (mcp-accept run)",
-                            "s", many, one, limit=6))
+                            "s", many, one, limit=25))
         return rows
+
+    def proxy(self) -> list[Row]:
+        """The per-message overhead of ``mcp-accept proxy``, as ``proxy_overhead.py`` measures it."""
+        script = HERE / "proxy_overhead.py"
+        row = Row("f1", "proxy: one `tools/call` round trip over stdio, through `mcp-accept proxy`",
+                  "through the proxy", "the fixture directly", "ms")
+        if not script.is_file():
+            row.note = "not measured: no proxy (benchmarks/proxy_overhead.py does not exist)"
+            return [row]
+        out = self.tmp / "proxy-overhead.json"
+        done = subprocess.run([PY, str(script), "-n", str(self.args.proxy_n), "--json", str(out)],
+                              capture_output=True, text=True, cwd=self.tmp, timeout=900)
+        try:
+            found = json.loads(out.read_text(encoding="utf-8"))
+            row.values = [float(found["proxy_median_ms"])]
+            row.base_values = [float(found["direct_median_ms"])]
+            row.note = (f"median of {found['n']} round trips each; overhead "
+                        f"{float(found['overhead_median_ms']):.3f} ms per message")
+        except (OSError, ValueError, KeyError, TypeError):
+            tail = (done.stdout + done.stderr).strip().splitlines()[-1:] or ["no output"]
+            row.note = f"proxy_overhead.py gave no figures (exit {done.returncode}): {tail[0][:200]}"
+            self.failures.append(f"proxy_overhead.py: exit {done.returncode}: {tail[0][:300]}")
+        return [row]
 
     def run(self) -> list[Row]:
         three, dropped = self.three_layer_sheet()
@@ -323,7 +364,7 @@ class Bench:
         if self.sdk_layer != "on":
             SHEET_LABELS["full"] = f"default sheet, SDK layer {self.sdk_layer}"
         rows = []
-        only = set(self.args.only or "abcde")
+        only = set(self.args.only or "abcdef")
         if "a" in only:
             rows += self.startup()
         if "b" in only:
@@ -334,10 +375,14 @@ class Bench:
             rows += self.large(sheets)
         if "e" in only:
             rows += self.fleet(sheets)
+        if "f" in only:
+            rows += self.proxy()
         return rows
 
 
 SHEET_LABELS = {"full": "default sheet, every layer", "three": "default sheet, wire/type/meaning only"}
+# (wall time against json.loads, peak RSS against the payload) of the 16 MiB result, per sheet
+LARGE_LIMITS = {"full": (12, 10), "three": (8, 6)}
 OFF = ("off", "0", "no", "false")
 
 
@@ -350,11 +395,13 @@ def sdk_layer_state(sdk_installed: bool) -> str:
     return "on" if sdk_installed else "off (the SDK is not installed)"
 
 
-def _read_rss(path: Path) -> int:
+def _read_rss(path: Path) -> tuple[int, int]:
+    """(peak RSS of the measured process, peak RSS of its sdk replay process or 0), in bytes."""
     try:
-        return int(path.read_text(encoding="utf-8"))
+        own, _, worker = path.read_text(encoding="utf-8").partition(" ")
+        return int(own), int(worker or 0)
     except (OSError, ValueError):
-        return 0
+        return 0, 0
 
 
 def describe_machine() -> str:
@@ -388,9 +435,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs of each command; medians are shown (default 5)")
     parser.add_argument("--large-mib", type=float, default=16.0, help="size of the large result in MiB (default 16)")
-    parser.add_argument("--fleet", type=int, default=20, help="servers in the fleet (default 20)")
+    parser.add_argument("--fleet", type=int, default=100, help="servers in the fleet (default 100)")
     parser.add_argument("--jobs", type=int, default=4, help="--jobs of the fleet (default 4)")
-    parser.add_argument("--only", help="letters of the measurements to make, e.g. ab (default: abcde)")
+    parser.add_argument("--proxy-n", type=int, default=2000,
+                        help="round trips per side for the proxy's overhead (default 2000)")
+    parser.add_argument("--only", help="letters of the measurements to make, e.g. ab (default: abcdef)")
     parser.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
     parser.add_argument("--keep", action="store_true", help="keep the run folders (their path is printed)")
     args = parser.parse_args(argv)
@@ -403,7 +452,8 @@ def main(argv=None) -> int:
             shutil.rmtree(bench.tmp, ignore_errors=True)
     command = "python benchmarks/bench.py" + "".join(
         f" {flag} {value}" for flag, value in (("--repeat", args.repeat), ("--large-mib", args.large_mib),
-                                               ("--fleet", args.fleet), ("--jobs", args.jobs))
+                                               ("--fleet", args.fleet), ("--jobs", args.jobs),
+                                               ("--proxy-n", args.proxy_n))
         if value != parser.get_default(flag.strip("-").replace("-", "_")))
     print(f"Medians of {args.repeat} runs; {describe_machine()}; SDK layer {getattr(bench, 'sdk_layer', '?')}.")
     print(f"Reproduce with: `{command}` ({time.monotonic() - started:.0f} s here).\n")

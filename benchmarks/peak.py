@@ -5,7 +5,8 @@
     python peak.py RSS_FILE --loads FILE        # json.loads of FILE's bytes, nothing else
 
 At exit the process's peak RSS (``getrusage(RUSAGE_SELF)``, so the servers it starts are
-not counted) is written to RSS_FILE in bytes.
+not counted) is written to RSS_FILE in bytes, followed by the peak RSS of the sdk layer's
+replay process when the run used one (``mcp_accept.checks.sdk.Worker.peak_rss``), else 0.
 """
 
 from __future__ import annotations
@@ -16,12 +17,35 @@ import runpy
 import sys
 
 
+WORKER_PEAKS: list[int] = []
+
+
 def _write_peak(path: str) -> None:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if sys.platform != "darwin":
         peak *= 1024  # Linux reports KiB, macOS bytes
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write(str(peak))
+        handle.write(f"{peak} {max(WORKER_PEAKS, default=0)}")
+
+
+def _watch_sdk_worker() -> None:
+    """Note the peak RSS the sdk layer's replay process reports with its answer."""
+    try:
+        from mcp_accept.checks import sdk
+    except ImportError:
+        return
+    worker = getattr(sdk, "Worker", None)
+    if worker is None:
+        return
+    replay = worker.replay
+
+    def watched(self, job):
+        try:
+            return replay(self, job)
+        finally:
+            WORKER_PEAKS.append(int(getattr(self, "peak_rss", 0) or 0))
+
+    worker.replay = watched
 
 
 def main() -> None:
@@ -35,6 +59,8 @@ def main() -> None:
             json.loads(handle.read())
         return
     module = sys.argv[3]
+    if module == "mcp_accept":
+        _watch_sdk_worker()
     sys.argv = [module, *sys.argv[4:]]
     runpy.run_module(module, run_name="__main__", alter_sys=True)
 

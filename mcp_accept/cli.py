@@ -6,6 +6,7 @@ and maps what comes back (or an :class:`InputError`) to output and an exit code.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -13,7 +14,7 @@ from typing import List, Optional
 import typer
 
 from mcp_accept import __version__
-from mcp_accept.errors import ExitStatus, InputError, ServerError
+from mcp_accept.errors import ExitStatus, InputError, InternalError, ServerError
 
 app = typer.Typer(
     name="mcp-accept",
@@ -21,6 +22,7 @@ app = typer.Typer(
          "embedded resource, resource_link), checked at three layers: wire, type and meaning.",
     add_completion=False,
     no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain help: formatting it with rich costs 0.15 s of imports per --help
 )
@@ -40,10 +42,19 @@ def root(
     """mcp-accept: acceptance-test runner for MCP tool results."""
 
 
+def environment(quiet: bool = False, verbose: bool = False):
+    """The streams to print to and what they are (see mcp_accept.console.Environment)."""
+    from mcp_accept.console import NORMAL, QUIET, VERBOSE, Environment
+
+    if quiet and verbose:
+        raise fail(InputError("-q and -v contradict each other: give one", field="--quiet"))
+    return Environment(verbosity=QUIET if quiet else VERBOSE if verbose else NORMAL)
+
+
 def fail(error: Exception) -> "typer.Exit":
     """Print an error as one line on stderr and give the exit to raise."""
-    text = error.one_line() if isinstance(error, InputError) else str(error)
-    typer.echo(f"mcp-accept: error: {text}", err=True)
+    text = error.one_line() if isinstance(error, (InputError, InternalError)) else str(error)
+    typer.echo(f"mcp-accept: error: {console_safe(text)}", err=True)
     return typer.Exit(int(getattr(error, "status", ExitStatus.BAD_INPUT)))
 
 
@@ -52,8 +63,9 @@ def run(
     server: Optional[str] = typer.Option(None, "--server", help="Command that starts the server (split like a shell would; no shell runs). Without --server and --url, the built-in fixture is driven."),
     url: Optional[str] = typer.Option(None, "--url", help="Streamable HTTP endpoint of the server, e.g. http://127.0.0.1:8765/mcp. With --server too, the server is started first and the run waits until the URL answers."),
     header: List[str] = typer.Option([], "--header", help="\"Name: value\" sent with every HTTP request (e.g. auth); value may be env:VAR to read it from the environment. Values never reach the evidence. Repeatable."),
-    protocol: str = typer.Option("auto", "--protocol", help="auto, 2026-07-28, 2025-11-25 or 2025-06-18. auto probes server/discover and falls back to initialize."),
+    protocol: str = typer.Option("auto", "--protocol", help="auto, all, 2026-07-28, 2025-11-25 or 2025-06-18. auto probes server/discover and falls back to initialize; all runs the sheet once per version the server speaks, each in its own subfolder of --out, with one combined summary (all.json)."),
     timeout: float = typer.Option(10.0, "--timeout", min=0.1, help="Seconds to wait for each answer."),
+    max_rounds: int = typer.Option(5, "--max-rounds", min=1, help="Requests one step may send while following 2026-07-28 input_required results (the first one included); a step still asking for input then is UNOBTAINABLE."),
     run_timeout: float = typer.Option(300.0, "--run-timeout", min=1.0, help="Seconds the whole run may take."),
     out: Optional[Path] = typer.Option(None, "--out", help="Run folder to write (default: a new folder under ./mcp-accept-runs/)."),
     conditions: Optional[Path] = typer.Option(None, "--conditions", help="YAML file of execution conditions."),
@@ -65,11 +77,23 @@ def run(
     max_bytes: int = typer.Option(64 * 1024 * 1024, "--max-bytes", min=1024, help="Largest message accepted from the server, in bytes."),
     targets: Optional[Path] = typer.Option(None, "--targets", help="YAML file listing many servers (command or URL, each with its profile, conditions and protocol): each runs in its own folder under --out, and one summary is printed. Not with --server or --url."),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="With --targets: how many servers run at once (default: the number of CPUs)."),
+    shard: Optional[str] = typer.Option(None, "--shard", help="With --targets: run shard K/N of the targets (round-robin over the file's order; every target is in exactly one shard). auto reads MCP_ACCEPT_SHARD=K/N, else GitLab's CI_NODE_INDEX/CI_NODE_TOTAL."),
     fail_on: str = typer.Option("app", "--fail-on", help="What makes exit code 1: must (a MUST of the MCP spec broken), should (a MUST or SHOULD), or app (any FAIL, rules of the sheet or profile included; the default)."),
+    lang: str = typer.Option("en", "--lang", help="Language of sheet.md: en or ja (titles, what each row establishes, and the reasons)."),
+    json_: bool = typer.Option(False, "--json", help="Print results.json (with --targets: fleet.json; with --protocol all: all.json) on stdout instead of the table."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Print only the summary line (and errors)."),
+    verbose: bool = typer.Option(False, "-v", "--verbose", help="Show each row's checks, with rule kind and spec source, below it."),
 ) -> None:
     """Drive a server through the sheet and write a filled run folder."""
     from mcp_accept.console import print_run
     from mcp_accept.execute import RunOptions, run as do_run
+    from mcp_accept.report import check_lang
+
+    env = environment(quiet, verbose)
+    try:
+        check_lang(lang)
+    except InputError as exc:
+        raise fail(exc)
 
     from mcp_accept.schemas import VERSIONS
 
@@ -77,33 +101,150 @@ def run(
 
     if fail_on not in RULES:
         raise fail(InputError(f"must be one of {', '.join(RULES)}", field="--fail-on"))
-    if protocol not in ("auto", *VERSIONS):
-        raise fail(InputError(f"must be auto or one of {', '.join(VERSIONS)}", field="--protocol"))
+    if protocol not in ("auto", "all", *VERSIONS):
+        raise fail(InputError(f"must be auto, all or one of {', '.join(VERSIONS)}", field="--protocol"))
+    if protocol == "all" and targets is not None:
+        raise fail(InputError("all runs one server: not with --targets", field="--protocol"))
     if targets is not None and (server or url):
         raise fail(InputError("--targets names the servers itself: give --server and --url in the file, "
                               "not beside it", field="--targets"))
     if jobs is not None and targets is None:
         raise fail(InputError("--jobs goes with --targets", field="--jobs"))
+    if shard is not None and targets is None:
+        raise fail(InputError("--shard goes with --targets", field="--shard"))
     opts = RunOptions(server=server, url=url, headers=list(header), protocol=protocol, timeout=timeout,
                       run_timeout=run_timeout, out=out, conditions=conditions, sets=list(set_),
                       profile=profile, sheet=sheet, schema_dir=schema_dir, offline=offline,
-                      max_bytes=max_bytes, fail_on=fail_on)
-    if targets is not None:
-        from mcp_accept.console import print_fleet, print_progress
-        from mcp_accept.fleet import run_fleet
+                      max_bytes=max_bytes, fail_on=fail_on, max_rounds=max_rounds, lang=lang)
+    if protocol == "all":
+        from mcp_accept.eras import print_all, run_all
 
         try:
-            fleet = run_fleet(targets, opts, jobs=jobs, on_result=print_progress)
+            with env.waiting("running the sheet once per protocol version..."):
+                every = run_all(opts)
+        except (InputError, ServerError) as exc:
+            raise fail(exc)
+        if json_:
+            env.print_json(every.summary)
+        elif quiet:
+            env.echo(f"{len(every.summary['runs'])} versions run; exit {int(every.status)}. Evidence: {every.folder}")
+        else:
+            print_all(every, console=env.console())
+        raise typer.Exit(int(every.status))
+    if targets is not None:
+        from mcp_accept.console import FleetProgress, print_fleet
+        from mcp_accept.fleet import run_fleet
+        from mcp_accept.shard import resolve_shard
+
+        try:
+            with FleetProgress(env) as progress:
+                fleet = run_fleet(targets, opts, jobs=jobs, on_result=progress,
+                                  shard=resolve_shard(shard))
         except InputError as exc:
             raise fail(exc)
-        print_fleet(fleet)
+        if json_:
+            env.print_json(json.loads((fleet.folder / "fleet.json").read_text(encoding="utf-8")))
+        else:
+            from mcp_accept.untrusted import plain_line
+
+            for r in fleet.results:  # servers' names and errors: one line, printable (escaped for rich there)
+                r.server_name = plain_line(r.server_name) if r.server_name else r.server_name
+                r.error = plain_line(r.error) if r.error else r.error
+                r.name, r.folder = plain_line(r.name), plain_line(r.folder)
+            print_fleet(fleet, env)
         raise typer.Exit(int(fleet.status))
     try:
-        outcome = do_run(opts)
+        from mcp_accept.evidence import Redactor
+        from mcp_accept.execute import url_secrets
+
+        shown = Redactor(url_secrets(url)).text(url) if url else None  # no password or token on screen
+        with env.waiting(f"running the sheet against {console_safe(shown or server or 'the built-in fixture')}..."):
+            outcome = do_run(opts)
+    except (InputError, ServerError, InternalError) as exc:
+        raise fail(exc)
+    from mcp_accept.execute import condition_warnings
+    from mcp_accept.untrusted import console_results
+
+    for warning in condition_warnings(outcome.results):
+        typer.echo(f"mcp-accept: warning: {console_safe(warning)}", err=True)
+    if outcome.results.get("cause"):  # nothing could be tested: say why, once
+        typer.echo(f"mcp-accept: error: {console_safe(outcome.results['cause'])} "
+                   f"(evidence: {console_safe(str(outcome.folder))})", err=True)
+    if json_:
+        env.print_json(outcome.results)
+    elif not outcome.results.get("cause"):
+        print_run(console_results(outcome.results), console_safe(str(outcome.folder)), env)
+    raise typer.Exit(int(outcome.status))
+
+
+@app.command()
+def proxy(
+    server: Optional[str] = typer.Option(None, "--server", help="stdio: the real server's command (split like a shell would). A host launches `mcp-accept proxy --server CMD` as its MCP server."),
+    url: Optional[str] = typer.Option(None, "--url", help="Streamable HTTP: the real server's endpoint; the host connects to --listen instead."),
+    listen: str = typer.Option("127.0.0.1:0", "--listen", help="With --url: HOST:PORT to listen on (port 0: any free port; the URL is printed)."),
+    header: List[str] = typer.Option([], "--header", help="With --url: \"Name: value\" added to every upstream request; value may be env:VAR. Never recorded. Repeatable."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Folder under which each start writes a run folder of its own (default: ./mcp-accept-runs/proxy)."),
+    name: Optional[str] = typer.Option(None, "--name", help="Label for the run folders' names (e.g. the server's name)."),
+    set_: List[str] = typer.Option([], "--set", help="KEY=VALUE for an execution condition the wire cannot show (e.g. model_and_settings). Repeatable."),
+) -> None:
+    """Record what a real host does with a real server: forward every message unchanged, record both directions."""
+    from mcp_accept.execute import RunOptions, check_target
+    from mcp_accept.proxy.folder import DEFAULT_OUT, new_run_folder
+
+    try:
+        if bool(server) == bool(url):
+            raise InputError("give --server CMD (stdio) or --url URL (Streamable HTTP), one of them",
+                             field="--server")
+        headers, redactor = check_target(RunOptions(server=server, url=url, headers=list(header)))
+        from mcp_accept.observe import given_conditions
+
+        given = given_conditions(None, None, list(set_))
+        base = out or DEFAULT_OUT
+        try:
+            base.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot write the output folder: {exc.strerror or exc}", file=str(base),
+                             field="--out") from None
+        if server:
+            from mcp_accept.proxy.stdio import run_stdio_proxy
+
+            run_stdio_proxy(server, base, name, given=given)
+            return
+        from mcp_accept.proxy.http import parse_listen, serve_http_proxy
+
+        address = parse_listen(listen)
+        if address is None:
+            raise InputError("expected HOST:PORT, e.g. 127.0.0.1:8800", field="--listen")
+        try:
+            folder = new_run_folder(base, name)
+            serve_http_proxy(url, address, folder, headers=headers, redactor=redactor, given=given,
+                             say=lambda text: typer.echo(text) or sys.stdout.flush())
+        except OSError as exc:
+            raise InputError(f"cannot listen: {exc.strerror or exc}", field="--listen") from None
     except (InputError, ServerError) as exc:
         raise fail(exc)
-    print_run(outcome.results, outcome.folder)
-    raise typer.Exit(int(outcome.status))
+
+
+host_app = typer.Typer(help="Hosts: how to make one launch the recording proxy.",
+                       no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(host_app, name="host")
+
+
+@host_app.command("config")
+def host_config(
+    host: str = typer.Argument(..., help="claude-code, vscode, claude-desktop or cursor."),
+    server: Optional[str] = typer.Option(None, "--server", help="The real server's command."),
+    out: Path = typer.Option(Path("mcp-accept-runs") / "proxy", "--out", help="Folder the proxy writes its run folders under (made absolute)."),
+    name: str = typer.Option("mcp-accept-proxy", "--name", help="Name the host shows for the server."),
+    markers: bool = typer.Option(False, "--markers", help="Point the host at the fixture in marker mode (its log under OUT/fixture-log)."),
+) -> None:
+    """Print the snippet or command that makes HOST launch `mcp-accept proxy`."""
+    from mcp_accept.hosts import config
+
+    try:
+        typer.echo(config(host, server, out, name=name, markers=markers), nl=False)
+    except InputError as exc:
+        raise fail(exc)
 
 
 @app.command()
@@ -127,16 +268,28 @@ def verify(
     jobs: int = typer.Option(2, "--jobs", min=1, max=16, help="Runs to make at once."),
     schema_dir: Optional[Path] = typer.Option(None, "--schema-dir", help="Folder of official schemas as <version>/schema.json (also MCP_ACCEPT_SCHEMA_DIR)."),
     offline: bool = typer.Option(False, "--offline", help="Never fetch the official schemas; use the folder or the cache only."),
+    json_: bool = typer.Option(False, "--json", help="Print verify.json on stdout instead of the table."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Print only the summary line (and errors)."),
 ) -> None:
     """Run the fixture in every break mode and both eras; show each check catches its defect."""
+    from mcp_accept.console import Progress
     from mcp_accept.verify import VerifyOptions, print_verify, verify as do_verify
 
+    env = environment(quiet)
     try:
-        outcome = do_verify(VerifyOptions(out=out, timeout=timeout, jobs=jobs, schema_dir=schema_dir,
-                                          offline=offline))
+        with Progress(env, "verify runs") as progress:
+            outcome = do_verify(VerifyOptions(out=out, timeout=timeout, jobs=jobs, schema_dir=schema_dir,
+                                              offline=offline, on_progress=progress.advance))
     except InputError as exc:
         raise fail(exc)
-    print_verify(outcome)
+    if json_:
+        env.print_json(outcome.report)
+    elif quiet:
+        s = outcome.report["summary"]
+        env.echo(f"{len(outcome.report['conditions'])} conditions: {s['PASS']} hold, {s['FAIL']} do not. "
+                 f"Report: {outcome.folder / 'verify.md'}")
+    else:
+        print_verify(outcome, console=env.console())
     raise typer.Exit(int(outcome.status))
 
 
@@ -153,12 +306,24 @@ def observe(
     host_version: Optional[str] = typer.Option(None, "--host-version", help="Version of that host (condition host_version)."),
     set_: List[str] = typer.Option([], "--set", help="KEY=VALUE for an execution condition. Repeatable."),
     sheet: Optional[Path] = typer.Option(None, "--sheet", help="The sheet the run used, when not the built-in one."),
+    transcript: Optional[str] = typer.Option(None, "--transcript", help="Marker mode: a host's debug transcript (a file, or -); its tool results are what the model was handed. Needs --format."),
+    format_: Optional[str] = typer.Option(None, "--format", help="The transcript's format: claude-code-stream-json (claude -p --output-format stream-json --verbose)."),
 ) -> None:
-    """Fill host observation rows: one row by hand, or H01/H02 from a marker answer."""
+    """Fill host observation rows: one row by hand, or H01/H02 from a marker answer or a host's transcript."""
     from mcp_accept import observe as obs
 
     try:
-        if answer is not None:
+        if transcript is not None or format_ is not None:
+            if transcript is None or format_ is None:
+                raise InputError("--transcript FILE and --format NAME go together",
+                                 field="--transcript" if transcript is None else "--format")
+            if answer is not None or status is not None or evidence is not None:
+                raise InputError("--transcript fills the marker rows by itself; not with --answer, "
+                                 "--status or --evidence", field="--transcript")
+            filled = obs.fill_from_markers(run_dir, transcript, fixture_log=fixture_log, row_id=row,
+                                           note=note, host=host, host_version=host_version,
+                                           sets=list(set_), sheet_path=sheet, transcript_format=format_)
+        elif answer is not None:
             if status is not None or evidence is not None:
                 raise InputError("--answer fills the marker rows by itself; --status and "
                                  "--evidence are for one row filled by hand", field="--answer")
@@ -182,15 +347,20 @@ def observe(
 
 @app.command()
 def report(
-    run_dirs: List[Path] = typer.Argument(..., metavar="RUN_DIR", help="Run folders (or their results.json files)."),
+    run_dirs: List[Path] = typer.Argument(..., metavar="RUN_DIR", help="Run folders (or their results.json files), or fleet folders of run --targets: give every shard's to merge them."),
     out: Optional[Path] = typer.Option(None, "--out", help="File to write (default: standard output)."),
     lang: str = typer.Option("en", "--lang", help="Language of the labels: en or ja."),
-    format_: str = typer.Option("markdown", "--format", help="markdown, junit or json."),
+    format_: str = typer.Option("markdown", "--format", help="markdown, junit, json, html (one self-contained page), sarif (SARIF 2.1.0) or github (workflow-command annotations)."),
     template: Optional[Path] = typer.Option(None, "--template", help="A Jinja template of your own for the markdown report."),
+    json_: bool = typer.Option(False, "--json", help="The same as --format json: one JSON document (every run's results and the summary by host)."),
 ) -> None:
     """Render runs as one report: every filled sheet and a summary table by host."""
     from mcp_accept.report import build_report, print_text
 
+    if json_:
+        if format_ not in ("markdown", "json"):
+            raise fail(InputError(f"--json is --format json: not with --format {format_}", field="--json"))
+        format_ = "json"
     try:
         text = build_report(list(run_dirs), out=out, lang=lang, fmt=format_, template=template)
     except InputError as exc:
@@ -199,6 +369,22 @@ def report(
         print_text(text)
     else:
         typer.echo(f"Wrote {out}", err=True)
+
+
+@app.command()
+def diff(
+    base_run: Path = typer.Argument(..., metavar="BASE_RUN", help="Run folder to compare against (e.g. the main branch's)."),
+    current_run: Path = typer.Argument(..., metavar="CURRENT_RUN", help="Run folder of the change."),
+) -> None:
+    """Compare two runs row by row; exit 1 when a row PASS in BASE_RUN is not PASS now."""
+    from mcp_accept.diff import diff_runs, print_diff
+
+    try:
+        outcome = diff_runs(base_run, current_run)
+    except InputError as exc:
+        raise fail(exc)
+    print_diff(outcome)
+    raise typer.Exit(int(ExitStatus.FAILED) if outcome.regressions else 0)
 
 
 schemas_app = typer.Typer(help="The official MCP schemas: where they come from, and fetching them.",
@@ -238,8 +424,11 @@ def schemas_fetch(
     try:
         done = SchemaStore(allow_fetch=True).fetch_all(dir_, base_url=base_url)
     except SchemaUnavailable as exc:
-        typer.echo(f"mcp-accept: error: {exc}", err=True)
-        raise typer.Exit(int(ExitStatus.SERVER))
+        # runs never need this: say so, and how to use copies of one's own
+        typer.echo(f"mcp-accept: error: {console_safe(str(exc))}; runs do not need it: the pinned schemas "
+                   "ship with mcp-accept (see `mcp-accept schemas list`); to use copies of your own, "
+                   "put them in a folder as <version>/schema.json and give --schema-dir", err=True)
+        raise typer.Exit(int(ExitStatus.FETCH))
     except OSError as exc:
         raise fail(InputError(f"cannot write: {exc.strerror or exc}", file=str(dir_), field="--dir"))
     for item in done:
@@ -260,6 +449,7 @@ def profile_init(
     timeout: float = typer.Option(10.0, "--timeout", min=0.1, help="Seconds to wait for each answer."),
     out: Optional[Path] = typer.Option(None, "--out", help="File to write the profile to (default: print it)."),
     force: bool = typer.Option(False, "--force", help="Replace the --out file if it exists."),
+    json_: bool = typer.Option(False, "--json", help="Print the profile as JSON (the same data as the YAML, without its comments) instead of YAML."),
 ) -> None:
     """Write a starting profile from the server's tools/list, marking what had to be guessed."""
     from mcp_accept.evidence import atomic_write_text
@@ -270,10 +460,6 @@ def profile_init(
 
     if not server and not url:
         raise fail(InputError("give --server CMD or --url URL", field="--server"))
-    from mcp_accept.checks import RULES
-
-    if fail_on not in RULES:
-        raise fail(InputError(f"must be one of {', '.join(RULES)}", field="--fail-on"))
     if protocol not in ("auto", *VERSIONS):
         raise fail(InputError(f"must be auto or one of {', '.join(VERSIONS)}", field="--protocol"))
     try:
@@ -286,6 +472,10 @@ def profile_init(
         text = redactor.text(init_profile(transport, protocol=protocol, timeout=timeout))
     except (InputError, ServerError) as exc:
         raise fail(type(exc)(redactor.text(str(exc))) if isinstance(exc, ServerError) else exc)
+    if json_:
+        import yaml
+
+        text = json.dumps(yaml.safe_load(text), ensure_ascii=False, indent=2) + "\n"
     if out is None:
         typer.echo(text, nl=False)
         return
@@ -296,9 +486,27 @@ def profile_init(
     typer.echo(f"wrote {out}")
 
 
+def console_safe(text: str) -> str:
+    from mcp_accept.untrusted import console_text
+
+    return console_text(text)
+
+
+def _internal_error(exc: BaseException) -> None:
+    """A fault of mcp-accept itself: one line, a crash report file, exit 70 (not 1, 2 or 3)."""
+    import tempfile
+
+    from mcp_accept.errors import write_crash_report
+
+    report = write_crash_report(tempfile.mkdtemp(prefix="mcp-accept-crash-"), exc)
+    typer.echo(f"mcp-accept: error: {console_safe(InternalError(f'{type(exc).__name__}: {exc}', report).one_line())}",
+               err=True)
+    sys.exit(int(ExitStatus.INTERNAL))
+
+
 def main() -> None:
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="mcp-accept")
     except KeyboardInterrupt:
         typer.echo("mcp-accept: interrupted", err=True)
         sys.exit(int(ExitStatus.INTERRUPTED))
@@ -310,7 +518,10 @@ def main() -> None:
         # like every other input error, instead of the usage box.
         describe, status = getattr(exc, "format_message", None), getattr(exc, "exit_code", None)
         if not callable(describe) or not isinstance(status, int):
-            raise
+            _internal_error(exc)
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare command: its help, as --help shows it
+            typer.echo(exc.ctx.get_help() if getattr(exc, "ctx", None) else describe())
+            sys.exit(0)
         message = " ".join(str(describe()).split())
         if message:  # asking for help with no arguments has printed the help already
             typer.echo(f"mcp-accept: error: {message}", err=True)

@@ -1,35 +1,161 @@
-"""What a run prints: a table of the rows and a one-line summary."""
+"""What the commands print, and where: the run's table and summary line, a fleet's table,
+progress while something waits.
+
+Everything that prints takes an :class:`Environment`: the output streams and the facts
+about them (a terminal or not, colour, width, how much the user asked to see). The CLI
+builds one from the real process; tests build their own, so output is tested without a
+terminal and without patching globals. On a terminal tables are drawn with boxes and
+colour and a progress display runs on stderr; piped, tables are plain columns at the
+given width with no box drawing and no escape codes, and there is no progress display.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 STYLES = {"PASS": "green", "FAIL": "bold red", "UNOBTAINABLE": "yellow", "PENDING": "dim"}
+QUIET, NORMAL, VERBOSE = -1, 0, 1
+PLAIN_WIDTH = 80  # piped output: what fits in a mail, a CI log, a terminal of any size
 
 
-def print_run(results: dict, folder: Path, console=None) -> None:
-    from rich.console import Console
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+@dataclass
+class Environment:
+    """The streams a command prints to, and what they are."""
+
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+    stdout_isatty: bool | None = None
+    stderr_isatty: bool | None = None
+    colors: bool | None = None
+    width: int | None = None
+    verbosity: int = NORMAL
+
+    def __post_init__(self):
+        if self.stdout_isatty is None:
+            self.stdout_isatty = _isatty(self.stdout)
+        if self.stderr_isatty is None:
+            self.stderr_isatty = _isatty(self.stderr)
+        if self.colors is None:  # https://no-color.org
+            self.colors = self.stdout_isatty and not os.environ.get("NO_COLOR")
+        if self.width is None:
+            columns = os.environ.get("COLUMNS", "")
+            if columns.isdigit() and int(columns) > 20:
+                self.width = int(columns)
+            elif self.stdout_isatty:
+                self.width = shutil.get_terminal_size((PLAIN_WIDTH, 24)).columns
+            else:
+                self.width = PLAIN_WIDTH
+
+    @property
+    def quiet(self) -> bool:
+        return self.verbosity <= QUIET
+
+    @property
+    def verbose(self) -> bool:
+        return self.verbosity >= VERBOSE
+
+    def console(self, *, err: bool = False):
+        """A rich console on stdout (or stderr) that knows whether it talks to a terminal."""
+        from rich.console import Console
+
+        tty = self.stderr_isatty if err else self.stdout_isatty
+        return Console(file=self.stderr if err else self.stdout, width=self.width, force_terminal=tty,
+                       no_color=not self.colors, color_system="auto" if self.colors else None,
+                       highlight=False, soft_wrap=False, emoji=False)
+
+    def box(self):
+        """Box drawing on a terminal; none when piped."""
+        from rich import box
+
+        return box.HEAVY_HEAD if self.stdout_isatty else None
+
+    def show(self, renderable) -> None:
+        """Print a table (or any rich renderable) on stdout; piped, without trailing blanks."""
+        console = self.console()
+        if self.stdout_isatty:
+            console.print(renderable)
+            return
+        with console.capture() as captured:
+            console.print(renderable)
+        self.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+        self.stdout.flush()
+
+    def echo(self, text: str = "", *, err: bool = False) -> None:
+        stream = self.stderr if err else self.stdout
+        stream.write(text + "\n")
+        stream.flush()
+
+    def print_json(self, data) -> None:
+        """One JSON document on stdout, non-ASCII kept as UTF-8."""
+        self.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        self.stdout.flush()
+
+    @contextlib.contextmanager
+    def waiting(self, text: str):
+        """A spinner on stderr while something waits; only on a terminal, and not when quiet."""
+        if not self.stderr_isatty or self.quiet:
+            yield None
+            return
+        with self.console(err=True).status(text, spinner="dots") as status:
+            yield status
+
+
+def default_environment(verbosity: int = NORMAL) -> Environment:
+    return Environment(verbosity=verbosity)
+
+
+# --------------------------------------------------------------------------- one run
+
+
+def print_run(results: dict, folder: Path | str, env: Environment | None = None) -> None:
+    """The rows as a table (reasons wrap inside the last column), then the summary line.
+    Quiet: the summary line only. Verbose: each row's checks below it."""
     from rich.table import Table
 
-    console = console or Console()
-    table = Table(title=f"mcp-accept: {results['conditions'].get('server_name') or 'server'} "
-                        f"({results['conditions'].get('transport')}, "
-                        f"{results['conditions'].get('protocol_version_on_wire') or 'no version'})")
+    env = env or default_environment()
+    if env.quiet:
+        env.echo(summary_line(results, folder))
+        return
+    # ``results`` comes escaped for rich (mcp_accept.untrusted.console_results)
+    c = results["conditions"]
+    table = Table(title=f"mcp-accept: {c.get('server_name') or 'server'} ({c.get('transport')}, "
+                        f"{c.get('protocol_version_on_wire') or 'no version'})",
+                  title_justify="center" if env.stdout_isatty else "left",
+                  box=env.box(), show_edge=env.stdout_isatty, pad_edge=env.stdout_isatty, expand=False)
     table.add_column("id", no_wrap=True)
-    table.add_column("kind")
+    table.add_column("kind", no_wrap=True)
     table.add_column("status", no_wrap=True)
-    table.add_column("reason", overflow="fold")
+    table.add_column("reason", overflow="fold", ratio=1)
     for row in results["rows"]:
         reason = row.get("reason") or ""
-        if len(reason) > 160:
-            reason = reason[:157] + "..."
-        table.add_row(row["id"], row["kind"], f"[{STYLES.get(row['status'], '')}]{row['status']}[/]",
-                      reason, )
-    console.print(table)
-    console.print(summary_line(results, folder), highlight=False, soft_wrap=True)
+        if len(reason) > 400 and not env.verbose:  # the whole of it is in results.json
+            reason = reason[:397] + "..."
+        status = row["status"]
+        table.add_row(row["id"], row["kind"], f"[{STYLES.get(status, '')}]{status}[/]", reason)
+        if env.verbose:
+            for check in row.get("checks") or []:
+                where = f", {check['source']}" if check.get("source") else ""
+                table.add_row("", "", "", f"- {check['check']} ({check['layer']}, {check['rule']}"
+                                          f"{where}): {check['status']}")
+    env.show(table)
+    env.console().print(summary_line(results, folder), soft_wrap=True)
 
 
-def summary_line(results: dict, folder: Path) -> str:
+def summary_line(results: dict, folder: Path | str) -> str:
     counts = results["summary"]
     parts = ", ".join(f"{n} {status}" for status, n in counts.items())
     state = " (interrupted)" if results.get("interrupted") else ""
@@ -41,37 +167,95 @@ def summary_line(results: dict, folder: Path) -> str:
     return f"{len(results['rows'])} rows: {parts}{state}.{broken} Evidence: {folder}"
 
 
+class Progress:
+    """A progress bar on stderr for work of a known number of parts; only on a terminal."""
+
+    def __init__(self, env: Environment, label: str):
+        self.env, self.label = env, label
+        self._bar = None
+        self._task = None
+
+    def __enter__(self):
+        if self.env.stderr_isatty and not self.env.quiet:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
+
+            self._bar = Bar(TextColumn(self.label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=self.env.console(err=True), transient=True)
+            self._bar.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._bar is not None:
+            self._bar.__exit__(*exc)
+        return False
+
+    def advance(self, done: int, total: int) -> None:
+        if self._bar is None:
+            return
+        if self._task is None:
+            self._task = self._bar.add_task(self.label, total=total)
+        self._bar.update(self._task, completed=done)
+
+
+# --------------------------------------------------------------------------- fleets
+
+
+class FleetProgress(Progress):
+    """As each target of a fleet ends: a progress bar on a terminal, one line on stderr when
+    piped (a CI log shows which target is done), nothing when quiet."""
+
+    def __init__(self, env: Environment | None = None):
+        super().__init__(env or default_environment(), "targets")
+
+    def __call__(self, result, done: int, total: int) -> None:
+        if self.env.quiet:
+            return
+        counts = result.summary or {}
+        told = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or (result.error or "no rows")
+        line = f"[{done}/{total}] {result.name}: exit {result.exit} ({told}) in {result.seconds:.1f}s"
+        self.advance(done, total)
+        if self._bar is not None:
+            self._bar.console.print(line, markup=False, highlight=False)
+        else:
+            self.env.echo(line, err=True)
+
+
 def print_progress(result, done: int, total: int) -> None:
     """One line on stderr as each target of a fleet ends."""
-    import sys
-
-    counts = result.summary or {}
-    told = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or (result.error or "no rows")
-    sys.stderr.write(f"[{done}/{total}] {result.name}: exit {result.exit} ({told}) in {result.seconds:.1f}s\n")
-    sys.stderr.flush()
+    FleetProgress(Environment(stderr_isatty=False))(result, done, total)
 
 
-def print_fleet(fleet, console=None) -> None:
+def print_fleet(fleet, env: Environment | None = None) -> None:
     """The fleet's summary: one line per target, then the totals."""
-    from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
-    console = console or Console()
-    table = Table(title=f"mcp-accept fleet: {len(fleet.results)} targets, {fleet.jobs} at a time")
+    env = env or default_environment()
+    if env.quiet:
+        env.echo(fleet_line(fleet))
+        return
+    console = env.console()
+    table = Table(title=f"mcp-accept fleet: {len(fleet.results)} targets, {fleet.jobs} at a time",
+                  title_justify="center" if env.stdout_isatty else "left",
+                  box=env.box(), show_edge=env.stdout_isatty, pad_edge=env.stdout_isatty)
     for name in ("target", "server", "transport", "protocol", "PASS", "FAIL", "UNOBTAINABLE", "PENDING",
-                 "exit", "seconds", "folder / problem"):
+                 "exit", "seconds"):
         table.add_column(name, overflow="fold", no_wrap=name in ("target", "exit"))
+    problems = []
     for r in fleet.results:
         counts = r.summary or {}
         cells = [str(counts.get(s, "")) if r.summary is not None else "" for s in
                  ("PASS", "FAIL", "UNOBTAINABLE", "PENDING")]
         if counts.get("FAIL"):
             cells[1] = f"[{STYLES['FAIL']}]{cells[1]}[/]"
-        where = r.folder if not r.error else f"{r.folder}: {r.error}"
-        table.add_row(r.name, r.server_name or "", r.transport or "", r.protocol or "", *cells,
-                      str(r.exit), f"{r.seconds:.1f}", where)
-    console.print(table)
-    console.print(fleet_line(fleet), highlight=False, soft_wrap=True)
+        table.add_row(escape(r.name), escape(r.server_name or ""), r.transport or "", r.protocol or "", *cells,
+                      str(r.exit), f"{r.seconds:.1f}")
+        problems.append(f"{r.name}: {r.folder}" + (f": {r.error}" if r.error else ""))
+    env.show(table)
+    # folders and problems are long: below the table, one per line, so the table fits 80 columns
+    for line in problems:
+        console.print(escape(line), soft_wrap=True)
+    console.print(escape(fleet_line(fleet)), soft_wrap=True)
 
 
 def fleet_line(fleet) -> str:

@@ -14,7 +14,9 @@ class ExitStatus(enum.IntEnum):
     FAILED = 1  # at least one automated row failed
     BAD_INPUT = 2  # a file, option or value given by the user is wrong
     SERVER = 3  # the server could not be started or spoken to
-    INTERRUPTED = 130
+    FETCH = 4  # `schemas fetch` could not download or verify the official schemas
+    INTERNAL = 70  # a fault of mcp-accept itself (EX_SOFTWARE of sysexits.h); a crash report is kept
+    INTERRUPTED = 130  # stopped by Ctrl-C or SIGTERM; the run folder is written, marked interrupted
 
 
 class InputError(Exception):
@@ -48,3 +50,41 @@ class ServerError(Exception):
     """The server could not be started or spoken to at all."""
 
     status = ExitStatus.SERVER
+
+
+class InternalError(Exception):
+    """A fault of mcp-accept itself, not of the server or of the user's input.
+
+    ``report`` is the crash report file holding the traceback (redacted), when one could
+    be written."""
+
+    status = ExitStatus.INTERNAL
+
+    def __init__(self, message: str, report: str | None = None):
+        self.report = report
+        super().__init__(message)
+
+    def one_line(self) -> str:
+        where = f"; crash report: {self.report}" if self.report else ""
+        return f"internal error of mcp-accept: {self}{where}".replace("\n", " ")
+
+
+def write_crash_report(folder, exc: BaseException, redactor=None) -> str | None:
+    """Write the traceback of ``exc`` into ``folder``/crash-report.txt (secrets masked);
+    give its path, or None when it could not be written."""
+    import traceback
+    from pathlib import Path
+
+    from mcp_accept import __version__
+    from mcp_accept.evidence import atomic_write_text
+
+    text = (f"mcp-accept {__version__} stopped on an internal error.\n"
+            "Please report it with this file.\n\n" + "".join(traceback.format_exception(exc)))
+    if redactor is not None:
+        text = redactor.text(text)
+    path = Path(folder) / "crash-report.txt"
+    try:
+        atomic_write_text(path, text)
+    except OSError:
+        return None
+    return str(path)

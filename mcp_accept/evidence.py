@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 REDACTED = "[REDACTED]"
+MIN_SECRET = 4  # shorter values would mask unrelated text and hide nothing worth hiding
+EDGE_MIN = 6  # the shortest piece of a secret masked at the cut end of a text
 
 # Header names whose values are always masked in the wire log, whatever the user said.
 SENSITIVE_HEADERS = frozenset(
@@ -30,27 +33,69 @@ def utc_now() -> str:
 
 
 class Redactor:
-    """Replaces every known secret value in text with ``[REDACTED]``."""
+    """Replaces every known secret value in text with ``[REDACTED]``.
+
+    A secret is masked in every form it can take on its way into a file: as given,
+    URL-encoded, JSON-escaped, escaped for a Markdown cell or HTML, and base64-encoded at
+    any alignment inside a longer base64 text (an ``Authorization: Basic`` value, a
+    server that echoes headers encoded). Callers redact before they cut, truncate or
+    escape; :meth:`text` with ``edges=True`` also masks a piece of a secret left at either
+    end of a text that was cut before it got here, and :class:`StreamRedactor` masks a
+    secret split across the chunks of a stream.
+    """
 
     def __init__(self, secrets: Iterable[str] = (), header_names: Iterable[str] = ()):
-        self._secrets: list[str] = []
+        self._secrets: list[str] = []  # as given
+        self._forms: list[str] = []  # every form to mask, longest first
+        self._pattern: re.Pattern | None = None
         self.header_names = set(SENSITIVE_HEADERS)
         for name in header_names:
             self.header_names.add(name.lower())
         for secret in secrets:
             self.add(secret)
 
+    @property
+    def longest(self) -> int:
+        return len(self._forms[0]) if self._forms else 0
+
     def add(self, secret: str) -> None:
         # Very short values would mask unrelated text and hide nothing worth hiding.
-        if secret and len(secret) >= 4 and secret not in self._secrets:
-            self._secrets.append(secret)
-            self._secrets.sort(key=len, reverse=True)
+        if not secret or len(secret) < MIN_SECRET or secret in self._secrets:
+            return
+        self._secrets.append(secret)
+        forms = set(_encoded_forms(secret))
+        self._forms = sorted(set(self._forms) | {f for f in forms if len(f) >= MIN_SECRET},
+                             key=len, reverse=True)
+        self._pattern = re.compile("|".join(re.escape(f) for f in self._forms))
 
-    def text(self, value: str) -> str:
-        for secret in self._secrets:
-            if secret in value:
-                value = value.replace(secret, REDACTED)
+    def text(self, value: str, *, edges: bool = False) -> str:
+        if self._pattern is None or not value:
+            return value
+        value = self._pattern.sub(REDACTED, value)
+        if edges:
+            value = self._edges(value)
         return value
+
+    def _edges(self, value: str) -> str:
+        """Mask the start of a secret at the end of ``value`` and its end at the start."""
+        for form in self._forms:
+            for k in range(min(len(form) - 1, len(value)), EDGE_MIN - 1, -1):
+                if value.endswith(form[:k]):
+                    value = value[:-k] + REDACTED
+                    break
+            for k in range(min(len(form) - 1, len(value)), EDGE_MIN - 1, -1):
+                if value.startswith(form[-k:]):
+                    value = REDACTED + value[k:]
+                    break
+        return value
+
+    def cut(self, value: str, limit: int) -> str:
+        """``value`` redacted, then cut to ``limit`` characters (never the other way round)."""
+        value = self.text(value, edges=True)
+        return value if len(value) <= limit else value[:limit]
+
+    def stream(self) -> "StreamRedactor":
+        return StreamRedactor(self)
 
     def headers(self, headers: Iterable[tuple[str, str]]) -> list[list[str]]:
         out = []
@@ -58,6 +103,128 @@ class Redactor:
             shown = REDACTED if name.lower() in self.header_names else self.text(value)
             out.append([name, shown])
         return out
+
+
+class StreamRedactor:
+    """Redacts a text that arrives in chunks: the end of each chunk that could be the
+    start of a secret is held back until the next chunk (or :meth:`flush`) shows."""
+
+    def __init__(self, redactor: Redactor):
+        self.redactor = redactor
+        self._held = ""
+
+    def feed(self, chunk: str) -> str:
+        text = self._held + chunk
+        keep = max(0, self.redactor.longest - 1)
+        if not keep:
+            self._held = ""
+            return text
+        masked = self.redactor.text(text)
+        # A secret that starts before the last ``keep`` characters ends inside ``text`` and
+        # is masked already; one that starts later may go on in the next chunk.
+        cut = max(0, len(masked) - keep)
+        self._held = masked[cut:]
+        return masked[:cut]
+
+    def flush(self) -> str:
+        held, self._held = self._held, ""
+        return self.redactor.text(held, edges=True)
+
+
+def _encoded_forms(secret: str) -> Iterable[str]:
+    """``secret`` and the forms it takes when encoded or escaped on its way to a file."""
+    import base64
+    import html
+    from urllib.parse import quote, quote_plus
+
+    yield secret
+    yield json.dumps(secret)[1:-1]  # inside a JSON string
+    yield json.dumps(secret, ensure_ascii=False)[1:-1]
+    yield quote(secret, safe="")
+    yield quote_plus(secret, safe="")
+    yield quote(secret)
+    yield html.escape(secret)
+    yield secret.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")  # a Markdown cell
+    raw = secret.encode("utf-8", "surrogatepass")
+    # base64 at each of the three alignments inside a longer encoded text: only the
+    # characters that depend on the secret's bytes alone are searched for.
+    for lead in range(3):
+        data = b"\0" * lead + raw
+        start = -(-lead * 4 // 3)
+        end = (len(data) * 8) // 6
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            core = encode(data).decode("ascii")[start:end]
+            if len(core) >= 2 * MIN_SECRET:
+                yield core
+
+
+class UnsafeFolder(Exception):
+    """Something planted in the run folder would make us write outside it."""
+
+
+def open_nofollow(path: Path, mode: str = "wb"):
+    """Open a file of the run folder for writing, never through a symlink planted there
+    (``O_NOFOLLOW``: a symlink at ``path`` fails the open instead of being followed)."""
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= os.O_APPEND if mode.startswith("a") else os.O_TRUNC
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise UnsafeFolder(f"{path} is a symbolic link; mcp-accept writes no file through one") from None
+        raise exc
+    return os.fdopen(fd, mode, buffering=0 if "b" in mode and mode.startswith("a") else -1)
+
+
+# What a run writes into its folder: none of these may be a symbolic link.
+RUN_FILES = ("wire.jsonl", "stderr.log", "server-stdout.log", "results.json", "sheet.md",
+             "crash-report.txt", "runner-error.log", ".mcp-accept.lock")
+RUN_DIRS = ("rows", "evidence")
+
+
+def planted_links(folder: Path) -> list[str]:
+    """The names in a run folder that are symbolic links where mcp-accept writes."""
+    found = [name for name in RUN_FILES + RUN_DIRS if (folder / name).is_symlink()]
+    for sub in RUN_DIRS:
+        if (folder / sub).is_dir() and not (folder / sub).is_symlink():
+            found += [f"{sub}/{p.name}" for p in (folder / sub).iterdir() if p.is_symlink()]
+    return found
+
+
+class FolderLock:
+    """An exclusive lock on a run folder for the length of one run.
+
+    ``fcntl.flock`` on a lock file inside the folder: the kernel drops it when the process
+    ends, however it ends, so a crashed or killed run never leaves the folder locked (a
+    lock by file existence would). POSIX only; elsewhere no lock is taken."""
+
+    NAME = ".mcp-accept.lock"
+
+    def __init__(self, folder: Path):
+        self.path = Path(folder) / self.NAME
+        self._fd: int | None = None
+
+    def acquire(self) -> bool:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            return True
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC,
+                     0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return True
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing drops the flock
+            self._fd = None
 
 
 def _file_mode() -> int:
@@ -118,14 +285,8 @@ def atomic_write_json(path: Path, data: Any, redactor: Redactor | None = None) -
 
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 BATCH = 256  # items of a long array serialised by one call
-
-
-def _bulky(value: Any) -> bool:
-    if isinstance(value, list):
-        return len(value) > BATCH
-    if isinstance(value, dict):
-        return any(isinstance(v, (dict, list)) and len(v) > BATCH for v in value.values())
-    return False
+PIECE_CAP = 1 << 20  # a batch that serialises larger than this is done again item by item
+RAW_CAP = 4096  # characters of a received text that was not a message, kept as evidence
 
 
 def compact_pieces(value: Any) -> Iterable[str]:
@@ -152,13 +313,15 @@ def compact_pieces(value: Any) -> Iterable[str]:
             part = value[start:start + BATCH]
             if start:
                 yield ","
-            if any(_bulky(item) for item in part):
-                for n, item in enumerate(part):
-                    if n:
-                        yield ","
-                    yield from compact_pieces(item)
-            else:
-                yield _compact(part)[1:-1]
+            text = _compact(part)  # C speed; an item-by-item look costs seconds on a million items
+            if len(text) <= PIECE_CAP:
+                yield text[1:-1]
+                continue
+            del text
+            for n, item in enumerate(part):
+                if n:
+                    yield ","
+                yield from compact_pieces(item)
         yield "]"
     elif isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
         yield "["
@@ -196,7 +359,7 @@ class WireLog:
         self._handle = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n")
+            self._handle = open_nofollow(path, "wb")
 
     def record(self, direction: str, *, message: Any = None, raw: str | None = None,
                event: str | None = None, detail: str | None = None, http: dict | None = None,
@@ -205,7 +368,7 @@ class WireLog:
 
         ``direction`` is ``out`` (we sent), ``in`` (we received) or ``event`` (something
         happened: spawn, exit, timeout, violation). ``raw`` is the received text when it
-        was not a JSON-RPC message, kept (cut to 4 KiB) as evidence.
+        was not a JSON-RPC message, kept (cut to 4 KiB, after redaction) as evidence.
         """
         with self._lock:
             self._seq += 1
@@ -222,23 +385,38 @@ class WireLog:
             if event:
                 entry["event"] = event
             if detail:
-                entry["detail"] = self.redactor.text(detail)
+                entry["detail"] = self.redactor.text(detail, edges=True)
             if http:
                 entry["http"] = http
             if raw is not None:
-                entry["raw"] = self.redactor.text(raw[:4096])
-                if len(raw) > 4096:
+                entry["raw"] = self.redactor.cut(raw, RAW_CAP)
+                if len(raw) > RAW_CAP:
                     entry["raw_truncated_from"] = len(raw)
             if message is not None:
                 entry["message"] = message
             self.entries.append(entry)
             if self._handle is not None:
-                # piece by piece: a large message is not serialised whole once more
-                for piece in compact_pieces(entry):
-                    self._handle.write(self.redactor.text(piece))
-                self._handle.write("\n")
-                self._handle.flush()
+                self._write_line(entry)
             return self._seq
+
+    def _write_line(self, entry: dict) -> None:
+        # piece by piece: a large message is not serialised whole once more. A line cut
+        # short by an interrupt is taken back, so every line of the file stays JSON.
+        handle = self._handle
+        start = handle.tell()
+        try:
+            for piece in compact_pieces(entry):
+                handle.write(self.redactor.text(piece).encode("utf-8", "backslashreplace"))
+            handle.write(b"\n")
+            handle.flush()
+        except BaseException:
+            try:
+                handle.seek(start)
+                handle.truncate()
+                handle.flush()
+            except (OSError, ValueError):
+                pass
+            raise
 
     def close(self) -> None:
         with self._lock:

@@ -21,10 +21,12 @@ from pathlib import Path
 
 from mcp_accept import __version__
 from mcp_accept.checks import FAIL, PENDING, UNOBTAINABLE, breaks_threshold
-from mcp_accept.errors import ExitStatus, InputError, ServerError
+from mcp_accept.checks.sdk import start_worker
+from mcp_accept.bounded import DeadlinePassed, hard_deadline, judging_deadline
+from mcp_accept.errors import ExitStatus, InputError, InternalError, ServerError, write_crash_report
 from mcp_accept.evidence import Redactor, compact_size, utc_now
 from mcp_accept.protocol import Session
-from mcp_accept.results import build, keep_observed, load_previous, row_entry, write, write_row_files
+from mcp_accept.results import build, keep_observed, load_previous, row_entry, row_seconds, write, write_row_files
 from mcp_accept.runner import Recorder, Recording, RowResult, judge
 from mcp_accept.schemas import SchemaStore
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES
@@ -47,6 +49,9 @@ class RunOptions:
     headers: list[str] = field(default_factory=list)
     offline: bool = False
     fail_on: str = "app"  # the weakest rule whose FAIL makes exit 1: must, should or app
+    max_rounds: int = 5  # requests one step may send while following input_required results
+    lang: str = "en"  # language of sheet.md: en or ja
+    cwd: Path | None = None  # folder a started server runs in (run --targets: the targets file's folder)
 
 
 @dataclass
@@ -54,6 +59,7 @@ class RunOutcome:
     folder: Path
     results: dict
     status: ExitStatus
+    recording: Recording | None = None  # what the run recorded (for comparing eras)
 
 
 def fixture_path() -> Path:
@@ -94,9 +100,13 @@ def observed_conditions(recording: Recording, transport_name: str, folder: Path,
         "protocol_version_on_wire": recording.version,
         "client_sdk_and_version": f"mcp-accept {__version__} (raw JSON-RPC client)",
         "executed_at_utc": started,
-        "evidence_path_or_id": str(folder),
-        "resource_read_route": "resources/read",
+        # the run folder's own name: evidence paths are relative to it, so it stays true
+        # when the folder is moved or archived (docs/evidence.md)
+        "evidence_path_or_id": folder.resolve().name,
     }
+    read = recording.steps.get("read:link")
+    if read is not None and read.reply is not None:  # the runner read the link on the wire
+        out["resource_read_route"] = "resources/read"
     if isinstance(info.get("name"), str):
         out["server_name"] = info["name"]
     sizes = []
@@ -108,26 +118,90 @@ def observed_conditions(recording: Recording, transport_name: str, folder: Path,
     return out
 
 
-# The runner's observations win for what it saw on the wire; the user's values fill the rest.
-OBSERVED_WINS = ("transport", "protocol_version_on_wire", "executed_at_utc", "evidence_path_or_id",
-                 "client_sdk_and_version")
-
-
 def merge_conditions(observed: dict, given: dict, previous: dict | None) -> dict:
+    """One rule for every condition: what the runner observed on the wire is recorded as
+    observed; the user's value fills a condition the wire did not show. A given value that
+    differs from the observed one is not lost: see :func:`given_beside`."""
     from mcp_accept.sheet import CONDITION_KEYS
 
     merged = {}
     earlier = (previous or {}).get("conditions") or {}
     for key in CONDITION_KEYS:
-        value = None
-        if key in OBSERVED_WINS:
-            value = observed.get(key, given.get(key))
-        else:
-            value = given.get(key, observed.get(key))
+        value = observed.get(key)
+        if value is None:
+            value = given.get(key)
         if value is None:
             value = earlier.get(key)
         merged[key] = value
     return merged
+
+
+def given_beside(observed: dict, given: dict) -> dict:
+    """The given values that differ from what the wire showed (kept as ``conditions_given``)."""
+    return {key: value for key, value in given.items()
+            if value is not None and observed.get(key) is not None and observed[key] != value}
+
+
+def condition_warnings(results: dict) -> list[str]:
+    """One line per condition whose given value the wire contradicted."""
+    given = results.get("conditions_given") or {}
+    return [f"condition {key}: observed {results['conditions'].get(key)!r} on the wire; "
+            f"the given {value!r} is kept as conditions_given.{key}" for key, value in given.items()]
+
+
+# When the server cannot be started or spoken to, the cause is said once, in results.json's
+# "cause" and on the command line; every automated row points there instead of repeating it.
+SEE_RUN_STARTED = "see run: the server could not be started"
+SEE_RUN_SPOKEN = "see run: the server could not be spoken to"
+STDERR_TAIL_LINES = 3
+
+
+def stderr_tail(folder: Path, lines: int = STDERR_TAIL_LINES, limit: int = 300) -> str:
+    """The last non-empty lines of the server's stderr.log, joined with " | " (one line)."""
+    try:
+        data = (folder / "stderr.log").read_bytes()[-8192:]
+    except OSError:
+        return ""
+    kept = [line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+    text = " | ".join(kept[-lines:])
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def stop_for_cause(transport) -> int | None:
+    """Stop the server (if mcp-accept started one) and give its exit code if it had exited by
+    itself (a code from our own stop signal would mislead)."""
+    process = getattr(transport, "process", None)
+    code = process.exit_code(wait=0.2) if process is not None else None
+    transport.close()
+    return code
+
+
+def unreachable_cause(opts: "RunOptions", code: int | None, folder: Path, detail: str, *,
+                      started_ok: bool) -> str:
+    """One line: what was started or reached (the command or URL), how it ended (the exit code),
+    and the last lines of its stderr."""
+    target = opts.url or opts.server
+    if opts.url and not (code is not None and opts.server):
+        # nothing answered at the URL (or it answered nonsense): the attempts say how
+        what = f"{target}: {_first_failure(detail)}" if started_ok else detail
+    elif not started_ok:
+        what = detail if target is None or target.split()[0] in detail else f"{target}: {detail}"
+    else:
+        what = f"{target or 'the built-in fixture'}: {_first_failure(detail)}"
+    if code is not None and f"code {code}" not in what:
+        what += f"; exit code {code}"
+    tail = stderr_tail(folder)
+    if tail:
+        what += f"; stderr ends: {tail}"
+    return " ".join(what.split())
+
+
+def _first_failure(attempts: str) -> str:
+    """The negotiation tried several requests; the first failure is the telling one (the rest
+    fail the same way, or because the first one left the server gone)."""
+    first = attempts.split("; ")[0]
+    _, sep, rest = first.partition(": ")
+    return rest if sep else first
 
 
 def unreached_rows(sheet, reason: str) -> list[RowResult]:
@@ -137,6 +211,22 @@ def unreached_rows(sheet, reason: str) -> list[RowResult]:
 
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
+
+
+class signals_held:
+    """SIGINT and SIGTERM are held off (main thread only) while the last files are written."""
+
+    def __enter__(self):
+        self._old = []
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old.append((sig, signal.signal(sig, signal.SIG_IGN)))
+        return self
+
+    def __exit__(self, *exc):
+        for sig, old in self._old:
+            signal.signal(sig, old)
+        return False
 
 
 HEADER_NAME_RE = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
@@ -181,10 +271,53 @@ def resolve_headers(items: list[str], environ=None) -> tuple[list[tuple[str, str
     return headers, secrets
 
 
+# Query parameters whose values are credentials (?token=, ?api_key=, ?key=, ?access_token=...).
+SECRET_QUERY = re.compile(r"(?i)(?:^|[_-])(?:token|key|apikey|secret|password|passwd|pwd|auth|"
+                          r"authorization|signature|sig|credential|credentials|session|sessionid|code)$")
+
+
+def url_secrets(url: str) -> list[str]:
+    """The secrets a URL carries: its password (and the ``user:password`` pair that httpx
+    sends as ``Authorization: Basic``), and the values of secret-looking query parameters."""
+    from urllib.parse import parse_qsl, unquote, urlsplit
+
+    parts = urlsplit(url)
+    found: list[str] = []
+    if parts.password:
+        user = parts.username or ""
+        found += [parts.password, unquote(parts.password), f"{unquote(user)}:{unquote(parts.password)}",
+                  f"{user}:{parts.password}"]
+    for name, value in parse_qsl(parts.query, keep_blank_values=False):
+        if SECRET_QUERY.search(name) or name.lower() in ("key", "code"):
+            found.append(value)
+            raw = [p.partition("=")[2] for p in parts.query.split("&") if p.partition("=")[0] == name]
+            found += raw
+    return found
+
+
+def claim_folder(folder: Path):
+    """Make ``folder`` this run's own: refuse symbolic links planted where the run writes,
+    and take the folder's lock so that a second run into it at once is refused."""
+    from mcp_accept.evidence import FolderLock, planted_links
+
+    links = planted_links(folder)
+    if links:
+        raise InputError(f"{', '.join(links[:3])} is a symbolic link; mcp-accept writes no file "
+                         "through one (remove it or choose another folder)", file=str(folder), field="--out")
+    lock = FolderLock(folder)
+    try:
+        held = lock.acquire()
+    except OSError as exc:
+        raise InputError(f"cannot lock the output folder: {exc.strerror or exc}", file=str(folder),
+                         field="--out") from None
+    if not held:
+        raise InputError("another mcp-accept run is writing this folder; wait for it or choose "
+                         "another --out", file=str(folder), field="--out")
+    return lock
+
+
 def check_target(opts: "RunOptions") -> tuple[list[tuple[str, str]], Redactor]:
     """Check --url and --header before anything is written; give the headers and a Redactor."""
-    from urllib.parse import unquote, urlsplit
-
     secrets: list[str] = []
     if opts.server is not None:  # a command that cannot be split is the user's to fix
         try:
@@ -199,9 +332,7 @@ def check_target(opts: "RunOptions") -> tuple[list[tuple[str, str]], Redactor]:
         problem = check_url(opts.url)
         if problem:
             raise InputError(problem, field="--url")
-        password = urlsplit(opts.url).password
-        if password:
-            secrets += [password, unquote(password)]
+        secrets += url_secrets(opts.url)
     elif opts.headers:
         raise InputError("headers are sent over HTTP only: give --url too", field="--header")
     headers, header_secrets = resolve_headers(opts.headers)
@@ -211,7 +342,6 @@ def check_target(opts: "RunOptions") -> tuple[list[tuple[str, str]], Redactor]:
 def run(opts: RunOptions) -> RunOutcome:
     """Do one run; return the folder, the results and the exit status. Raises InputError."""
     from mcp_accept.sheet import load_conditions, load_profile, load_sheet, parse_set
-    from mcp_accept.transport.factory import make_transport
 
     from mcp_accept.schemas import require_dir
 
@@ -223,6 +353,36 @@ def run(opts: RunOptions) -> RunOutcome:
     set_conditions, row_options = parse_set(opts.sets, sheet)
     given.update(set_conditions)
     folder = prepare_folder(opts.out or default_out())
+    lock = claim_folder(folder)
+    try:
+        return _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options)
+    except KeyboardInterrupt:  # at a moment no inner step caught (stopping the server...)
+        with signals_held():
+            return _interrupted_outcome(opts, folder, sheet, profile, given, redactor)
+    except (InputError, ServerError, InternalError):
+        raise
+    except Exception as exc:  # a fault of mcp-accept: its own exit code and a crash report
+        report = write_crash_report(folder, exc, redactor)
+        raise InternalError(redactor.text(f"{type(exc).__name__}: {exc}")[:300], report) from exc
+    finally:
+        lock.release()
+
+
+def _interrupted_outcome(opts, folder, sheet, profile, given, redactor) -> RunOutcome:
+    """The run folder of a run interrupted where nothing else could write it: every row
+    unreached, marked interrupted; wire.jsonl stays as it was (whole lines only)."""
+    from types import SimpleNamespace
+
+    transport = SimpleNamespace(name="Streamable HTTP" if opts.url else "stdio")
+    store = SchemaStore(opts.schema_dir, allow_fetch=False)
+    rows = unreached_rows(sheet, "interrupted")
+    return _write_outcome(folder, sheet, profile, given, load_previous(folder), rows, Recording(entries=[]),
+                          transport, store, utc_now(), redactor, None, interrupted=True, lang=opts.lang)
+
+
+def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options) -> RunOutcome:
+    from mcp_accept.transport.factory import make_transport
+
     previous = load_previous(folder)
     started, clock = utc_now(), time.monotonic()
     transport = make_transport(opts, folder=folder, redactor=redactor,
@@ -233,23 +393,41 @@ def run(opts: RunOptions) -> RunOutcome:
     # SIGTERM ends a run like Ctrl-C; only the main thread may set handlers (verify runs in threads).
     in_main = threading.current_thread() is threading.main_thread()
     old_term = signal.signal(signal.SIGTERM, _raise_interrupt) if in_main else None
+    sdk_worker = start_worker(sheet)  # imports the SDK for the sdk layer on another core while the run records
     try:
         try:
             transport.open()
         except ServerError as exc:
             transport.log.record("event", event="start-failed", detail=str(exc))
-            rows = unreached_rows(sheet, f"the server could not be started: {exc}")
+            cause = unreachable_cause(opts, stop_for_cause(transport), folder, str(exc), started_ok=False)
+            rows = unreached_rows(sheet, SEE_RUN_STARTED)
             return _finish(folder, sheet, profile, given, previous, rows, Recording(entries=transport.log.entries),
-                           transport, store, started, redactor, ExitStatus.SERVER, interrupted=False)
+                           transport, store, started, redactor, ExitStatus.SERVER, interrupted=False,
+                           cause=cause, lang=opts.lang)
+        except KeyboardInterrupt:  # while the server starts (an HTTP server's readiness wait)
+            transport.log.record("event", event="interrupted", detail="the run was interrupted while the server started")
+            transport.close()
+            rows = unreached_rows(sheet, "interrupted while the server started")
+            return _finish(folder, sheet, profile, given, previous, rows, Recording(entries=transport.log.entries),
+                           transport, store, started, redactor, None, interrupted=True, lang=opts.lang)
         session = Session(transport, timeout=opts.timeout)
-        recorder = Recorder(session, profile, deadline=clock + opts.run_timeout)
+        recorder = Recorder(session, profile, deadline=clock + opts.run_timeout, max_rounds=opts.max_rounds)
         recording = recorder.recording
+        recording.sdk_worker = sdk_worker
         interrupted = False
+        cause = None
         try:
-            negotiation = recorder.negotiate(opts.protocol)
-            if not negotiation.ok:
-                why = "; ".join(negotiation.attempts) or "no answer"
-                rows = unreached_rows(sheet, f"the server could not be spoken to: {why}")
+            try:  # --run-timeout bounds negotiation too, however many requests it takes
+                with hard_deadline(clock + opts.run_timeout):
+                    negotiation = recorder.negotiate(opts.protocol)
+                ok, why = negotiation.ok, "; ".join(negotiation.attempts) or "no answer"
+            except DeadlinePassed:
+                ok, why = False, f"no answer before --run-timeout ({opts.run_timeout:g}s) ran out"
+                transport.log.record("event", event="timeout", detail=f"negotiation: {why}")
+            if not ok:
+                # the exit code and the last of stderr are known once it has stopped
+                cause = unreachable_cause(opts, stop_for_cause(transport), folder, why, started_ok=True)
+                rows = unreached_rows(sheet, SEE_RUN_SPOKEN)
                 status_override = ExitStatus.SERVER
             else:
                 recorder.run_steps()
@@ -267,29 +445,63 @@ def run(opts: RunOptions) -> RunOutcome:
         finally:
             transport.close()
         if status_override is None:
-            rows = judge(sheet, recording, profile, store, row_options)
+            try:
+                with judging_deadline(clock + opts.run_timeout):
+                    rows = judge(sheet, recording, profile, store, row_options)
+            except KeyboardInterrupt:
+                interrupted = True
+                transport.log.record("event", event="interrupted", detail="the run was interrupted while judging")
+                rows = unreached_rows(sheet, "interrupted while judging")
         elif interrupted:
             rows = unreached_rows(sheet, "interrupted")
         return _finish(folder, sheet, profile, given, previous, rows, recording, transport, store, started,
-                       redactor, status_override, interrupted=interrupted, fail_on=opts.fail_on)
+                       redactor, status_override, interrupted=interrupted, fail_on=opts.fail_on, cause=cause, lang=opts.lang)
     finally:
+        if sdk_worker is not None:
+            sdk_worker.close()
         if in_main:
             signal.signal(signal.SIGTERM, old_term)
         transport.log.close()
 
 
 def _finish(folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor,
-            status: ExitStatus | None, *, interrupted: bool, fail_on: str = "app") -> RunOutcome:
+            status: ExitStatus | None, *, interrupted: bool, fail_on: str = "app",
+            cause: str | None = None, lang: str = "en") -> RunOutcome:
+    """Write the run folder. An interrupt while writing does not leave it half done: the
+    files are written once more, marked interrupted, with further interrupts held off."""
+    args = (folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor)
+    if not interrupted:
+        try:
+            return _write_outcome(*args, status, interrupted=False, fail_on=fail_on, cause=cause, lang=lang)
+        except KeyboardInterrupt:
+            pass
+    with signals_held():
+        return _write_outcome(*args, None, interrupted=True, fail_on=fail_on, cause=cause, lang=lang)
+
+
+def _write_outcome(folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor,
+                   status: ExitStatus | None, *, interrupted: bool, fail_on: str = "app",
+                   cause: str | None = None, lang: str = "en") -> RunOutcome:
     observed = observed_conditions(recording, transport.name, folder, started)
     conditions = merge_conditions(observed, given, previous)
     entries = [row_entry(r) for r in rows]
+    for entry, result in zip(entries, rows):
+        seconds = row_seconds(result, recording.entries)
+        if seconds is not None:
+            entry["seconds"] = seconds
     entries = keep_observed(entries, previous)
     results = build(sheet=sheet, profile=profile, conditions=conditions, rows=entries,
                     schemas=store.used(), started_at=started,
                     finished_at=None if interrupted else utc_now(), interrupted=interrupted)
+    differing = given_beside(observed, given)
+    if differing:
+        results["conditions_given"] = differing
+    if cause:
+        results["cause"] = cause
+    # redacted before anything cuts or escapes it (a Markdown cell escapes "|")
+    results = json.loads(redactor.text(json.dumps(results, ensure_ascii=False)))
     write_row_files(folder, rows, recording.entries, redactor)
-    write(folder, results, redactor)
-    results = json.loads(redactor.text(json.dumps(results, ensure_ascii=False)))  # what gets printed
+    write(folder, results, redactor, lang=lang)
     if status is None:
         if interrupted:
             status = ExitStatus.INTERRUPTED
@@ -297,4 +509,4 @@ def _finish(folder, sheet, profile, given, previous, rows, recording, transport,
             failed = any(r["status"] == FAIL and r["filled_by"] == "runner"
                          and breaks_threshold(r.get("failed_rule") or "app", fail_on) for r in entries)
             status = ExitStatus.FAILED if failed else ExitStatus.OK
-    return RunOutcome(folder, results, status)
+    return RunOutcome(folder, results, status, recording)

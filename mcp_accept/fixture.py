@@ -13,8 +13,9 @@ protocol eras:
 
 Break modes (``--break NAME``, repeatable) inject one defect each, so that every
 verdict of the runner can be shown to fire. Marker mode (``--markers``) gives each
-form its own token (the structured tool's text twin too, so its document differs from
-structuredContent by that token; the rows that compare documents, S02, X01 and T01, E01,
+form its own tokens, one opening its body and one closing it, so that a body shown cut
+short can be told from a whole one (the structured tool's text twin too, so its document
+differs from structuredContent by those tokens; the rows that compare documents, S02, X01 and T01, E01,
 L02 against the reference, fail in marker mode by design) and
 ``--log DIR`` records every start's tokens (markers.json) and every message received
 (requests.jsonl), for the observation of hosts.
@@ -104,7 +105,36 @@ BREAK_MODES = {
     "crash": "calling search_embedded ends the process (exit 3) without an answer",
     "hang": "tools/call of search_embedded is never answered",
     "junk": "a non-JSON line is written to stdout before every answer (stdio)",
+    "preface-item": "the text tool's result opens with a prose text item before the JSON one",
+    "no-output-schema": "the structured tool declares no outputSchema (its result keeps structuredContent)",
+    "is-error": "the text tool answers a result with isError: true (a quota message)",
+    "nan": "the text tool's result carries an extra field whose value is NaN (not JSON)",
+    "duplicate-key": "the text tool's result names one key twice",
+    "bad-uri": "the resource_link and its contents use the URI \"%s\" (a space: not RFC 3986)"
+               % "search://results/demo v1",
+    "bad-blob": "the embedded resource carries its body as a blob that is not base64",
+    "dialect-unknown": "the outputSchema declares \"$schema\" draft-04, a dialect mcp-accept does not support",
+    "ref-in-enum": "the outputSchema holds {\"$ref\": URL} (--ref-url) as data inside an enum",
+    "no-discover": "2026-07-28: server/discover answers -32601; every other request is served",
+    "mrtr": "2026-07-28: the structured tool first answers resultType input_required with "
+            "requestState only; the retry carrying it gets the complete result",
+    "mrtr-endless": "2026-07-28: the structured tool answers input_required (requestState only) every time",
+    "paged-resources": "resources/list has two pages; the link's resource is listed on page 2",
+    "unknown-method-result": "an unknown method is answered with an empty result instead of error -32601",
+    "bad-cursor-accepted": "tools/list ignores a cursor it never handed out and answers the whole list",
+    "legacy-32602": "2025-11-25 and 2025-06-18: reading an unknown URI gives -32602 instead of -32002",
+    "legacy-object-schema": "2025-11-25 and 2025-06-18: the structured tool keeps its object outputSchema "
+                            "whatever structured-* mode is given with it (the falsy value alone is wrong)",
 }
+
+# Values of the break modes added for the rule kinds.
+BAD_LINK_URI = "search://results/demo v1"  # a space is not allowed in an RFC 3986 URI
+UNSUPPORTED_DIALECT = "http://json-schema.org/draft-04/schema#"
+TOOL_ERROR_TEXT = "Search backend quota exceeded for q=%s; retry after 60 seconds"
+PREFACE_TEXT = "Search results for q=%s (JSON below):"
+DUPLICATED_FIELD = '"fixtureNote":"first"'  # written twice on the wire in break mode duplicate-key
+MRTR_STATE = "fixture-mrtr-state-1"
+RESOURCES_PAGE_2 = "fixture-resources-page-2"
 
 # Falsy structuredContent values and the outputSchema each is declared with.
 FALSY_STRUCTURED = {
@@ -120,6 +150,9 @@ JUNK_LINE = "fixture: this line is not JSON-RPC (break mode junk)"
 # Marker mode: one token per carrier of the document, "MK" + a letter + "-" + a random
 # part of its own (10 hex digits), so that a model shown one token cannot make up another.
 # "twin" is the text item beside structuredContent in search_structured's result.
+# Each carrier has two tokens: the head token opens the body (the first hit's snippet),
+# the tail token ("MK" + letter + "Z-" + random) closes it (the last hit's snippet), so an
+# answer that shows the head but not the tail tells of a body cut short.
 MARKER_FORMS = (("text", "T"), ("structured", "S"), ("twin", "W"), ("embedded", "E"),
                 ("link", "L"))
 
@@ -245,15 +278,16 @@ def error_message(msg_id, code, message, data=None) -> dict:
             "error": RpcError(code, message, data).payload()}
 
 
-def new_markers() -> dict:
-    """form -> token, every token with its own random part (never two alike)."""
-    markers, parts = {}, set()
+def new_markers(tail: bool = False, taken=None) -> dict:
+    """form -> token, every token with its own random part (never two alike);
+    ``tail``: the tokens closing each body ("MK" + letter + "Z-")."""
+    markers, parts = {}, taken if taken is not None else set()
     for form, letter in MARKER_FORMS:
         part = secrets.token_hex(5)
         while part in parts:
             part = secrets.token_hex(5)
         parts.add(part)
-        markers[form] = "MK%s-%s" % (letter, part)
+        markers[form] = "MK%s%s-%s" % (letter, "Z" if tail else "", part)
     return markers
 
 
@@ -308,24 +342,28 @@ def _earlier_starts(path: str) -> list:
     if isinstance(history, list):
         return [entry for entry in history if isinstance(entry, dict)]
     if isinstance(info.get("run"), str):
-        return [{key: info.get(key) for key in ("run", "markers", "pid", "started_at")}]
+        return [{key: info.get(key) for key in ("run", "markers", "tails", "pid", "started_at")
+                 if key in info}]
     return []
 
 
 class RequestLog:
     """markers.json and requests.jsonl under --log DIR.
 
-    markers.json names this start of the fixture (``run``, ``markers``, ``pid``,
-    ``started_at``) and keeps ``history``: the same four keys for every start that used
+    markers.json names this start of the fixture (``run``, ``markers``: the head token of
+    each form, ``tails``: the tail token of each form, ``pid``, ``started_at``) and keeps
+    ``history``: the same keys for every start that used
     this folder, oldest first, this one last. A host may start the fixture several times
     in one session; each start has its own tokens, and all of them stay known.
     """
 
-    def __init__(self, folder: str, run: str, markers):
+    def __init__(self, folder: str, run: str, markers, tails=None):
         self.folder = folder
         self.run = run
         os.makedirs(folder, exist_ok=True)
         start = {"run": run, "markers": markers, "pid": os.getpid(), "started_at": utc_now()}
+        if tails:
+            start["tails"] = tails
         path = os.path.join(folder, "markers.json")
         with _FileLock(os.path.join(folder, ".markers.lock")):
             info = dict(start, history=_earlier_starts(path) + [start])
@@ -374,14 +412,27 @@ class Fixture:
         self.sticky = sticky
         self.log = log
         self.run = secrets.token_hex(4)
-        self.markers = new_markers() if markers else None
+        self.markers = self.tails = None
+        if markers:
+            taken = set()
+            self.markers = new_markers(taken=taken)
+            self.tails = new_markers(tail=True, taken=taken)
 
     # ----- documents ---------------------------------------------------------------
+
+    def encode(self, obj) -> str:
+        """The text of one message as it goes on the wire."""
+        text = compact(obj)
+        if "duplicate-key" in self.breaks:
+            # json cannot write an object with a key twice: the second copy is spliced in.
+            text = text.replace(DUPLICATED_FIELD, DUPLICATED_FIELD + ',"fixtureNote":"second"', 1)
+        return text
 
     def document(self, q: str, form: str) -> dict:
         doc = reference_document(q)
         if self.markers and doc["hits"]:
-            doc["hits"][0]["snippet"] += " [%s]" % self.markers[form]
+            doc["hits"][0]["snippet"] = "[%s] %s" % (self.markers[form], doc["hits"][0]["snippet"])
+            doc["hits"][-1]["snippet"] += " [%s]" % self.tails[form]
         return doc
 
     def link_body(self, q: str) -> str:
@@ -486,12 +537,23 @@ class Fixture:
         if requested not in MODERN_VERSIONS:
             raise RpcError(UNSUPPORTED_VERSION, "Unsupported protocol version",
                            {"supported": self.supported_modern(), "requested": requested}, 400)
+        if method == "server/discover" and "no-discover" in self.breaks:
+            raise RpcError(METHOD_NOT_FOUND, "Method not found: server/discover", None, 404)
         if method == "server/discover":
             result = {
                 "supportedVersions": self.supported_modern(),
                 "capabilities": {"tools": {}, "resources": {}},
                 "instructions": INSTRUCTIONS,
             }
+        elif self._asks_for_input(method, params):
+            # basic/patterns/mrtr.mdx: no inputRequests, only a requestState to echo back.
+            state = params.get("requestState")
+            if "mrtr-endless" in self.breaks:
+                rounds = int(state.rpartition("-")[2]) if isinstance(state, str) and state[-1:].isdigit() else 0
+                state = "fixture-mrtr-round-%d" % (rounds + 1)
+            else:
+                state = MRTR_STATE
+            result = {"resultType": "input_required", "requestState": state}
         else:
             try:
                 result, action = self._common(method, params, modern=True)
@@ -508,6 +570,15 @@ class Fixture:
             stamped["ttlMs"] = 0
             stamped["cacheScope"] = "private"
         return Reply({"jsonrpc": "2.0", "id": msg_id, "result": stamped})
+
+    def _asks_for_input(self, method, params) -> bool:
+        """Break modes mrtr and mrtr-endless: whether this 2026-07-28 call is answered
+        input_required (mrtr: until the retry carries the requestState handed out)."""
+        if method != "tools/call" or params.get("name") != "search_structured":
+            return False
+        if "mrtr-endless" in self.breaks:
+            return True
+        return "mrtr" in self.breaks and params.get("requestState") != MRTR_STATE
 
     def _legacy(self, msg_id, method, params, conn: Connection) -> Reply:
         if method == "initialize":
@@ -540,8 +611,15 @@ class Fixture:
     def _common(self, method, params, modern):
         if method == "ping":
             return {}, None
+        if method == "resources/list" and "paged-resources" in self.breaks:
+            return self._resources_page((params or {}).get("cursor")), None
+        if method in ("tools/list", "resources/list") and "cursor" in (params or {}) \
+                and not (method == "tools/list" and "bad-cursor-accepted" in self.breaks):
+            # Every list fits on one page, so the fixture never hands out a cursor: any cursor
+            # it is given is invalid (server/utilities/pagination.mdx, error handling).
+            raise RpcError(INVALID_PARAMS, "Invalid cursor")
         if method == "tools/list":
-            return {"tools": self.tools()}, None
+            return {"tools": self.tools(modern)}, None
         if method == "tools/call":
             return self.call_tool(params)
         if method == "resources/list":
@@ -550,15 +628,32 @@ class Fixture:
             return {"resourceTemplates": []}, None
         if method == "resources/read":
             return self.read_resource(params, modern), None
+        if "unknown-method-result" in self.breaks:
+            return {}, None
         raise RpcError(METHOD_NOT_FOUND, "Method not found: %s" % method)
 
-    def tools(self) -> list:
+    def _resources_page(self, cursor) -> dict:
+        """Break mode paged-resources: page 1 is empty and hands out a cursor; page 2 lists
+        the link's resource."""
+        if cursor is None:
+            return {"resources": [], "nextCursor": RESOURCES_PAGE_2}
+        if cursor != RESOURCES_PAGE_2:
+            raise RpcError(INVALID_PARAMS, "Invalid cursor")
+        return {"resources": [{"uri": LINK_URI, "name": LINK_NAME, "mimeType": MIME_JSON}]}
+
+    def tools(self, modern=True) -> list:
         output_schema = OUTPUT_SCHEMA
         for name, (_value, schema) in FALSY_STRUCTURED.items():
-            if name in self.breaks:
+            if name in self.breaks and (modern or "legacy-object-schema" not in self.breaks):
                 output_schema = schema
         if "external-ref" in self.breaks:
             output_schema = {"$ref": self.ref_url}
+        if "dialect-unknown" in self.breaks:
+            output_schema = dict(output_schema, **{"$schema": UNSUPPORTED_DIALECT})
+        if "ref-in-enum" in self.breaks:
+            # enum holds data: the {"$ref": URL} in it is a value compared, never resolved.
+            output_schema = copy.deepcopy(output_schema)
+            output_schema["properties"]["source"] = {"enum": ["demo-index", {"$ref": self.ref_url}]}
         common = {"inputSchema": copy.deepcopy(INPUT_SCHEMA)}
         return [
             dict(name="search_text", title="Search (text)",
@@ -566,7 +661,8 @@ class Fixture:
                  **copy.deepcopy(common)),
             dict(name="search_structured", title="Search (structured)",
                  description="Search the demo index; the result is structuredContent with a text twin.",
-                 outputSchema=copy.deepcopy(output_schema), **copy.deepcopy(common)),
+                 **({} if "no-output-schema" in self.breaks else {"outputSchema": copy.deepcopy(output_schema)}),
+                 **copy.deepcopy(common)),
             dict(name="search_embedded", title="Search (embedded resource)",
                  description="Search the demo index; the result embeds the document as a resource.",
                  **copy.deepcopy(common)),
@@ -586,7 +682,7 @@ class Fixture:
                     "isError": True}, None
         q = args["q"]
         if name == "search_text":
-            return {"content": [{"type": "text", "text": compact(self.document(q, "text"))}]}, None
+            return self._text(q), None
         if name == "search_structured":
             return self._structured(q), None
         if name == "search_embedded":
@@ -598,13 +694,31 @@ class Fixture:
             if "embedded-differs" in self.breaks:
                 doc = _altered(doc, 0, " (stale copy)")
             resource = {"uri": link_uri(q), "mimeType": MIME_JSON, "text": compact(doc)}
+            if "bad-blob" in self.breaks:
+                # base64 of the body, spoiled by a character base64 does not have
+                del resource["text"]
+                resource["blob"] = base64.b64encode(compact(doc).encode("utf-8")).decode("ascii") + "!"
             return {"content": [{"type": "resource", "resource": resource}]}, None
         size = len(self.link_body(q).encode("utf-8"))
         if "size-wrong" in self.breaks:
             size += 7
-        link = {"type": "resource_link", "uri": link_uri(q), "name": LINK_NAME,
+        uri = BAD_LINK_URI if "bad-uri" in self.breaks and q == "MCP" else link_uri(q)
+        link = {"type": "resource_link", "uri": uri, "name": LINK_NAME,
                 "mimeType": MIME_JSON, "size": size}
         return {"content": [link]}, None
+
+    def _text(self, q) -> dict:
+        if "is-error" in self.breaks:
+            return {"content": [{"type": "text", "text": TOOL_ERROR_TEXT % q}], "isError": True}
+        content = [{"type": "text", "text": compact(self.document(q, "text"))}]
+        if "preface-item" in self.breaks:
+            content.insert(0, {"type": "text", "text": PREFACE_TEXT % q})
+        result = {"content": content}
+        if "nan" in self.breaks:
+            result["fixtureScore"] = float("nan")  # json writes NaN, which JSON does not have
+        if "duplicate-key" in self.breaks:
+            result["fixtureNote"] = "first"  # written twice by Fixture.encode
+        return result
 
     def _structured(self, q) -> dict:
         structured = self.document(q, "structured")
@@ -616,8 +730,9 @@ class Fixture:
         if self.markers:
             # The twin is the same document with a token of its own, so an observer can
             # tell which of the two carriers reached the model.
-            twin = json.loads(compact(structured).replace(self.markers["structured"],
-                                                          self.markers["twin"]))
+            twin = json.loads(compact(structured)
+                              .replace(self.markers["structured"], self.markers["twin"])
+                              .replace(self.tails["structured"], self.tails["twin"]))
         if "twin-differs" in self.breaks:
             twin = _altered(twin, 1, " (draft)")
         for mode, (value, _schema) in FALSY_STRUCTURED.items():
@@ -636,10 +751,12 @@ class Fixture:
     def read_resource(self, params, modern) -> dict:
         uri = params.get("uri")
         q = query_of_uri(uri)
+        if q is None and "bad-uri" in self.breaks and uri == BAD_LINK_URI:
+            q = "MCP"
         if q is None:
             if "unknown-uri-empty" in self.breaks:
                 return {"contents": []}
-            code = INVALID_PARAMS if modern else LEGACY_RESOURCE_NOT_FOUND
+            code = INVALID_PARAMS if modern or "legacy-32602" in self.breaks else LEGACY_RESOURCE_NOT_FOUND
             raise RpcError(code, "Resource not found", {"uri": _as_text(uri)})
         return {"contents": [{"uri": uri, "mimeType": MIME_JSON, "text": self.link_body(q)}]}
 
@@ -670,7 +787,7 @@ def serve_stdio(fixture: Fixture) -> int:
     def send(obj) -> None:
         if "junk" in fixture.breaks:
             stdout.write((JUNK_LINE + "\n").encode("utf-8"))
-        stdout.write((compact(obj) + "\n").encode("utf-8"))
+        stdout.write((fixture.encode(obj) + "\n").encode("utf-8"))
         stdout.flush()
 
     _log("serving stdio (protocol %s, breaks: %s)"
@@ -757,7 +874,7 @@ class FixtureHandler(BaseHTTPRequestHandler):
         _log("http %s" % (fmt % args))
 
     def _send_json(self, status, obj, headers=()):
-        data = compact(obj).encode("utf-8")
+        data = self.server.fixture.encode(obj).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -790,7 +907,7 @@ class FixtureHandler(BaseHTTPRequestHandler):
         lines = ["event: message"]
         if not crlf:
             lines.append("id: %d" % next(self.server.event_ids))
-        lines.append("data: " + compact(obj))
+        lines.append("data: " + self.server.fixture.encode(obj))
         self.wfile.write((eol.join(lines) + eol + eol).encode("utf-8"))
         self.wfile.flush()
 
@@ -1043,7 +1160,7 @@ def main(argv=None) -> int:
                       markers=args.markers, sticky=args.sticky)
     if args.log:
         try:
-            fixture.log = RequestLog(args.log, fixture.run, fixture.markers)
+            fixture.log = RequestLog(args.log, fixture.run, fixture.markers, fixture.tails)
         except OSError as exc:
             sys.stderr.write("fixture.py: error: cannot write the log folder %s: %s\n"
                              % (args.log, exc))

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
 
-from mcp_accept.errors import ExitStatus, InputError, ServerError
+from mcp_accept.errors import ExitStatus, InputError, InternalError, ServerError
 from mcp_accept.execute import RunOptions
 
 FORMAT = "mcp-accept/fleet/1"
@@ -60,7 +60,8 @@ class TargetResult:
     error: str | None = None  # why the run produced no results, or stopped early
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "folder": self.folder, "exit": self.exit, "summary": self.summary,
+        return {"name": self.name, "index": self.index, "folder": self.folder, "exit": self.exit,
+                "summary": self.summary,
                 "server_name": self.server_name, "transport": self.transport, "protocol": self.protocol,
                 "seconds": self.seconds, "error": self.error}
 
@@ -128,6 +129,8 @@ def load_targets(path: Path, base: RunOptions, out: Path) -> list[Target]:
         if "server" in entry or "url" in entry:
             opts.server = entry.get("server")
             opts.url = entry.get("url")
+        if opts.server:  # relative paths in the command mean the file's folder: the server runs there
+            opts.cwd = here.resolve()
         for key in PATH_SETTINGS:
             if merged.get(key):
                 setattr(opts, key, here / merged[key])
@@ -204,8 +207,11 @@ def run_target(target: Target) -> TargetResult:
         result.error = exc.one_line() if isinstance(exc, InputError) else str(exc)
     except KeyboardInterrupt:
         result.exit, result.error = int(ExitStatus.INTERRUPTED), "interrupted"
+    except InternalError as exc:  # the run kept its crash report; the target gets the run's exit code
+        result.exit, result.error = int(exc.status), exc.one_line()
     except Exception as exc:  # a fault in one run must not stop the others
-        result.error = f"the run stopped: {type(exc).__name__}: {exc}"
+        result.exit = int(ExitStatus.INTERNAL)
+        result.error = f"internal error of mcp-accept: {type(exc).__name__}: {exc}"
         _keep_traceback(Path(opts.out))
     else:
         conditions = outcome.results.get("conditions") or {}
@@ -217,8 +223,7 @@ def run_target(target: Target) -> TargetResult:
         if outcome.results.get("interrupted"):
             result.error = "interrupted"
         elif outcome.status == ExitStatus.SERVER:
-            reasons = [row.get("reason") for row in outcome.results.get("rows") or [] if row.get("reason")]
-            result.error = reasons[0] if reasons else "the server could not be reached"
+            result.error = outcome.results.get("cause") or "the server could not be reached"
     result.seconds = round(time.monotonic() - started, 2)
     if result.exit == ExitStatus.INTERRUPTED:
         _stopping = True
@@ -263,15 +268,19 @@ def default_jobs(count: int) -> int:
 
 
 def run_fleet(targets_file: Path, base: RunOptions, *, jobs: int | None = None,
-              on_result: Callable[[TargetResult, int, int], None] | None = None) -> FleetOutcome:
-    """Run every target of ``targets_file``; write ``fleet.json`` beside their folders."""
+              on_result: Callable[[TargetResult, int, int], None] | None = None,
+              shard: tuple[int, int] | None = None) -> FleetOutcome:
+    """Run every target of ``targets_file`` (or shard K of N of them, see mcp_accept.shard);
+    write ``fleet.json`` beside their folders."""
     from mcp_accept.evidence import utc_now
     from mcp_accept.execute import default_out, prepare_folder
 
     global _stopping
     _stopping = False
     out = base.out or default_out()
-    targets = load_targets(targets_file, base, out)
+    from mcp_accept.shard import select
+
+    targets = select(load_targets(targets_file, base, out), shard)  # each keeps its index in the file
     layers = preflight(targets)
     prepare_folder(out)
     jobs = default_jobs(len(targets)) if not jobs else max(1, min(jobs, len(targets)))
@@ -293,7 +302,7 @@ def run_fleet(targets_file: Path, base: RunOptions, *, jobs: int | None = None,
     seconds = round(time.monotonic() - clock, 2)
     status = fleet_status(results, interrupted)
     _write_index(out, results, jobs=jobs, started_at=started_at, seconds=seconds, status=status,
-                 interrupted=interrupted)
+                 interrupted=interrupted, shard=f"{shard[0]}/{shard[1]}" if shard else None)
     return FleetOutcome(out, results, status, seconds, jobs, interrupted)
 
 
@@ -393,5 +402,6 @@ def _write_index(out: Path, results: list[TargetResult], **info) -> None:
     atomic_write_json(out / "fleet.json", {
         "format": FORMAT, "tool": {"name": "mcp-accept", "version": __version__},
         "jobs": info["jobs"], "started_at": info["started_at"], "seconds": info["seconds"],
-        "exit": int(info["status"]), "interrupted": info["interrupted"], "targets": entries,
+        "exit": int(info["status"]), "interrupted": info["interrupted"], "shard": info.get("shard"),
+        "targets": entries,
     })

@@ -13,20 +13,22 @@ Two ways in:
 The mapping from what was seen to a status, per row with marker forms (H01 and H02
 in the default sheet):
 
-* per form: ``reached`` (its token is in the answer), ``not reached`` (the host
-  called the form's tool, yet its token is not in the answer) or ``unobtainable``
-  (the tool was never called, so the absence of the token says nothing; for the link:
-  its token is in the answer but no ``resources/read`` of it was logged, so the log
-  does not belong to what the model saw);
-* the row: FAIL when any form did not reach the model (the host is shown not to hand
-  it over), else UNOBTAINABLE when any form could not be established, else PASS
-  (every form reached the model).
+* per form: ``reached`` (its head and tail tokens are in the answer), ``reached, cut``
+  (one of the two only: the head without the tail is a body cut short), ``not seen in
+  the answer`` (the host called the form's tool, yet no token of it is in the answer:
+  not proof that it did not reach the model, which may simply not have repeated it) or
+  ``unobtainable`` (the tool was never called, so the absence of the token says
+  nothing; for the link: its token is in the answer but no ``resources/read`` of it was
+  logged, so the log does not belong to what the model saw);
+* the row: PASS when every form reached the model (whole or cut; the reason says
+  which), else UNOBTAINABLE. Markers never make a row FAIL: an absent token does not
+  show that the host withheld the body.
 
 The structured tool's result has two carriers, ``structuredContent`` and its text twin
 (a text item holding the same document), and in marker mode each has its own token. The
 structured form is ``reached`` only when structuredContent's token is in the answer: a
-host that hands its model the twin alone has not handed over structuredContent, so the
-form is ``not reached`` and the reason says that only the twin did. The twin's own
+host that hands its model the twin alone has not shown structuredContent, so the
+form is ``not seen in the answer`` and the reason says that only the twin was. The twin's own
 result is kept beside the forms (``observed.twin``, and ``forms.structured.twin`` in the
 row's evidence). The tokens of every start of the fixture are read from
 ``markers.json`` (its ``history``), never rebuilt from their shape.
@@ -52,8 +54,12 @@ from mcp_accept.errors import InputError
 from mcp_accept.evidence import atomic_copy, atomic_write_json, atomic_write_text, utc_now
 
 MANUAL_STATUSES = (PASS, FAIL, UNOBTAINABLE)
-REACHED, NOT_REACHED, UNKNOWN = "reached", "not reached", "unobtainable"
+# A token absent from the answer is not proof that the body did not reach the model (the
+# model may simply not have repeated it), so absence is recorded as "not seen", never as
+# "did not reach".
+REACHED, CUT, NOT_SEEN, UNKNOWN = "reached", "reached, cut", "not seen in the answer", "unobtainable"
 MARKER_CAPTURE = "observable answer with marker"
+TRACE_CAPTURE = "debug trace"
 DEFAULT_LOG_NAME = "fixture-log"  # RUN_DIR/fixture-log is used when --fixture-log is not given
 # The structured tool's text twin carries a token of its own (form name "twin" in
 # markers.json). It is no form of the sheet: the structured form is judged on
@@ -161,8 +167,25 @@ def save(folder: Path, results: dict) -> None:
     write(Path(folder), results)
 
 
+def keep_wire(row: dict, observed: dict) -> dict:
+    """The person's part joins what a recording proxy established on the wire (``wire``,
+    ``seqs``): filling a row by hand never drops the wire facts."""
+    before = row.get("observed") or {}
+    for key in ("wire", "seqs"):
+        if key in before and key not in observed:
+            observed[key] = before[key]
+    return observed
+
+
+SHEET_TEXTS = ("establishes", "procedure")
+
+
 def replace_row(results: dict, entry: dict) -> None:
-    results["rows"] = [entry if r["id"] == entry["id"] else r for r in results["rows"]]
+    """Put the filled row in place of the old one; the sheet's texts on the row stay."""
+    def merged(old: dict) -> dict:
+        return {**{k: old[k] for k in SHEET_TEXTS if k in old}, **entry}
+
+    results["rows"] = [merged(r) if r["id"] == entry["id"] else r for r in results["rows"]]
 
 
 # --------------------------------------------------------------------------- evidence files
@@ -176,17 +199,52 @@ def _inside(path: Path, folder: Path) -> str | None:
         return None
 
 
+EVIDENCE_MAX_BYTES = 256 * 1024 * 1024  # an evidence file larger than this is refused
+SCAN_CHUNK = 1 << 20
+LONG_LINE = 64 * 1024  # a line longer than this is scanned in overlapping windows
+
+
 def scan_for_credentials(path: Path, shown: str) -> None:
-    """Refuse a text evidence file that holds something shaped like a credential."""
+    """Refuse a text evidence file that holds something shaped like a credential.
+
+    The file is streamed (a megabyte at a time, lines scanned as they complete, an
+    endless line in overlapping windows), never read whole; one larger than
+    EVIDENCE_MAX_BYTES is refused."""
+    import codecs
+
+    from mcp_accept.credentials import looks_like_credential
+
+    def check(line: str, number: int) -> None:
+        kind = looks_like_credential(line)
+        if kind and kind != "high-entropy token":
+            raise InputError(f"holds what looks like a {kind}; remove it first (credentials "
+                             "are never recorded)", file=shown, line=number)
+
     try:
-        raw = path.read_bytes()
+        size = path.stat().st_size
+        if size > EVIDENCE_MAX_BYTES:
+            raise InputError(f"is {size} bytes; evidence files are kept up to {EVIDENCE_MAX_BYTES} bytes",
+                             file=shown)
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        number, pending = 1, ""
+        with open(path, "rb") as handle:
+            for chunk in iter(lambda: handle.read(SCAN_CHUNK), b""):
+                try:
+                    pending += decoder.decode(chunk)
+                except UnicodeDecodeError:
+                    return  # not text (a screenshot, an archive): kept as it is
+                *lines, pending = re.split(r"\r\n|\r|\n", pending)
+                for line in lines:
+                    check(line, number)
+                    number += 1
+                if len(pending) > LONG_LINE:
+                    check(pending, number)
+                    pending = pending[-4096:]  # a credential across the window's edge is seen next time
+            check(pending + decoder.decode(b"", final=True), number)
+    except UnicodeDecodeError:
+        return
     except OSError as exc:
         raise InputError(f"cannot be read: {exc.strerror or exc}", file=shown) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return  # not text (a screenshot, an archive): kept as it is
-    scan_text(text, shown)
 
 
 def scan_text(text: str, shown: str) -> None:
@@ -213,8 +271,17 @@ def check_evidence_file(path: Path, option: str) -> Path:
 
 
 def _same_bytes(a: Path, b: Path) -> bool:
+    """Whether two files hold the same bytes, compared a chunk at a time."""
     try:
-        return a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
+        if a.stat().st_size != b.stat().st_size:
+            return False
+        with open(a, "rb") as one, open(b, "rb") as two:
+            while True:
+                left, right = one.read(SCAN_CHUNK), two.read(SCAN_CHUNK)
+                if left != right:
+                    return False
+                if not left:
+                    return True
     except OSError:
         return False
 
@@ -267,7 +334,7 @@ def fill_manual(folder: Path, row_id: str, status: str, evidence: Path, *, note:
         "id": row["id"], "kind": row["kind"], "title": row["title"], "status": status,
         "reason": note or f"{status} recorded by hand",
         "evidence": kept, "filled_by": "observe",
-        "observed": {"mode": "manual", "at": utc_now(), "source": source.name},
+        "observed": keep_wire(row, {"mode": "manual", "at": utc_now(), "source": source.name}),
     }
     if note:
         entry["note"] = note
@@ -306,9 +373,10 @@ class FixtureLog:
                 out.append(run)
         return out
 
-    def tokens(self, form: str | None = None):
-        """run -> form -> token; with ``form``: run -> that form's token (runs without one left out)."""
-        table = {start["run"]: dict(start["markers"]) for start in self.starts}
+    def tokens(self, form: str | None = None, key: str = "markers"):
+        """run -> form -> token; with ``form``: run -> that form's token (runs without one left out).
+        ``key``: ``markers`` (the head tokens) or ``tails`` (the tail tokens)."""
+        table = {start["run"]: dict(start.get(key) or {}) for start in self.starts}
         if form is None:
             return table
         return {run: tokens[form] for run, tokens in table.items() if tokens.get(form)}
@@ -344,8 +412,13 @@ def _start_of(value, where: str, shown: str) -> dict | None:
             isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in markers.items()):
         raise InputError("must map each form to a non-empty token", file=shown,
                          field=f"{where}markers")
-    return {"run": value["run"], "markers": dict(markers), "pid": value.get("pid"),
-            "started_at": value.get("started_at")}
+    tails = value.get("tails")
+    if tails is not None and (not isinstance(tails, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in tails.items())):
+        raise InputError("must map each form to a non-empty token", file=shown,
+                         field=f"{where}tails")
+    return {"run": value["run"], "markers": dict(markers), "tails": dict(tails or {}),
+            "pid": value.get("pid"), "started_at": value.get("started_at")}
 
 
 def read_fixture_log(folder: Path) -> FixtureLog:
@@ -420,7 +493,8 @@ def foreign_tokens(text: str, log: FixtureLog) -> list[str]:
     """Tokens in the answer shaped like the log's tokens (same prefix up to the last "-",
     same length) that no start of the fixture in the log gave out: a token of another
     log, or one the model made up."""
-    known = {t.lower() for tokens in log.tokens().values() for t in tokens.values()}
+    known = {t.lower() for key in ("markers", "tails") for tokens in log.tokens(key=key).values()
+             for t in tokens.values()}
     shapes = set()
     for token in known:
         prefix, dash, tail = token.rpartition("-")
@@ -436,9 +510,10 @@ def foreign_tokens(text: str, log: FixtureLog) -> list[str]:
     return found
 
 
-def _seen(form: str, text: str, log: FixtureLog) -> tuple[dict, dict]:
-    """The form's token of every start, and those found in the answer (with their lines)."""
-    tokens = log.tokens(form)
+def _seen(form: str, text: str, log: FixtureLog, key: str = "markers") -> tuple[dict, dict]:
+    """The form's token of every start, and those found in the answer (with their lines);
+    ``key="tails"``: its tail tokens."""
+    tokens = log.tokens(form, key=key)
     hits = {}
     for run, token in tokens.items():
         lines = token_lines(text, token)
@@ -462,10 +537,15 @@ def judge_form(form: str, text: str, log: FixtureLog, tool: str | None, link_uri
     token (when the fixture gave it one) is judged beside it, under ``twin``, so the
     verdict can say which carrier reached the model."""
     tokens, hits = _seen(form, text, log)
+    tails, tail_hits = _seen(form, text, log, key="tails")
     calls = log.calls(tool) if tool else []
     out: dict = {"tool": tool, "tokens": tokens, "called": len(calls), "in_answer": hits,
+                 "tail_tokens": tails, "tail_in_answer": tail_hits,
                  "calls": [{k: e.get(k) for k in ("t", "transport", "run")} for e in calls]}
-    reached = bool(hits)
+    reached = bool(hits) or bool(tail_hits)
+    # Head and tail both seen: the whole body reached the model. One of them only: the
+    # body reached it cut short (a fixture without tail tokens: the head alone decides).
+    whole = bool(hits) and (bool(tail_hits) or not tails)
     if form == "link":
         reads = log.reads(link_uri)
         out["uri"] = link_uri
@@ -477,9 +557,12 @@ def judge_form(form: str, text: str, log: FixtureLog, tool: str | None, link_uri
                           f"{link_uri}: the log does not match what the model saw")
             return out
     if reached:
-        out["result"] = REACHED
+        out["result"] = REACHED if whole else CUT
+        if not whole:
+            out["cut"] = "its tail token is not in the answer" if hits else \
+                "its head token is not in the answer, its tail token is"
     elif calls:
-        out["result"] = NOT_REACHED
+        out["result"] = NOT_SEEN
     else:
         out["result"] = UNKNOWN
         out["why"] = _never_called(tool, log)
@@ -496,11 +579,16 @@ def judge_twin(text: str, log: FixtureLog, tool: str | None) -> dict:
                 "why": "the fixture gave the text twin no token of its own (a fixture older "
                        "than the twin token): structuredContent's token stands for both"}
     called = bool(log.calls(tool)) if tool else False
-    out = {"tokens": tokens, "in_answer": hits,
-           "result": REACHED if hits else NOT_REACHED if called else UNKNOWN}
+    _tails, tail_hits = _seen(TWIN, text, log, key="tails")
+    out = {"tokens": tokens, "in_answer": hits, "tail_in_answer": tail_hits,
+           "result": REACHED if hits or tail_hits else NOT_SEEN if called else UNKNOWN}
     if out["result"] == UNKNOWN:
         out["why"] = _never_called(tool, log)
     return out
+
+
+def _cut(seen: dict) -> str:
+    return f" but cut short ({seen['cut']})" if seen["result"] == CUT else ""
 
 
 def _structured_words(seen: dict) -> str:
@@ -509,25 +597,26 @@ def _structured_words(seen: dict) -> str:
     own_twin_token = bool(twin.get("tokens"))
     result, twin_result = seen["result"], twin.get("result")
     tool = seen["tool"]
+    reached = result in (REACHED, CUT)
     if not own_twin_token:
         word = "the structured result (structuredContent or its text twin, one token for both)"
-        if result == REACHED:
-            return f"{word} reached the model"
-        if result == NOT_REACHED:
-            return f"{word} did not reach the model ({tool} was called; its token is not in the answer)"
+        if reached:
+            return f"{word} reached the model{_cut(seen)}"
+        if result == NOT_SEEN:
+            return f"{word}: not seen in the answer ({tool} was called; its token is not in the answer)"
         return f"{word}: cannot tell ({seen['why']})"
-    if result == REACHED:
+    if reached:
         if twin_result == REACHED:
-            return "structuredContent reached the model (its text twin too)"
-        if twin_result == NOT_REACHED:
-            return "structuredContent reached the model (its text twin did not)"
-        return "structuredContent reached the model"
-    if result == NOT_REACHED:
+            return f"structuredContent reached the model{_cut(seen)} (its text twin too)"
+        if twin_result == NOT_SEEN:
+            return f"structuredContent reached the model{_cut(seen)} (its text twin was not seen in the answer)"
+        return f"structuredContent reached the model{_cut(seen)}"
+    if result == NOT_SEEN:
         if twin_result == REACHED:
-            return ("structuredContent did not reach the model: only its text twin did "
+            return ("structuredContent not seen in the answer, only its text twin was "
                     f"({tool} was called; the structuredContent token is not in the answer, "
                     "the twin's is)")
-        return ("neither structuredContent nor its text twin reached the model "
+        return ("neither structuredContent nor its text twin was seen in the answer "
                 f"({tool} was called; neither token is in the answer)")
     return f"structuredContent: cannot tell ({seen['why']})"
 
@@ -542,28 +631,34 @@ def row_verdict(forms: dict[str, dict]) -> tuple[str, str]:
         elif form == "link":
             read = f"the host read the link ({seen['read']} resources/read)" if seen["read"] \
                 else "the host never read the link"
-            if seen["result"] == REACHED:
-                parts.append(f"{read}; the body reached the model")
-            elif seen["result"] == NOT_REACHED:
-                parts.append(f"{read}; the body did not reach the model")
+            if seen["result"] in (REACHED, CUT):
+                parts.append(f"{read}; the body reached the model{_cut(seen)}")
+            elif seen["result"] == NOT_SEEN:
+                parts.append(f"{read}; the body was not seen in the answer")
             else:
                 parts.append(f"{read}; cannot tell: {seen['why']}")
-        elif seen["result"] == REACHED:
-            parts.append(f"{word} reached the model")
-        elif seen["result"] == NOT_REACHED:
-            parts.append(f"{word} did not reach the model ({seen['tool']} was called; its token "
+        elif seen["result"] in (REACHED, CUT):
+            parts.append(f"{word} reached the model{_cut(seen)}")
+        elif seen["result"] == NOT_SEEN:
+            parts.append(f"{word} not seen in the answer ({seen['tool']} was called; its token "
                          "is not in the answer)")
         else:
             parts.append(f"{word}: cannot tell ({seen['why']})")
     results = [seen["result"] for seen in forms.values()]
-    status = FAIL if NOT_REACHED in results else UNOBTAINABLE if UNKNOWN in results else PASS
+    # An absent token proves nothing: the row never FAILs on markers, it stays
+    # UNOBTAINABLE until every form is seen to reach the model.
+    status = PASS if all(r in (REACHED, CUT) for r in results) else UNOBTAINABLE
     return status, "; ".join(parts)
 
 
 def fill_from_markers(folder: Path, answer: Path | str, *, fixture_log: Path | None = None,
                       row_id: str | None = None, note: str | None = None, host: str | None = None,
                       host_version: str | None = None, sets: list[str] = (),
-                      sheet_path: Path | None = None, stdin_text: str | None = None) -> Filled:
+                      sheet_path: Path | None = None, stdin_text: str | None = None,
+                      transcript_format: str | None = None) -> Filled:
+    """Fill the marker rows from ``answer``: the model's answer, or with
+    ``transcript_format`` a host's debug transcript (see :mod:`mcp_accept.transcripts`),
+    whose tool results are what the host handed its model."""
     from mcp_accept.fixture import LINK_URI
     from mcp_accept.sheet import load_profile, load_sheet
 
@@ -591,6 +686,12 @@ def fill_from_markers(folder: Path, answer: Path | str, *, fixture_log: Path | N
                          "passed to fixture.py --log)", field="--fixture-log")
     log = read_fixture_log(log_folder)
     text, answer_file = read_answer(answer, stdin_text)
+    transcript = None
+    if transcript_format is not None:
+        from mcp_accept.transcripts import read_transcript
+
+        transcript = read_transcript(text, transcript_format, str(answer))
+        text = transcript.text
     strangers = foreign_tokens(text, log)
     if strangers:
         raise InputError(f"the answer holds marker token {strangers[0]} of a fixture process this "
@@ -616,8 +717,11 @@ def fill_from_markers(folder: Path, answer: Path | str, *, fixture_log: Path | N
             "host_transports": log.transports(), "skipped_log_lines": log.skipped_lines,
             "unknown_fixture_runs": log.unknown_runs(),
         }
+        if transcript is not None:
+            record["transcript"] = {"format": transcript_format, "tool_results": transcript.tool_results,
+                                    "mcp_servers": transcript.mcp_servers}
         atomic_write_json(folder / evidence_path, record)
-        observed = {"mode": "markers", "at": record["at"],
+        observed = {"mode": "transcript" if transcript is not None else "markers", "at": record["at"],
                     "forms": {form: seen["result"] for form, seen in forms.items()},
                     "answer": kept_answer, "fixture_log": kept_log,
                     "fixture_runs": log.runs(), "host_transports": log.transports()}
@@ -625,15 +729,17 @@ def fill_from_markers(folder: Path, answer: Path | str, *, fixture_log: Path | N
             observed["twin"] = forms["structured"]["twin"]["result"]
         if "link" in forms:
             observed["link_read"] = forms["link"]["read"] > 0
-            observed["link_body_reached"] = forms["link"]["result"] == REACHED
+            observed["link_body_reached"] = forms["link"]["result"] in (REACHED, CUT)
         entry = {"id": row.id, "kind": current["kind"], "title": current["title"],
                  "status": status, "reason": reason, "evidence": evidence_path,
-                 "filled_by": "observe", "observed": observed}
+                 "filled_by": "observe", "observed": keep_wire(current, observed)}
         if note:
             entry["note"] = note
         replace_row(results, entry)
         filled.append(entry)
-    if results["conditions"].get("model_visible_capture_method") is None:
+    if transcript is not None:  # the trace shows what the model was handed
+        conditions.setdefault("model_visible_capture_method", TRACE_CAPTURE)
+    elif results["conditions"].get("model_visible_capture_method") is None:
         conditions.setdefault("model_visible_capture_method", MARKER_CAPTURE)
     changed = apply_conditions(results, conditions)
     save(folder, results)

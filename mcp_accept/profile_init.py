@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from mcp_accept.untrusted import yaml_comment
+
 from mcp_accept.errors import InputError, ServerError
 from mcp_accept.protocol import Session
 
@@ -221,13 +223,18 @@ def render(profile: dict, found: Discovery) -> str:
     if errors:  # a bug here, not the user's input: say so plainly
         raise ValueError(f"generated profile is invalid: {errors[0].message}")
     head = [
-        f"# Starting profile for {found.server_name or 'an MCP server'}, written by `mcp-accept profile init`",
-        f"# from its tools/list (protocol {found.version}). Check every entry under `guessed:`,",
+        # the server's own name and version: one line each, whatever it sent (no key injected)
+        f"# Starting profile for {yaml_comment(found.server_name or 'an MCP server')}, written by "
+        "`mcp-accept profile init`",
+        f"# from its tools/list (protocol {yaml_comment(found.version)}). Check every entry under `guessed:`,",
         "# then set `reference:` to the document the tools should return (null compares the",
         "# forms with each other) and remove `guessed:` once everything is checked.",
         "",
     ]
-    body = yaml.safe_dump(profile, sort_keys=False, allow_unicode=True, default_flow_style=None, width=1000)
+    try:
+        body = yaml.safe_dump(profile, sort_keys=False, allow_unicode=True, default_flow_style=None, width=1000)
+    except UnicodeEncodeError:  # lone surrogates from the server: written as escapes
+        body = yaml.safe_dump(profile, sort_keys=False, allow_unicode=False, default_flow_style=None, width=1000)
     return "\n".join(head) + body
 
 

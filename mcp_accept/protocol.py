@@ -4,7 +4,14 @@ Modern (2026-07-28): no handshake; every request carries the ``_meta`` envelope.
 Legacy (2025-11-25, 2025-06-18): ``initialize``, then ``notifications/initialized``.
 ``auto`` probes ``server/discover`` with the modern envelope and falls back to
 ``initialize`` on any error or timeout; when the server fixed its era on the failed
-probe, the fallback is tried again on a fresh connection.
+probe, the fallback is tried again on a fresh connection. When ``initialize`` is refused
+too, one modern ``tools/list`` tells whether the server speaks 2026-07-28 without
+``server/discover`` (a MUST it breaks: server/discover.mdx, "Servers MUST implement it").
+
+A 2026-07-28 result of ``resultType: "input_required"`` is followed as a client must
+(basic/patterns/mrtr.mdx#client-requirements-basic-workflow): :meth:`Session.follow`
+retries the original request with a new id and the exact ``requestState``, for at most
+``max_rounds`` requests.
 """
 
 from __future__ import annotations
@@ -36,6 +43,13 @@ class Negotiation:
     attempts: list[str] = field(default_factory=list)  # what was tried, in order, and how it went
     server_info: dict | None = None
     restarted: bool = False
+    discover: Reply | None = None  # the answer to server/discover, when it was sent
+    supported: list | None = None  # supportedVersions from that answer, when it gave a list
+
+    @property
+    def discovered(self) -> bool:
+        """Whether server/discover answered with a result naming 2026-07-28."""
+        return self.supported is not None and MODERN in self.supported
 
     @property
     def ok(self) -> bool:
@@ -82,7 +96,8 @@ class Session:
         probed = protocol in ("auto", MODERN)
         if probed:
             reply = self.send("server/discover", {}, version=MODERN)
-            supported = _supported(reply)
+            supported = listed_versions(reply)
+            result.discover, result.supported = reply, supported
             if supported is not None and MODERN in supported:
                 result.attempts.append("server/discover: 2026-07-28 supported")
                 self._settle(result, MODERN, reply)
@@ -100,7 +115,59 @@ class Session:
             self.transport.restart()
             result.restarted = True
             reply = self._initialize(wanted, result)
+        if not reply.has_result and probed and result.discover is not None and result.discover.message:
+            # The server answered the probe (with an error) and refused initialize too.
+            self._modern_without_discover(result)
         return result
+
+    def _modern_without_discover(self, result: Negotiation) -> None:
+        """Neither era answered its opening: try one modern request. A server that answers it
+        speaks 2026-07-28 without server/discover, which the rows then report."""
+        reply = self.send("tools/list", {}, version=MODERN)
+        if reply.has_result:
+            result.attempts.append("tools/list with the 2026-07-28 envelope: answered, "
+                                   "so the server speaks 2026-07-28 without server/discover")
+            self._settle(result, MODERN, reply)
+        else:
+            result.attempts.append(f"tools/list with the 2026-07-28 envelope: {reply.describe_failure()}")
+
+    # -- multi round-trip requests ----------------------------------------------------------
+    def follow(self, method: str, params: dict | None = None, *, max_rounds: int,
+               timeout: float | None = None) -> "Followed":
+        """Send a request and, in 2026-07-28, follow ``input_required`` results to the end.
+
+        Dispatch is on ``resultType`` alone (never on which schema branch a result fits).
+        Each retry is a new request with a new id, the original params, the exact
+        ``requestState`` when one was given (and none when none was: mrtr.mdx, client
+        requirements 2), and ``inputResponses`` for the ``inputRequests`` answered. This
+        client declares no capabilities, so any input request it is handed asks for one it
+        did not declare: it cannot construct the inputs, so it must not retry (client
+        requirement 1), and the server broke "Servers MUST NOT send an inputRequests that
+        the client has not declared support for" (server requirements 7; also
+        basic/index.mdx#meta, "A server MUST NOT rely on capabilities the client has not
+        declared").
+        """
+        params = dict(params or {})
+        followed = Followed()
+        for _ in range(max_rounds):
+            reply = self.send(method, followed.retry_params(params), timeout=timeout)
+            followed.replies.append(reply)
+            asked = input_required(self.version, method, reply)
+            if asked is None:
+                return followed
+            requests = asked.get("inputRequests")
+            if isinstance(requests, dict) and requests:
+                followed.stop = UNANSWERABLE
+                followed.why = (f"the server asked for input this client did not declare it can give "
+                                f"({_describe_requests(requests)}); mcp-accept declares no client "
+                                "capabilities")
+                return followed
+            followed.state = asked.get("requestState") if isinstance(asked.get("requestState"), str) else None
+            followed.answered = {} if isinstance(requests, dict) else None
+        followed.stop = BOUNDED
+        followed.why = (f"the server still answered resultType \"input_required\" after {max_rounds} "
+                        f"round{'s' if max_rounds != 1 else ''} (--max-rounds {max_rounds})")
+        return followed
 
     def _initialize(self, wanted: str, result: Negotiation) -> Reply:
         reply = self.send("initialize", {"protocolVersion": wanted, "capabilities": {},
@@ -128,7 +195,56 @@ class Session:
         result.server_info = info if isinstance(info, dict) else None
 
 
-def _supported(reply: Reply) -> list | None:
+# How a multi round-trip request ended without a complete result.
+UNANSWERABLE = "unanswerable"  # input requests for capabilities the client did not declare
+BOUNDED = "bounded"  # still input_required when the round limit was reached
+INPUT_REQUIRED_METHODS = ("tools/call", "resources/read", "prompts/get")  # mrtr.mdx#supported-requests
+DEFAULT_MAX_ROUNDS = 5
+
+
+@dataclass
+class Followed:
+    """Every round of one request that :meth:`Session.follow` made, and how it ended."""
+
+    replies: list[Reply] = field(default_factory=list)
+    state: str | None = None  # requestState to echo on the next retry
+    answered: dict | None = None  # inputResponses to send on the next retry
+    stop: str | None = None  # None: the last reply is final; else UNANSWERABLE or BOUNDED
+    why: str | None = None
+
+    @property
+    def reply(self) -> Reply | None:
+        return self.replies[-1] if self.replies else None
+
+    def retry_params(self, params: dict) -> dict:
+        out = dict(params)
+        if self.state is not None:
+            out["requestState"] = self.state  # exactly as received: never inspected or changed
+        if self.answered is not None:
+            out["inputResponses"] = self.answered
+        return out
+
+
+def input_required(version: str | None, method: str, reply: Reply) -> dict | None:
+    """The result when it asks for more input (2026-07-28, a method that may), else None."""
+    result = reply.result if reply.has_result else None
+    if (is_modern(version) and method in INPUT_REQUIRED_METHODS and isinstance(result, dict)
+            and result.get("resultType") == "input_required"):
+        return result
+    return None
+
+
+def _describe_requests(requests: dict) -> str:
+    parts = []
+    for key, value in list(requests.items())[:3]:
+        method = value.get("method") if isinstance(value, dict) else None
+        parts.append(f"{key}: {method}" if isinstance(method, str) else str(key))
+    more = f" and {len(requests) - 3} more" if len(requests) > 3 else ""
+    return ", ".join(parts) + more
+
+
+def listed_versions(reply: Reply) -> list | None:
+    """``supportedVersions`` of a server/discover answer, or None when it gave no list."""
     if not reply.has_result or not isinstance(reply.result, dict):
         return None
     versions = reply.result.get("supportedVersions")

@@ -1,4 +1,5 @@
-"""Rendering filled sheets for people and for CI: Markdown (Jinja), JUnit XML, JSON.
+"""Rendering filled sheets for people and for CI: Markdown (Jinja), JUnit XML, JSON, HTML,
+SARIF and GitHub annotations (each format a reporter class in :mod:`mcp_accept.reporters`).
 
 One run folder gives one filled sheet (``sheet.md``, :func:`render_run`). Several
 run folders give a report (:func:`build_report`): every run's sheet, and a summary
@@ -13,7 +14,6 @@ work wherever the report sits.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 import urllib.parse
@@ -24,10 +24,12 @@ from mcp_accept.data import data_dir
 from mcp_accept.errors import InputError
 
 LANGS = ("en", "ja")
-FORMATS = ("markdown", "junit", "json")
 REPORT_FORMAT = "mcp-accept/report/1"
 # The conditions that tell one host line of the summary from another, in column order.
-HOST_KEYS = ("host_product", "host_version", "transport", "protocol_version_on_wire")
+# A summary line is one host (product, version as the wire or the person named it) with one
+# server (name and version: two servers observed under one host stay apart).
+HOST_KEYS = ("host_product", "host_version", "server_name", "server_version", "transport",
+             "protocol_version_on_wire")
 
 LABELS = {
     "en": {"PASS": "PASS", "FAIL": "FAIL", "UNOBTAINABLE": "UNOBTAINABLE", "PENDING": "PENDING",
@@ -36,24 +38,34 @@ LABELS = {
            "normative": "normative", "additional": "additional", "observation": "observation",
            "condition": "Condition", "value": "Value", "schemas": "Official schemas used",
            "summary": "Summary", "unset": "(not recorded)", "note": "note",
-           "report": "mcp-accept report", "hosts": "Summary by host",
+           "report": "mcp-accept report", "hosts": "Summary by host", "server": "Server",
            "host_product": "Host", "host_version": "Host version", "transport": "Transport",
            "protocol_version_on_wire": "Protocol version", "run": "Run", "runs": "Runs",
            "folder": "Run folder", "absent": "—", "no_host": "no host recorded",
            "pending_reason": "not observed yet (fill it with mcp-accept observe)",
-           "wire": "wire", "type": "type", "meaning": "meaning", "sdk": "sdk"},
+           "wire": "wire", "type": "type", "meaning": "meaning", "sdk": "sdk",
+           "details": "What each row establishes", "establishes": "A PASS establishes",
+           "procedure": "Procedure", "check": "Check", "layer": "Layer", "rule": "Rule",
+           "source": "Spec source", "must": "must", "should": "should", "app": "app (sheet or profile)",
+           "cause": "Nothing could be tested", "sheet": "Sheet",
+           "conditions_given": "Given values the wire contradicted (kept, not used)"},
     "ja": {"PASS": "PASS", "FAIL": "FAIL", "UNOBTAINABLE": "取得不可", "PENDING": "未記入",
            "conditions": "実行条件", "rows": "試験", "id": "ID", "kind": "種別", "title": "項目",
            "status": "結果", "reason": "理由", "evidence": "証拠", "normative": "規範",
            "additional": "追加", "observation": "観測", "condition": "条件", "value": "値",
            "schemas": "使用した公式スキーマ", "summary": "集計", "unset": "（未記録）",
-           "note": "備考", "report": "mcp-accept 報告書", "hosts": "ホスト別の集計",
+           "note": "備考", "report": "mcp-accept 報告書", "hosts": "ホスト別の集計", "server": "サーバー",
            "host_product": "ホスト", "host_version": "ホストのバージョン",
            "transport": "トランスポート", "protocol_version_on_wire": "プロトコルバージョン",
            "run": "実行", "runs": "実行一覧", "folder": "実行フォルダ", "absent": "—",
            "no_host": "ホスト未記録",
            "pending_reason": "未観測（mcp-accept observe で記入する）",
-           "wire": "wire", "type": "型", "meaning": "意味", "sdk": "SDK"},
+           "wire": "wire", "type": "型", "meaning": "意味", "sdk": "SDK",
+           "details": "各項目が確かめること", "establishes": "PASSが示すこと", "procedure": "手順",
+           "check": "検査", "layer": "段", "rule": "規則", "source": "仕様の出典", "must": "MUST",
+           "should": "SHOULD", "app": "本票・プロファイルの規則", "cause": "試験できなかった理由",
+           "sheet": "試験票",
+           "conditions_given": "通信で観測した値と異なる指定値（記録のみ、不使用）"},
 }
 
 
@@ -91,26 +103,57 @@ def _bytecode_cache():
         folder.mkdir(parents=True, exist_ok=True)
     except Exception:  # no home, read-only file system...
         return None
-    return Cache(str(folder))
+    # the file names say how the templates were compiled (sandboxed, finalised as inert text):
+    # code compiled for another environment is never loaded
+    return Cache(str(folder), pattern="__jinja2_sandboxed_inert_%s.cache")
 
 
 @functools.cache
 def _environment(*folders: str):
     import jinja2
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     loader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(f) for f in folders])
-    env = jinja2.Environment(loader=loader, autoescape=False, keep_trailing_newline=True,
-                             undefined=jinja2.StrictUndefined, bytecode_cache=_bytecode_cache())
+    # A --template is the user's file, but it renders what servers wrote: sandboxed, so a
+    # template reaches the data it is given and the filters, never Python internals, and
+    # cannot change the data (docs/misbehaving-servers.md#templates).
+    # Every {{ expression }} is finalised as inert text (control characters and ANSI escapes
+    # made visible, < and > escaped): a server's name in a heading is as safe as in a cell.
+    env = ImmutableSandboxedEnvironment(loader=loader, autoescape=False, keep_trailing_newline=True,
+                                        undefined=jinja2.StrictUndefined, bytecode_cache=_bytecode_cache(),
+                                        finalize=_inert)
     env.filters["cell"] = cell
     env.filters["href"] = href
+    env.filters["reason_text"] = reason_text
+    env.filters["text_in"] = text_in
     return env
 
 
+def reason_text(reason, lang: str = "en"):
+    """A row's reason in ``lang`` (fixed texts from the catalog in mcp_accept.i18n)."""
+    from mcp_accept.i18n import translate_reason
+
+    return translate_reason(reason, lang)
+
+
+def text_in(texts, lang: str = "en") -> str:
+    """A sheet text ({"en": ..., "ja": ...}) in ``lang``, English when that one is missing."""
+    if not isinstance(texts, dict):
+        return texts or ""
+    return texts.get(lang) or texts.get("en") or ""
+
+
+def _inert(value):
+    from mcp_accept.untrusted import inert_text
+
+    return inert_text(value) if isinstance(value, str) else value
+
+
 def cell(value) -> str:
-    """Text safe inside a Markdown table cell."""
-    if value is None:
-        return ""
-    return str(value).replace("\r", " ").replace("\n", " ").replace("|", "\\|")
+    """Text safe inside a Markdown table cell (see mcp_accept.untrusted.markdown_cell)."""
+    from mcp_accept.untrusted import markdown_cell
+
+    return markdown_cell(value)
 
 
 def joined(path: str | None, base: str = "") -> str:
@@ -123,7 +166,11 @@ def joined(path: str | None, base: str = "") -> str:
 
 def href(path: str | None, base: str = "") -> str:
     """The same, as a Markdown link target."""
-    return urllib.parse.quote(joined(path, base), safe="/._-~:")
+    # a folder name that is not UTF-8 (surrogate escapes) is quoted as its bytes, not a crash
+    try:
+        return urllib.parse.quote(joined(path, base), safe="/._-~:", errors="surrogateescape")
+    except UnicodeEncodeError:
+        return urllib.parse.quote(joined(path, base), safe="/._-~:", errors="backslashreplace")
 
 
 def _template(template: Path | None, default: str):
@@ -187,8 +234,9 @@ def check_lang(lang: str) -> None:
 
 
 def check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise InputError(f"must be one of {', '.join(FORMATS)} (found {fmt!r})", field="--format")
+    from mcp_accept.reporters import make_reporter
+
+    make_reporter(fmt)
 
 
 @dataclass
@@ -201,15 +249,28 @@ class Run:
 
     @property
     def host(self) -> tuple:
-        conditions = self.results.get("conditions") or {}
+        conditions = dict(self.results.get("conditions") or {})
+        conditions.setdefault("server_version", server_version(self.results))
         return tuple(conditions.get(key) for key in HOST_KEYS)
+
+
+def server_version(results: dict) -> str | None:
+    """The server's version: no condition holds it, so it is read from what a recording
+    proxy established on the wire (``serverInfo``, kept in the host rows' ``observed.wire``)."""
+    for row in results.get("rows") or []:
+        server = ((row.get("observed") or {}).get("wire") or {}).get("server") or {}
+        if isinstance(server.get("version"), str):
+            return server["version"]
+    return None
 
 
 def load_runs(paths: list[Path]) -> list[Run]:
     """Read and validate every run (a run folder or its results.json) before anything
     is rendered: a bad hand edit stops the report with the file, line and field."""
+    from mcp_accept.shard import expand_run_dirs
     from mcp_accept.sheet import validate_results
 
+    paths = expand_run_dirs(list(paths))  # fleet folders (of every shard) give their targets' runs
     if not paths:
         raise InputError("give at least one run folder", field="RUN_DIR")
     runs: list[Run] = []
@@ -259,8 +320,8 @@ def row_ids(runs: list[Run]) -> list[str]:
 
 
 def host_summary(runs: list[Run]) -> dict:
-    """One line per host (product, version, transport, protocol version); per row id a
-    list of cells, one for each run of that host, each with status and evidence link."""
+    """One line per host and server (see HOST_KEYS); per row id a list of cells, one for
+    each run of that host and server, each with status and evidence link."""
     ids = row_ids(runs)
     lines: dict[tuple, dict] = {}
     for run in runs:
@@ -280,27 +341,7 @@ def host_summary(runs: list[Run]) -> dict:
 # --------------------------------------------------------------------------- formats
 
 
-def render_markdown(runs: list[Run], *, lang: str = "en", template: Path | None = None) -> str:
-    tpl = _template(template, "report.md.j2")
-    return _render(tpl, template, runs=runs, summary=host_summary(runs), lang=lang,
-                   L=LABELS[lang])
-
-
-def render_json(runs: list[Run]) -> str:
-    from mcp_accept.evidence import utc_now
-
-    summary = host_summary(runs)
-    document = {
-        "format": REPORT_FORMAT,
-        "generated_at": utc_now(),
-        "row_ids": summary["row_ids"],
-        "hosts": [{**{k: line[k] for k in HOST_KEYS}, "runs": line["runs"],
-                   "cells": {rid: [{k: c[k] for k in ("status", "evidence", "run")}
-                                   for c in cells] for rid, cells in line["cells"].items()}}
-                  for line in summary["lines"]],
-        "runs": [{"folder": run.base, "results": run.results} for run in runs],
-    }
-    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+# The formats themselves are reporter classes in mcp_accept.reporters.
 
 
 def run_label(run: Run, L: dict) -> str:
@@ -309,51 +350,6 @@ def run_label(run: Run, L: dict) -> str:
     server = c.get("server_name") or run.results["sheet"]["name"]
     transport = ", ".join(str(v) for v in (c.get("transport"), c.get("protocol_version_on_wire")) if v)
     return f"{host or L['no_host']} / {server}" + (f" ({transport})" if transport else "")
-
-
-def render_junit(runs: list[Run], *, lang: str = "en") -> str:
-    """JUnit XML: one test suite per run, one test case per row. FAIL is a failure;
-    UNOBTAINABLE and PENDING are skipped, with the reason; PASS passes."""
-    from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
-
-    L = LABELS[lang]
-    xml = JUnitXml("mcp-accept")
-    used: set[str] = set()
-    for run in runs:
-        label = run_label(run, L)
-        if label in used:  # two runs of the same host and server: tell them apart
-            label = f"{label} [{run.base}]"
-        used.add(label)
-        suite = TestSuite(label)
-        suite.timestamp = run.results.get("started_at")
-        for key, value in (run.results.get("conditions") or {}).items():
-            if value is not None:
-                suite.add_property(key, str(value))
-        suite.add_property("run_folder", run.base)
-        for row in run.results["rows"]:
-            title = row["title"].get(lang) or row["title"]["en"]
-            case = TestCase(f"{row['id']} {title}", classname=label, time=0)
-            reason = row.get("reason") or ""
-            if row["status"] == "FAIL":
-                case.result = [Failure(reason, "FAIL")]
-            elif row["status"] == "UNOBTAINABLE":
-                case.result = [Skipped(f"{L['UNOBTAINABLE']}: {reason}")]
-            elif row["status"] == "PENDING":
-                case.result = [Skipped(f"{L['PENDING']}: {reason or L['pending_reason']}")]
-            lines = [f"{L['status']}: {L[row['status']]}", f"{L['kind']}: {L[row['kind']]}"]
-            if reason:
-                lines.append(f"{L['reason']}: {reason}")
-            if row.get("note"):
-                lines.append(f"{L['note']}: {row['note']}")
-            if row.get("evidence"):
-                lines.append(f"{L['evidence']}: {joined(row['evidence'], run.base)}")
-            case.system_out = "\n".join(lines)
-            suite.add_testcase(case)
-        xml.add_testsuite(suite)
-    xml.update_statistics()
-    from xml.dom.minidom import parseString
-
-    return parseString(xml.tostring()).toprettyxml(indent="  ", encoding="utf-8").decode("utf-8")
 
 
 # --------------------------------------------------------------------------- entry point
@@ -365,9 +361,11 @@ def build_report(paths: list[Path], *, out: Path | None = None, lang: str = "en"
     (or return it for the caller to print when ``out`` is None)."""
     from mcp_accept.evidence import atomic_write_text
 
+    from mcp_accept.reporters import make_reporter
+
     check_lang(lang)
-    check_format(fmt)
-    if template is not None and fmt != "markdown":
+    reporter = make_reporter(fmt, lang=lang, template=template)
+    if template is not None and not reporter.accepts_template:
         raise InputError("a template renders the markdown format only; drop --format or "
                          "--template", field="--template")
     if out is not None and Path(out).is_dir():
@@ -375,12 +373,7 @@ def build_report(paths: list[Path], *, out: Path | None = None, lang: str = "en"
                          field="--out")
     runs = load_runs(paths)
     place(runs, out)
-    if fmt == "junit":
-        text = render_junit(runs, lang=lang)
-    elif fmt == "json":
-        text = render_json(runs)
-    else:
-        text = render_markdown(runs, lang=lang, template=template)
+    text = reporter.render(runs)
     if out is not None:
         try:
             atomic_write_text(Path(out), text)

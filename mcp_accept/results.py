@@ -55,6 +55,25 @@ def row_entry(result, *, filled_by: str = "runner") -> dict:
     return entry
 
 
+def row_seconds(result, entries: list[dict]) -> float | None:
+    """How long the row's exchanges took on the wire: for each step the row rests on, from
+    its first message sent to its last one received (``ms`` in wire.jsonl), summed. None when
+    no message of those steps was recorded (a manual row, a server never reached)."""
+    steps = set(result.steps or ())
+    every = "all" in steps  # a row over the whole wire (W01, W02)
+    spans: dict[str, list[float]] = {}
+    for entry in entries:
+        step = entry.get("step")
+        if step is None or not (every or step in steps) or entry.get("dir") not in ("in", "out"):
+            continue
+        if isinstance(entry.get("ms"), (int, float)):
+            span = spans.setdefault(str(step), [entry["ms"], entry["ms"]])
+            span[0], span[1] = min(span[0], entry["ms"]), max(span[1], entry["ms"])
+    if not spans:
+        return None
+    return round(sum(last - first for first, last in spans.values()) / 1000, 3)
+
+
 def _larger_than(value: Any, limit: int) -> bool:
     """Whether ``value`` serialises to more than about ``limit`` bytes. It stops counting as
     soon as the limit is passed, so a 16 MiB result costs no more than a small one (a full
@@ -106,10 +125,11 @@ def row_evidence(result, entries: list[dict]) -> dict:
 
 def build(*, sheet, profile, conditions: dict, rows: list[dict], schemas: list[dict],
           started_at: str, finished_at: str | None, interrupted: bool = False) -> dict:
+    rows = [with_sheet_texts(row, sheet) for row in rows]
     return {
         "format": FORMAT,
         "tool": {"name": "mcp-accept", "version": __version__},
-        "sheet": {"name": sheet.name, "version": sheet.version},
+        "sheet": {"name": sheet.name, "version": sheet.version, **_texts(title=sheet.title)},
         "profile": profile.name if profile is not None else None,
         "conditions": conditions,
         "schemas": schemas,
@@ -120,6 +140,26 @@ def build(*, sheet, profile, conditions: dict, rows: list[dict], schemas: list[d
         "finished_at": finished_at,
         "interrupted": interrupted,
     }
+
+
+def _texts(**texts) -> dict:
+    """Sheet texts as results.json carries them: both languages (English stands in for a
+    missing Japanese text), absent when the sheet has none."""
+    out = {}
+    for key, text in texts.items():
+        if isinstance(text, dict) and text.get("en"):
+            out[key] = {**text, "ja": text.get("ja") or text["en"]}
+    return out
+
+
+def with_sheet_texts(row: dict, sheet) -> dict:
+    """A row carries what it establishes (and a manual row its procedure), so a reader of
+    results.json alone can tell what each status means."""
+    try:
+        source = sheet.row(row["id"])
+    except (KeyError, LookupError, ValueError):
+        return row
+    return {**row, **_texts(establishes=source.establishes, procedure=source.procedure)}
 
 
 def load_previous(folder: Path) -> dict | None:
@@ -139,9 +179,14 @@ def keep_observed(rows: list[dict], previous: dict | None) -> list[dict]:
     return [observed.get(row["id"], row) if row["status"] == PENDING else row for row in rows]
 
 
-def write(folder: Path, results: dict, redactor: Redactor | None = None) -> None:
+def write(folder: Path, results: dict, redactor: Redactor | None = None, lang: str | None = None) -> None:
+    """Write results.json and sheet.md; sheet.md keeps the language it was first written in
+    (``sheet.lang``), so a later ``observe`` does not switch it."""
+    if lang is not None:
+        results["sheet"]["lang"] = lang
     atomic_write_json(folder / "results.json", results, redactor)
-    atomic_write_text(folder / "sheet.md", (redactor or Redactor()).text(render_sheet(results)))
+    shown = (results.get("sheet") or {}).get("lang") or "en"
+    atomic_write_text(folder / "sheet.md", (redactor or Redactor()).text(render_sheet(results, shown)))
 
 
 def write_row_files(folder: Path, row_results, entries: list[dict], redactor: Redactor | None = None) -> None:

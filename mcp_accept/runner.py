@@ -13,10 +13,15 @@ from typing import Any
 
 from mcp_accept.checks import (PASS, PENDING, UNOBTAINABLE, Context, Verdict, content_items,
                                layer_summary, row_status, run_check)
-from mcp_accept.protocol import Negotiation, Session
+from mcp_accept.checks import errors as probes  # also registers W03's checks
+from mcp_accept.checks.errors import unfinished_round_trips
+from mcp_accept.protocol import DEFAULT_MAX_ROUNDS, Negotiation, Session
 from mcp_accept.transport.base import Reply
 
 MAX_PAGES = 50
+# What the W03 probes send: a method no server has, a cursor no server handed out.
+UNKNOWN_METHOD = "mcp-accept/no-such-method"
+INVALID_CURSOR = "mcp-accept-invalid-cursor"
 
 
 @dataclass
@@ -25,6 +30,9 @@ class StepRecord:
     reply: Reply | None = None
     skipped: str | None = None  # why the step was not run
     seqs: list[int] = field(default_factory=list)  # wire.jsonl entries written during the step
+    rounds: int = 1  # requests sent (more than one when input_required results were followed)
+    incomplete: str | None = None  # why ``reply`` is not a final (complete) result
+    incomplete_kind: str | None = None  # protocol.UNANSWERABLE or protocol.BOUNDED
 
 
 @dataclass
@@ -33,7 +41,7 @@ class Recording:
     steps: dict[str, StepRecord] = field(default_factory=dict)
     entries: list[dict] = field(default_factory=list)  # the wire log, in order
     tools: dict[str, dict] = field(default_factory=dict)  # from tools/list, by name
-    listed_uris: set[str] = field(default_factory=set)  # from resources/list
+    listed_uris: set[str] = field(default_factory=set)  # from resources/list, every page
     unfinished: str | None = None  # set when the run stopped before all steps
 
     @property
@@ -56,15 +64,18 @@ class RowResult:
 class Recorder:
     """Runs the steps in order, tagging every wire entry with the step it belongs to."""
 
-    def __init__(self, session: Session, profile, *, deadline: float | None = None):
+    def __init__(self, session: Session, profile, *, deadline: float | None = None,
+                 max_rounds: int = DEFAULT_MAX_ROUNDS):
         self.session = session
         self.profile = profile
         self.log = session.transport.log
         self.recording = Recording(entries=self.log.entries)
         self.deadline = deadline
+        self.max_rounds = max_rounds
 
     def _step(self, name: str, method: str | None = None, params: dict | None = None,
               run=None) -> StepRecord:
+        """Run one step; every round of it (input_required retries) is tagged with its name."""
         step = StepRecord(name)
         self.recording.steps[name] = step
         if self.recording.unfinished:
@@ -79,7 +90,12 @@ class Recorder:
         first = len(self.log.entries)
         try:
             timeout = min(self.session.timeout, remaining) if remaining else None
-            step.reply = run() if run else self.session.send(method, params, timeout=timeout)
+            if run:
+                step.reply = run()
+            else:
+                followed = self.session.follow(method, params, max_rounds=self.max_rounds, timeout=timeout)
+                step.reply, step.rounds = followed.reply, len(followed.replies)
+                step.incomplete, step.incomplete_kind = followed.why, followed.stop
         finally:
             self.log.step = None
             step.seqs = [e["seq"] for e in self.log.entries[first:]]
@@ -99,9 +115,8 @@ class Recorder:
     def run_steps(self) -> Recording:
         rec = self.recording
         self._list_tools()
-        listing = self._step("resources/list", "resources/list", {})
-        if listing.reply and isinstance(listing.reply.result, dict):
-            for res in listing.reply.result.get("resources") or []:
+        for result in self._pages("resources/list"):
+            for res in result.get("resources") or []:
                 if isinstance(res, dict) and isinstance(res.get("uri"), str):
                     rec.listed_uris.add(res["uri"])
         for form in ("text", "structured", "embedded", "link"):
@@ -116,22 +131,45 @@ class Recorder:
         else:
             self._step("read:link", "resources/read", {"uri": uri})
         self._step("read:unknown", "resources/read", {"uri": self.profile.unknown_uri})
+        self._probes()
         return rec
 
+    def _probes(self) -> None:
+        """W03: requests that must be refused as JSON-RPC errors, then one that must still work.
+        None reads a resource or calls a profile's tool, so no other row counts them."""
+        unknown = "mcp-accept-no-such-tool"
+        while unknown in self.recording.tools:
+            unknown += "-x"
+        self._step(probes.UNKNOWN_TOOL, "tools/call", {"name": unknown, "arguments": {}})
+        self._step(probes.UNKNOWN_METHOD, UNKNOWN_METHOD, {})
+        self._step(probes.NO_NAME, "tools/call", {"arguments": {}})
+        self._step(probes.BAD_CURSOR, "tools/list", {"cursor": INVALID_CURSOR})
+        self._step(probes.STILL_ANSWERS, "tools/list", {})
+
     def _list_tools(self) -> None:
-        cursor, seen = None, set()
-        for page in range(MAX_PAGES):
-            params = {"cursor": cursor} if cursor else {}
-            step = self._step("tools/list" if page == 0 else f"tools/list#{page + 1}", "tools/list", params)
-            result = step.reply.result if step.reply else None
-            if not isinstance(result, dict):
-                return
+        for result in self._pages("tools/list"):
             for tool in result.get("tools") or []:
                 if isinstance(tool, dict) and isinstance(tool.get("name"), str):
                     self.recording.tools.setdefault(tool["name"], tool)
             self.session.transport.tools = self.recording.tools
+
+    def _pages(self, method: str):
+        """Each page's result of a list method, following ``nextCursor`` (MAX_PAGES at most).
+
+        An empty string is a cursor like any other; only an absent one ends the list
+        (server/utilities/pagination.mdx#implementation-guidelines: an empty string "MUST NOT
+        be treated as the end of results"). A cursor seen before ends it too.
+        """
+        cursor, seen = None, set()
+        for page in range(MAX_PAGES):
+            params = {"cursor": cursor} if cursor is not None else {}
+            step = self._step(method if page == 0 else f"{method}#{page + 1}", method, params)
+            result = step.reply.result if step.reply else None
+            if not isinstance(result, dict):
+                return
+            yield result
             cursor = result.get("nextCursor")
-            if not isinstance(cursor, str) or not cursor or cursor in seen:
+            if not isinstance(cursor, str) or cursor in seen:
                 return
             seen.add(cursor)
 
@@ -157,6 +195,11 @@ def judge(sheet, recording: Recording, profile, store, row_options: dict[str, di
         verdicts: list[Verdict] = []
         for item in row.checks:
             verdicts += run_check(item.check, ctx)
+        stuck = unfinished_round_trips(ctx, [name for name in row.steps if name != "all"])
+        if stuck:
+            # The row rests on a request that never reached a complete result: there is no
+            # final result for its checks to judge, only how the round trips ended.
+            verdicts = stuck
         status, reason = row_status(verdicts)  # the sdk layer reports; it does not decide
         if recording.unfinished and status != PASS and _touches_unrun(row, recording):
             status, reason = UNOBTAINABLE, f"{recording.unfinished}: {reason}"

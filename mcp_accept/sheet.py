@@ -1,5 +1,8 @@
 """Sheets, profiles, execution conditions and results files: load, validate, explain.
 
+(The profile's model and the checks only a profile needs are in :mod:`mcp_accept.profile`;
+it reads its file through the loader here.)
+
 Every file a user hands over is read here. Whatever is wrong with it (missing,
 unreadable, not UTF-8, bad YAML, a duplicate key, a value the schema refuses) comes
 back as one :class:`~mcp_accept.errors.InputError` naming the file, the 1-based line
@@ -20,8 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
-import jmespath
-import jmespath.exceptions
 import yaml
 
 if TYPE_CHECKING:  # jsonschema is imported when a file is invalid (80 ms saved on valid ones)
@@ -59,8 +60,6 @@ CONDITION_KEYS: tuple[str, ...] = (
 INTEGER_CONDITIONS = frozenset({"result_size_utf8_bytes"})
 
 ROW_ID_RE = re.compile(r"^[A-Z][0-9]{2}$")
-DEFAULT_UNKNOWN_URI = "search://results/does-not-exist"
-TOOL_FORMS: tuple[str, ...] = ("text", "structured", "embedded", "link")
 
 
 # --------------------------------------------------------------------------- model
@@ -107,31 +106,6 @@ class Sheet:
         return [row.id for row in self.rows]
 
 
-@dataclass(frozen=True)
-class ToolRef:
-    name: str
-    arguments: dict = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Profile:
-    """How the rows map onto one server. ``reference`` is None when the profile
-    gives none (absent or ``null``): the rows then compare the forms with each other."""
-
-    name: str
-    tools: dict[str, ToolRef]
-    reference: Any = None
-    twin: str = "json-equal"
-    assertions: tuple[tuple[str, str], ...] = ()
-    unknown_uri: str = DEFAULT_UNKNOWN_URI
-    guessed: tuple[str, ...] = ()
-    path: Path | None = None
-
-    @property
-    def has_reference(self) -> bool:
-        return self.reference is not None
-
-
 # --------------------------------------------------------------------------- package data
 
 
@@ -141,6 +115,20 @@ def default_sheet_path() -> Path:
 
 def default_profile_path() -> Path:
     return data_path("sheets", "profile-fixture.yaml")
+
+
+# Profiles live in mcp_accept.profile (which reads files through the loader below); these
+# names stay importable from here.
+_PROFILE_NAMES = frozenset({"DEFAULT_UNKNOWN_URI", "TOOL_FORMS", "BODY_KINDS", "ToolRef", "Profile",
+                            "Expected", "load_profile"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PROFILE_NAMES:
+        from . import profile
+
+        return getattr(profile, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @functools.cache
@@ -531,57 +519,6 @@ def load_sheet(path: str | Path | None = None) -> Sheet:
         first[raw["id"]] = i
     return Sheet(name=data["sheet"], version=data["version"], title=dict(data["title"]),
                  rows=tuple(_row(raw) for raw in data["rows"]), path=target)
-
-
-# --------------------------------------------------------------------------- profiles
-
-
-def _jmespath_problem(exc: jmespath.exceptions.JMESPathError) -> str:
-    if isinstance(exc, jmespath.exceptions.IncompleteExpressionError):
-        return "it ends too early"
-    if isinstance(exc, jmespath.exceptions.LexerError):
-        return f"{exc.message} at character {exc.lexer_position + 1}"
-    if isinstance(exc, jmespath.exceptions.ParseError):
-        return f"{exc.msg} at character {exc.lex_position + 1}"
-    return " ".join(str(exc).split())
-
-
-def _assertions(data: dict, index: Index, shown: str) -> tuple[tuple[str, str], ...]:
-    out: list[tuple[str, str]] = []
-    names: set[str] = set()
-    for i, item in enumerate(data.get("assertions") or ()):
-        if item["name"] in names:
-            where = ("assertions", i, "name")
-            raise InputError(f"duplicate assertion name {_show(item['name'])}", file=shown,
-                             line=_line(index, where), field=format_path(where))
-        names.add(item["name"])
-        try:
-            jmespath.compile(item["expr"])
-        except jmespath.exceptions.JMESPathError as exc:
-            where = ("assertions", i, "expr")
-            raise InputError(f"not a valid JMESPath expression: {_jmespath_problem(exc)}",
-                             file=shown, line=_line(index, where),
-                             field=format_path(where)) from None
-        out.append((item["name"], item["expr"]))
-    return tuple(out)
-
-
-def load_profile(path: str | Path | None = None) -> Profile:
-    """Load and check a profile; ``None`` loads the reference fixture's profile."""
-    target = Path(path) if path is not None else default_profile_path()
-    data, index, shown = _load(target, "profile")
-    tools = {form: ToolRef(name=ref["name"], arguments=dict(ref.get("arguments") or {}))
-             for form, ref in (data.get("tools") or {}).items()}
-    return Profile(
-        name=data["profile"],
-        tools=tools,
-        reference=data.get("reference"),
-        twin=data.get("twin", "json-equal"),
-        assertions=_assertions(data, index, shown),
-        unknown_uri=data.get("unknown_uri", DEFAULT_UNKNOWN_URI),
-        guessed=tuple(data.get("guessed") or ()),
-        path=target,
-    )
 
 
 # --------------------------------------------------------------------------- conditions

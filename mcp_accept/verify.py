@@ -1,9 +1,11 @@
 """``mcp-accept verify``: show that the checks catch the defects they are for, and pass what is right.
 
-The built-in fixture is run in every break mode, in both eras (2026-07-28 and 2025-11-25),
-through the ordinary ``run`` code; each run leaves its own run folder. Then every
-*condition* below is judged from those folders: what was sent, what each layer said
-(wire, type, meaning, sdk), what was expected, PASS or FAIL. The conditions are written
+The built-in fixture is run in every break mode, in every version (2026-07-28, 2025-11-25
+and 2025-06-18), over stdio, through the ordinary ``run`` code; the baseline and the modes
+whose behaviour rests on the transport run over Streamable HTTP too (HTTP_MODES). Each run
+leaves its own run folder. Then every *condition* below is judged from those folders: what
+was sent, what each layer said (wire, type, meaning, sdk), which rule kind the failing check
+enforces (must, should, app), what was expected, PASS or FAIL. The conditions are written
 to ``verify.json`` and ``verify.md``; the exit status is 0 only when every one holds.
 
 With the MCP Python SDK installed, the SDK also drives the fixture itself in every break
@@ -14,6 +16,7 @@ the SDK really did. Without it, the sdk column must say UNOBTAINABLE with the re
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import socket
@@ -26,14 +29,39 @@ from pathlib import Path
 from typing import Callable
 
 from mcp_accept import __version__
-from mcp_accept.checks import FAIL, PASS, UNOBTAINABLE
+from mcp_accept.checks import APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, breaks_threshold
 from mcp_accept.errors import ExitStatus, InputError
 from mcp_accept.evidence import atomic_write_json, atomic_write_text, utc_now
 
 FORMAT = "mcp-accept/verify/1"
-MODERN, LEGACY = "2026-07-28", "2025-11-25"
-ERAS = (MODERN, LEGACY)
+MODERN, LEGACY, OLDEST = "2026-07-28", "2025-11-25", "2025-06-18"
+ERAS = (MODERN, LEGACY, OLDEST)
+LEGACY_ERAS = (LEGACY, OLDEST)
 BASELINE = "none"
+STDIO, HTTP = "stdio", "http"
+# The runs over Streamable HTTP: the baseline, and the modes whose behaviour rests on the
+# transport (how a dead or silent server shows, how a body with NaN or a key twice is read
+# from an HTTP answer, a retry and a refused server/discover as HTTP exchanges), by era.
+HTTP_MODES = {
+    BASELINE: ERAS,
+    "crash": (MODERN, LEGACY),
+    "hang": (MODERN,),
+    "nan": (MODERN,),
+    "duplicate-key": (LEGACY,),
+    "mrtr": (MODERN,),
+    "no-discover": (MODERN,),
+}
+# Runs with two break modes: a falsy structuredContent whose outputSchema stays an object in
+# the legacy versions, so that only the value is wrong there.
+ALONE = "legacy-object-schema"
+# Modes that change nothing outside these versions (their runs there must pass as the
+# baseline does).
+ERA_MODES = {"no-discover": (MODERN,), "mrtr": (MODERN,), "mrtr-endless": (MODERN,),
+             "legacy-32602": LEGACY_ERAS, ALONE: LEGACY_ERAS}
+# Modes whose runs pass every automated row (exit 0).
+# (ALONE by itself keeps the fixture's object schema and value: nothing to fail.)
+PASSING_MODES = (BASELINE, "preface-item", "ref-in-enum", "paged-resources", "mrtr", "mrtr-endless", ALONE)
+MAX_ROUNDS = 3  # --max-rounds of every run: mrtr-endless must stop at it
 LIVE_FILE = "sdk-live.json"  # what the SDK did when it drove the fixture itself
 LAYER_NAMES = ("wire", "type", "meaning", "sdk")
 FALSY = {
@@ -48,6 +76,14 @@ SDK_ROW_STEPS = {"T01": "call:text", "S01": "call:structured", "E01": "call:embe
                  "L01": "call:link", "L02": "read:link", "L03": "read:unknown"}
 # Modes whose runs leave an answer to replay for every call (crash and hang do not).
 NO_LIVE_SDK = ("crash", "hang")
+# Runs the SDK's own client cannot repeat: without server/discover it falls back to
+# initialize and speaks a legacy version, while the run (and its replay) stayed in 2026-07-28.
+NOT_COMPARABLE_LIVE = {
+    ("no-discover", MODERN): "the SDK's client falls back to initialize (a legacy version) when server/discover "
+                             "fails; the run stayed in 2026-07-28",
+    ("mrtr-endless", MODERN): "the recording stops at --max-rounds, so the replay has no final answer "
+                              "(UNOBTAINABLE); the SDK's client goes on to a round limit of its own",
+}
 SDK_QUESTIONS = {
     "total-string": 'Does the SDK reject total: "2"?',
     "total-999": "Does the SDK reject total: 999 with two hits?",
@@ -64,6 +100,7 @@ class VerifyOptions:
     jobs: int = 2
     schema_dir: Path | None = None
     offline: bool = False
+    on_progress: object = None  # called with (runs done, runs in all) as each run ends
 
 
 @dataclass
@@ -78,6 +115,7 @@ class Condition:
     observed: str
     status: str  # PASS when the condition holds
     evidence: str | None = None
+    transport: str = STDIO
 
 
 @dataclass
@@ -96,6 +134,7 @@ class RunView:
     folder: Path
     base: Path  # the verify folder, for relative paths
     args: list[str]
+    transport: str = STDIO
     exit_status: int | None = None
     error: str | None = None
     results: dict = field(default_factory=dict)
@@ -105,12 +144,17 @@ class RunView:
     live_error: str | None = None
 
     @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.mode, self.era, self.transport)
+
+    @property
     def rel(self) -> str:
         return self.folder.relative_to(self.base).as_posix()
 
     @property
     def sent(self) -> str:
-        return "fixture.py " + shlex.join(self.args) if self.args else "fixture.py"
+        http = ["--http", "PORT"] if self.transport == HTTP else []
+        return "fixture.py " + shlex.join(http + self.args) if self.args or http else "fixture.py"
 
     def row(self, row_id: str) -> dict:
         for row in self.results.get("rows", []):
@@ -135,6 +179,16 @@ class RunView:
         text = " ".join(str(row.get("reason") or "").split())
         text = text if len(text) <= limit else text[:limit - 3] + "..."
         return f"{row_id} {row.get('status')}: {text}" if text else f"{row_id} {row.get('status')}"
+
+    def failed_rule(self, row_id: str) -> str | None:
+        return self.row(row_id).get("failed_rule")
+
+    def check_verdicts(self, row_id: str, name: str) -> list[dict]:
+        return [c for c in self.checks(row_id) if c.get("check") == name]
+
+    def step_messages(self, step: str, direction: str) -> list[dict]:
+        return [e["message"] for e in self.wire if e.get("step") == step and e.get("dir") == direction
+                and isinstance(e.get("message"), dict)]
 
     def evidence_path(self, row_id: str | None = None) -> str:
         return f"{self.rel}/rows/{row_id}.json" if row_id else f"{self.rel}/results.json"
@@ -248,10 +302,16 @@ def prepare(out: Path) -> Path:
 def _run_one(view: RunView, opts: VerifyOptions, sdk_available: bool) -> RunView:
     from mcp_accept.execute import RunOptions, fixture_path, run
 
-    command = shlex.join([sys.executable, str(fixture_path()), *view.args])
+    url = None
+    argv = [sys.executable, str(fixture_path())]
+    if view.transport == HTTP:
+        port = _free_port()
+        argv += ["--http", str(port)]
+        url = f"http://127.0.0.1:{port}/mcp"
+    command = shlex.join([*argv, *view.args])
     try:
-        outcome = run(RunOptions(server=command, protocol=view.era, timeout=opts.timeout,
-                                 run_timeout=opts.run_timeout, out=view.folder,
+        outcome = run(RunOptions(server=command, url=url, protocol=view.era, timeout=opts.timeout,
+                                 run_timeout=opts.run_timeout, out=view.folder, max_rounds=MAX_ROUNDS,
                                  schema_dir=opts.schema_dir, offline=opts.offline))
         view.exit_status = int(outcome.status)
     except InputError:
@@ -259,7 +319,7 @@ def _run_one(view: RunView, opts: VerifyOptions, sdk_available: bool) -> RunView
     except Exception as exc:  # noted as the run's failure; the conditions resting on it fail
         view.error = f"the run raised {type(exc).__name__}: {exc}"
     _load_run(view)
-    if sdk_available and view.mode not in NO_LIVE_SDK:
+    if sdk_available and view.mode not in NO_LIVE_SDK and view.transport == STDIO:
         try:
             view.live = live_sdk(view.args, view.era, view.folder / "sdk-live.stderr.log", opts.timeout)
         except Exception as exc:  # the comparison condition reports it
@@ -268,20 +328,54 @@ def _run_one(view: RunView, opts: VerifyOptions, sdk_available: bool) -> RunView
     return view
 
 
-def load_views(folder: Path) -> dict[tuple[str, str], RunView]:
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def mode_args(mode: str, canary_url: str) -> list[str]:
+    """The fixture's arguments for a mode ("a+b" gives both break modes)."""
+    if mode == BASELINE:
+        return []
+    args = [arg for name in mode.split("+") for arg in ("--break", name)]
+    if mode in ("external-ref", "ref-in-enum"):
+        args += ["--ref-url", canary_url]
+    return args
+
+
+def plan(folder: Path, canary_url: str) -> list[RunView]:
+    """Every run: each mode alone in each version over stdio, the falsy modes with ALONE, and
+    HTTP_MODES over Streamable HTTP."""
+    modes = [BASELINE, *break_modes()] + [f"{m}+{ALONE}" for m in FALSY]
+    views = []
+    for era in ERAS:
+        for mode in modes:
+            views.append(RunView(mode, era, folder / "runs" / era / mode, folder, mode_args(mode, canary_url)))
+        for mode, eras in HTTP_MODES.items():
+            if era in eras:
+                views.append(RunView(mode, era, folder / "runs" / era / f"{mode}@{HTTP}", folder,
+                                     mode_args(mode, canary_url), HTTP))
+    return views
+
+
+def load_views(folder: Path) -> dict[tuple[str, str, str], RunView]:
     """The runs of an earlier verify, read back from its folder (for judging them again)."""
     report = json.loads((folder / "verify.json").read_text(encoding="utf-8"))
     views = {}
     for entry in report["runs"]:
-        args = [] if entry["mode"] == BASELINE else shlex.split(entry["sent"])[1:]
-        view = RunView(entry["mode"], entry["era"], folder / entry["folder"], folder, args,
+        transport = entry.get("transport", STDIO)
+        args = shlex.split(entry["sent"])[1:]
+        if transport == HTTP:
+            args = args[2:]  # --http PORT
+        view = RunView(entry["mode"], entry["era"], folder / entry["folder"], folder, args, transport,
                        exit_status=entry["exit_status"], error=entry["error"])
         _load_run(view)
         live = view.folder / LIVE_FILE
         if live.is_file():
             data = json.loads(live.read_text(encoding="utf-8"))
             view.live, view.live_error = data.get("live"), data.get("error")
-        views[(view.mode, view.era)] = view
+        views[view.key] = view
     return views
 
 
@@ -340,21 +434,17 @@ def verify(opts: VerifyOptions) -> VerifyOutcome:
     folder = prepare(opts.out or default_out("verify-"))
     started = utc_now()
     info = sdk_info()
-    modes = [BASELINE, *break_modes()]
     canary = Canary()
     try:
-        views = []
-        for era in ERAS:
-            for mode in modes:
-                args = [] if mode == BASELINE else ["--break", mode]
-                if mode == "external-ref":
-                    args += ["--ref-url", canary.url]
-                views.append(RunView(mode, era, folder / "runs" / era / mode, folder, args))
+        views = plan(folder, canary.url)
+        modes = list(dict.fromkeys(v.mode for v in views))
         with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
             futures = [pool.submit(_run_one, v, opts, info.available) for v in views]
             try:
-                for future in futures:
+                for done, future in enumerate(futures, 1):
                     future.result()
+                    if callable(opts.on_progress):
+                        opts.on_progress(done, len(futures))
             except BaseException:
                 for future in futures:
                     future.cancel()
@@ -363,7 +453,7 @@ def verify(opts: VerifyOptions) -> VerifyOutcome:
         canary_alive = canary.probe()
     finally:
         canary.close()
-    runs = {(v.mode, v.era): v for v in views}
+    runs = {v.key: v for v in views}
     store = SchemaStore(opts.schema_dir, allow_fetch=False if opts.offline else None)
     conditions = build_conditions(runs, info, store, fetched=fetched, canary_alive=canary_alive)
     held = sum(c.status == PASS for c in conditions)
@@ -376,7 +466,9 @@ def verify(opts: VerifyOptions) -> VerifyOutcome:
         "modes": modes,
         "sdk": {"available": info.available, "version": info.version, "reason": info.reason},
         "canary": {"url": canary.url, "connections": fetched, "probe_seen": canary_alive},
-        "runs": [{"mode": v.mode, "era": v.era, "sent": v.sent, "folder": v.rel, "exit_status": v.exit_status,
+        "transports": [STDIO, HTTP],
+        "runs": [{"mode": v.mode, "era": v.era, "transport": v.transport, "sent": v.sent, "folder": v.rel,
+                  "exit_status": v.exit_status,
                   "error": v.error, "summary": v.results.get("summary")} for v in views],
         "conditions": [asdict(c) for c in conditions],
         "summary": {PASS: held, FAIL: len(conditions) - held},
@@ -397,8 +489,10 @@ def _expect_layers(view: RunView, rows: list[str], expected: dict[str, str]) -> 
 
 
 def _cond(cid: str, title: str, view: RunView, rows: list[str], expected: dict[str, str],
-          extra: tuple[bool, str, str] | None = None, evidence_row: str | None = None) -> Condition:
-    """A condition on one run: the listed layers over ``rows`` must say ``expected``.
+          extra: tuple[bool, str, str] | None = None, evidence_row: str | None = None,
+          rules: dict[str, str | None] | None = None) -> Condition:
+    """A condition on one run: the listed layers over ``rows`` must say ``expected``, and each
+    row of ``rules`` must have that ``failed_rule`` (the rule kind its failing checks enforce).
 
     ``extra`` is (holds, expected text, observed text) for what the layers do not show.
     """
@@ -406,12 +500,17 @@ def _cond(cid: str, title: str, view: RunView, rows: list[str], expected: dict[s
     observed = "; ".join(view.reason(r) for r in rows)
     if view.error:
         ok, observed = False, f"{view.error}; {observed}"
+    if rules:
+        held, rule_want, rule_seen = _rules_hold(view, rules)
+        ok = ok and held
+        want = "; ".join(t for t in (want, rule_want) if t)
+        observed = "; ".join(t for t in (rule_seen, observed) if t)
     if extra is not None:
         ok = ok and extra[0]
         want = "; ".join(t for t in (want, extra[1]) if t)
         observed = "; ".join(t for t in (extra[2], observed) if t)
     return Condition(cid, title, view.era, view.sent, rows, layers, want, observed, PASS if ok else FAIL,
-                     view.evidence_path(evidence_row or (rows[-1] if rows else None)))
+                     view.evidence_path(evidence_row or (rows[-1] if rows else None)), view.transport)
 
 
 def _reads(view: RunView, step: str | None = None, uri: str | None = None) -> int:
@@ -420,25 +519,30 @@ def _reads(view: RunView, step: str | None = None, uri: str | None = None) -> in
                and (uri is None or (e["message"].get("params") or {}).get("uri") == uri))
 
 
-def build_conditions(runs: dict[tuple[str, str], RunView], info, store, *, fetched: int,
+def build_conditions(runs: dict[tuple[str, str, str], RunView], info, store, *, fetched: int,
                      canary_alive: bool) -> list[Condition]:
     out: list[Condition] = []
     for era in ERAS:
         def run(mode: str) -> RunView:
-            return runs[(mode, era)]
+            return runs[(mode, era, STDIO)]
 
+        legacy = era != MODERN
         out.append(_passes_right(run(BASELINE)))
         out.append(_same_document(run(BASELINE)))
         out.append(_reading_links(run(BASELINE)))
+        # 2026-07-28 server/resources.mdx#error-handling: "MUST NOT return an empty contents
+        # array"; the earlier versions only ask for -32002 (SHOULD).
         out.append(_cond("unknown-uri-empty", "Empty contents for an unknown URI is caught", run("unknown-uri-empty"),
-                         ["L03"], {"wire": FAIL}))
+                         ["L03"], {"wire": FAIL}, rules={"L03": SHOULD if legacy else MUST}))
         out.append(_cond("total-string", 'total as a string ("2") passes wire and fails type',
-                         run("total-string"), ["W01", "S01"], {"wire": PASS, "type": FAIL}, evidence_row="S01"))
+                         run("total-string"), ["W01", "S01"], {"wire": PASS, "type": FAIL},
+                         rules={"S01": MUST}, evidence_row="S01"))
         out.append(_cond("total-999", "total 999 with two hits passes wire and type, fails meaning",
-                         run("total-999"), ["W01", "S01", "S03"], {"wire": PASS, "type": PASS, "meaning": FAIL}))
+                         run("total-999"), ["W01", "S01", "S03"], {"wire": PASS, "type": PASS, "meaning": FAIL},
+                         rules={"S03": APP}))
         out.append(_twin_differs(run("twin-differs")))
         out.append(_cond("content-missing", "A missing content fails wire", run("content-missing"), ["W01"],
-                         {"wire": FAIL}))
+                         {"wire": FAIL}, rules={"W01": MUST}))
         out.append(_cond("content-empty", "content: [] passes wire", run("content-empty"), ["W01", "S01"],
                          {"wire": PASS}, evidence_row="W01"))
         for mode, shown in FALSY.items():
@@ -446,30 +550,320 @@ def build_conditions(runs: dict[tuple[str, str], RunView], info, store, *, fetch
                 out.append(_cond(mode, f"structuredContent {shown} passes the {era} wire (and type)", run(mode),
                                  ["W01", "S01"], {"wire": PASS, "type": PASS}, evidence_row="W01"))
             else:
-                out.append(_cond(mode, f"structuredContent {shown} fails the {era} wire", run(mode), ["W01"],
-                                 {"wire": FAIL}))
+                out.append(_cond(mode, f"structuredContent {shown}, with an outputSchema to match, fails the "
+                                 f"{era} wire", run(mode), ["W01"], {"wire": FAIL}, rules={"W01": MUST}))
+            out.append(_falsy_alone(run(f"{mode}+{ALONE}"), mode, shown))
         out.append(_cond("structured-missing", "A missing structuredContent where an outputSchema is declared "
-                         "fails", run("structured-missing"), ["S01"], {"wire": FAIL, "type": FAIL}))
+                         "fails type (a MUST), not wire (the schema makes it optional)", run("structured-missing"),
+                         ["W01", "S01"], {"wire": PASS, "type": FAIL}, rules={"S01": MUST}, evidence_row="S01"))
         out.append(_external_ref(run("external-ref"), fetched, canary_alive))
         out.append(_cond("size-wrong", "A resource_link size that is not the body's length fails meaning",
-                         run("size-wrong"), ["L01"], {"meaning": FAIL}))
+                         run("size-wrong"), ["L01"], {"meaning": FAIL}, rules={"L01": APP}))
         out.append(_cond("embedded-differs", "An embedded body that differs fails meaning (E01 and X01)",
-                         run("embedded-differs"), ["E01", "X01"], {"meaning": FAIL}))
+                         run("embedded-differs"), ["E01", "X01"], {"meaning": FAIL},
+                         rules={"E01": APP, "X01": APP}))
         out.append(_crash(run("crash")))
         out.append(_hang(run("hang")))
         out.append(_cond("junk", "Non-JSON lines on stdout fail wire, with evidence", run("junk"), ["W01"],
-                         {"wire": FAIL}))
-        era_runs = [v for (mode, e), v in runs.items() if e == era]
+                         {"wire": FAIL}, rules={"W01": MUST}))
+        out += _rule_kind_conditions(run, era, fetched, canary_alive)
+        for mode, eras in ERA_MODES.items():
+            if era not in eras:
+                out.append(_inert(run(mode), run(BASELINE), eras))
+        for (mode, e, transport), view in runs.items():
+            if e == era and transport == HTTP:
+                out += _over_http(view, fetched, canary_alive)
+        era_runs = [v for (mode, e, _), v in runs.items() if e == era]
         out.append(_requests_valid(era, era_runs, store))
         out.append(_sdk_advisory(era, era_runs, info.available))
-        out += _sdk_conditions(era, era_runs, runs, info)
-    covered = {c.id for c in out} | {BASELINE}
-    missing = sorted({mode for mode, _ in runs} - covered)
-    if missing:
-        out.append(Condition("every-mode", "Every break mode has a condition", None, "", [], {},
-                             "a condition for every break mode", "no condition for: " + ", ".join(missing),
-                             FAIL))
+        stdio_runs = {(m, e): v for (m, e, t), v in runs.items() if t == STDIO}
+        out += _sdk_conditions(era, [v for v in era_runs if v.transport == STDIO], stdio_runs, info)
+    out.append(_every_mode(out))
     return out
+
+
+def _every_mode(out: list[Condition]) -> Condition:
+    """Every break mode of the fixture is sent in some condition (alone or with another)."""
+    sent = {c.id for c in out}
+    for c in out:
+        sent.update(re.findall(r"--break (\S+)", c.sent))
+    missing = sorted(set(break_modes()) - sent)
+    return Condition("every-mode", "Every break mode has a condition", None, "every break mode", [], {},
+                     "a condition for every break mode", "no condition for: " + ", ".join(missing) if missing
+                     else f"{len(break_modes())} break modes, each sent in a condition", FAIL if missing else PASS)
+
+
+# -- rule kinds: which rule a FAIL breaks ------------------------------------------------------
+
+def _rules_hold(view: RunView, rules: dict[str, str | None]) -> tuple[bool, str, str]:
+    """Each row's failed_rule (the strongest rule among its FAIL checks) is the one expected."""
+    seen = {row: view.failed_rule(row) for row in rules}
+    ok = all(seen[row] == rule for row, rule in rules.items())
+    return (ok, ", ".join(f"{row} failed_rule {rule}" for row, rule in rules.items()),
+            ", ".join(f"{row} failed_rule {seen[row]}" for row in rules))
+
+
+def _check_is(view: RunView, row: str, name: str, status: str, rule: str | None = None,
+              says: str | None = None) -> tuple[bool, str, str]:
+    """Row ``row`` holds check ``name`` with ``status`` (and ``rule``, and ``says`` in its detail)."""
+    found = view.check_verdicts(row, name)
+    ok = any(c.get("status") == status and (rule is None or c.get("rule") == rule)
+             and (says is None or says in (c.get("detail") or "")) for c in found)
+    want = f"{row} {name} {status}" + (f" [{rule}]" if rule else "") + (f" saying {says!r}" if says else "")
+    seen = "; ".join(f"{row} {name} {c.get('status')} [{c.get('rule')}]" for c in found) or f"{row} has no {name}"
+    return ok, want, seen
+
+
+def _all(*parts: tuple[bool, str, str]) -> tuple[bool, str, str]:
+    return (all(p[0] for p in parts), "; ".join(p[1] for p in parts if p[1]),
+            "; ".join(p[2] for p in parts if p[2]))
+
+
+def _others_pass(view: RunView, failing: list[str]) -> tuple[bool, str, str]:
+    """Every automated row but ``failing`` is as in the baseline (W02 UNOBTAINABLE in legacy)."""
+    wrong = [f"{r['id']} {r['status']}" for r in _automated(view)
+             if r["id"] not in failing and r["status"] != _baseline_status(view, r["id"])]
+    return (not wrong, "every other row as in the baseline",
+            "other rows not as in the baseline: " + ", ".join(wrong) if wrong else "every other row as in the baseline")
+
+
+def _automated(view: RunView) -> list[dict]:
+    return [r for r in view.results.get("rows", []) if r.get("filled_by") == "runner"
+            and r.get("status") != "PENDING"]
+
+
+def _baseline_status(view: RunView, row_id: str) -> str:
+    return UNOBTAINABLE if row_id == "W02" and view.era != MODERN else PASS
+
+
+def _would_pass(view: RunView, fail_on: str) -> tuple[bool, str, str]:
+    """Whether ``run --fail-on fail_on`` would exit 0 on this run's rows."""
+    breaking = [r["id"] for r in view.results.get("rows", [])
+                if r.get("status") == FAIL and breaks_threshold(r.get("failed_rule") or APP, fail_on)]
+    return (not breaking, f"--fail-on {fail_on} would exit 0",
+            f"--fail-on {fail_on} " +
+            ("would exit 0" if not breaking else "would exit 1 for " + ", ".join(breaking)))
+
+
+def _rule_kind_conditions(run: Callable[[str], RunView], era: str, fetched: int,
+                          canary_alive: bool) -> list[Condition]:
+    legacy = era != MODERN
+    out = []
+    view = run("preface-item")
+    out.append(_cond("preface-item", "A prose text item before the JSON one passes T01 (any text item may carry "
+                     "the document)", view, ["T01", "X01"], {"wire": PASS, "meaning": PASS},
+                     _all(_others_pass(view, []), _exit(view, 0))))
+    view = run("no-output-schema")
+    out.append(_cond("no-output-schema", "A tool without outputSchema fails S01 on the sheet's rule only (app)",
+                     view, ["S01"], {"type": FAIL}, _all(
+                         _check_is(view, "S01", "output_schema_declared", FAIL, APP),
+                         (True, "", f"failures_by_rule {view.results.get('failures_by_rule')}"),
+                         _would_pass(view, MUST), _would_pass(view, SHOULD), _others_pass(view, ["S01"])),
+                     rules={"S01": APP}))
+    view = run("is-error")
+    out.append(_cond("is-error", "A result with isError: true fails T01 on the profile's rule (app), quoting the tool",
+                     view, ["T01"], {"wire": UNOBTAINABLE, "meaning": FAIL}, _all(
+                         (("the tool reported an error" in view.reason("T01", 400)),
+                          "T01's reason says \"the tool reported an error\"", view.reason("T01", 200)),
+                         _would_pass(view, MUST)),
+                     rules={"T01": APP}))
+    view = run("nan")
+    out.append(_cond("nan", "NaN in an answer fails W01: not JSON (RFC 8259 section 6), so not JSON-RPC (must)",
+                     view, ["W01"], {"wire": FAIL}, _all(
+                         _check_is(view, "W01", "no_protocol_violations", FAIL, MUST, "NaN"),
+                         _others_pass(view, ["W01"])), rules={"W01": MUST}))
+    view = run("duplicate-key")
+    out.append(_cond("duplicate-key", "A key named twice fails W01 on RFC 8259's SHOULD (names should be unique)",
+                     view, ["W01"], {"wire": FAIL}, _all(
+                         _check_is(view, "W01", "no_protocol_violations", FAIL, SHOULD, "duplicate object key"),
+                         _others_pass(view, ["W01"])), rules={"W01": SHOULD}))
+    view = run("bad-uri")
+    out.append(_cond("bad-uri", "A custom-scheme link URI that is not RFC 3986 fails L01 and W01 (must)", view,
+                     ["W01", "L01"], {"wire": FAIL}, _all(
+                         _check_is(view, "L01", "link_item", FAIL, MUST, "RFC 3986"),
+                         _check_is(view, "W01", "uri_and_blob_formats", FAIL, MUST, "RFC 3986")),
+                     rules={"W01": MUST, "L01": MUST}))
+    view = run("bad-blob")
+    out.append(_cond("bad-blob", "A blob that is not base64 fails E01 and W01 (must: binary data properly encoded)",
+                     view, ["W01", "E01"], {"wire": FAIL}, _all(
+                         _check_is(view, "E01", "embedded_item", FAIL, MUST, "base64"),
+                         _check_is(view, "W01", "uri_and_blob_formats", FAIL, MUST, "base64")),
+                     rules={"W01": MUST, "E01": MUST}))
+    # basic/index.mdx#schema-dialect (2025-11-25 on): 2020-12 is RECOMMENDED; 2025-06-18 says nothing
+    dialect_rule = APP if era == OLDEST else SHOULD
+    view = run("dialect-unknown")
+    out.append(_cond("dialect-unknown", f"An outputSchema in an unsupported dialect (draft-04) fails S01 "
+                     f"({dialect_rule} in {era})", view, ["S01"], {"type": FAIL},
+                     _check_is(view, "S01", "structured_valid", FAIL, dialect_rule, "dialect not supported"),
+                     rules={"S01": dialect_rule}))
+    out.append(_ref_in_enum(run("ref-in-enum"), fetched, canary_alive))
+    view = run("unknown-method-result")
+    out.append(_cond("unknown-method-result", "An unknown method answered with a result fails W03 (must: "
+                     "JSON-RPC's -32601)", view, ["W03"], {"wire": FAIL}, _all(
+                         _check_is(view, "W03", "unknown_method_error", FAIL, MUST),
+                         _check_is(view, "W03", "invalid_cursor_error", PASS),
+                         _check_is(view, "W03", "still_answers", PASS)), rules={"W03": MUST}))
+    view = run("bad-cursor-accepted")
+    out.append(_cond("bad-cursor-accepted", "An invalid cursor answered with a result fails W03 (should: "
+                     "pagination's -32602)", view, ["W03"], {"wire": FAIL}, _all(
+                         _check_is(view, "W03", "invalid_cursor_error", FAIL, SHOULD),
+                         _check_is(view, "W03", "unknown_method_error", PASS),
+                         _others_pass(view, ["W03"])), rules={"W03": SHOULD}))
+    out.append(_paged_resources(run("paged-resources")))
+    if legacy:
+        view = run("legacy-32602")
+        out.append(_cond("legacy-32602", f"-32602 for an unknown URI fails L03 in {era} on its SHOULD (-32002), "
+                         "never a must", view, ["L03"], {"wire": FAIL}, _all(
+                             _check_is(view, "L03", "unknown_uri_error", FAIL, SHOULD),
+                             _would_pass(view, MUST)), rules={"L03": SHOULD}))
+    else:
+        out.append(_no_discover(run("no-discover")))
+        out.append(_mrtr(run("mrtr")))
+        out.append(_mrtr_endless(run("mrtr-endless")))
+    return out
+
+
+def _exit(view: RunView, status: int) -> tuple[bool, str, str]:
+    return view.exit_status == status, f"exit {status}", f"exit {view.exit_status}"
+
+
+def _falsy_alone(view: RunView, mode: str, shown: str) -> Condition:
+    """A falsy structuredContent with an outputSchema that stays an object in the legacy versions:
+    there W01 fails for the CallToolResult's structuredContent alone; 2026-07-28 allows any value."""
+    cid = f"{mode}-alone"
+    if view.era == MODERN:
+        return _cond(cid, f"structuredContent {shown} passes the {view.era} wire (any JSON value is allowed)",
+                     view, ["W01", "S01"], {"wire": PASS, "type": PASS}, evidence_row="W01")
+    failed = view.check_verdicts("W01", "wire_messages_valid")
+    detail = " ".join(c.get("detail", "") for c in (view.evidence.get("W01") or {}).get("checks") or []
+                      if c.get("check") == "wire_messages_valid")
+    problems = re.findall(r"#\d+ (?:sent|received) ", detail)
+    answer = [e.get("seq") for e in view.wire if e.get("step") == "call:structured" and e.get("dir") == "in"]
+    seqs = [s for c in (view.evidence.get("W01") or {}).get("checks") or []
+            if c.get("check") == "wire_messages_valid" for s in c.get("wire_seqs") or []]
+    alone = (len(problems) == 1 and "(+" not in detail and "received CallToolResult" in detail
+             and "$.structuredContent" in detail and bool(seqs) and set(seqs) <= set(answer))
+    others = [c for c in (view.evidence.get("W01") or {}).get("checks") or []
+              if c.get("status") == FAIL and c.get("check") != "wire_messages_valid"]
+    ok = alone and not others and any(c.get("status") == FAIL for c in failed)
+    return _cond(cid, f"structuredContent {shown} alone (the outputSchema an object) fails the {view.era} wire: "
+                 "only the CallToolResult's structuredContent", view, ["W01"], {"wire": FAIL},
+                 (ok, "W01 wire_messages_valid FAIL naming one message only, the CallToolResult answering "
+                  "call:structured, at $.structuredContent; no other W01 check FAILs",
+                  f"W01 problems: {len(problems)}; their messages #{seqs} (call:structured answered in #{answer}); "
+                  f"other W01 FAIL checks: {[c.get('check') for c in others]}"),
+                 rules={"W01": MUST})
+
+
+def _ref_in_enum(view: RunView, fetched: int, canary_alive: bool) -> Condition:
+    """basic/index.mdx#ref-resolution: references are resolved in schema positions; enum holds
+    data. The $ref's URL is the listener's, which counts connections over every run."""
+    url = next((a for a in view.args if a.startswith("http://")), None)
+    listened = (fetched == 0 and canary_alive and url is not None,
+                "no connection reached the listener at the $ref's address",
+                f"connections to the listener {url} during the runs: {fetched}"
+                f"{'' if canary_alive else ' (the listener did not see a probe afterwards: the count proves nothing)'}")
+    return _cond("ref-in-enum", "A {\"$ref\": URL} inside enum data is a value, not a reference: S01 passes "
+                 "and nothing is fetched", view, ["S01"], {"type": PASS},
+                 _all(listened, _others_pass(view, []), _exit(view, 0)))
+
+
+def _paged_resources(view: RunView) -> Condition:
+    from mcp_accept.fixture import LINK_URI
+
+    pages = view.out_messages("resources/list")
+    cursors = [(m["message"].get("params") or {}).get("cursor") for m in pages]
+    return _cond("paged-resources", "A link listed on page 2 of resources/list counts as listed (L02)", view,
+                 ["L02"], {"meaning": PASS}, _all(
+                     _check_is(view, "L02", "link_read_once", PASS, says=f"{LINK_URI} once; it is listed"),
+                     (len(pages) == 2 and cursors[0] is None and isinstance(cursors[1], str),
+                      "two resources/list requests, the second with the cursor handed out",
+                      f"resources/list sent {len(pages)} times, cursors {cursors}"),
+                     _exit(view, 0)))
+
+
+def _no_discover(view: RunView) -> Condition:
+    # server/discover.mdx#discovery: "Servers MUST implement it."
+    return _cond("no-discover", "A 2026-07-28 server without server/discover fails W02 (must)", view, ["W02"],
+                 {"wire": FAIL}, _all(_check_is(view, "W02", "discover_implemented", FAIL, MUST),
+                                      _check_is(view, "W02", "modern_result_fields", PASS),
+                                      _others_pass(view, ["W02"])), rules={"W02": MUST})
+
+
+def _rounds(view: RunView, step: str) -> tuple[list[dict], list[dict]]:
+    return view.step_messages(step, "out"), view.step_messages(step, "in")
+
+
+def _mrtr(view: RunView) -> Condition:
+    """basic/patterns/mrtr.mdx, client requirements: retry with a new id and the exact requestState."""
+    sent, got = _rounds(view, "call:structured")
+    results = [m.get("result") if isinstance(m.get("result"), dict) else {} for m in got]
+    kinds = [r.get("resultType") for r in results]
+    state = results[0].get("requestState") if results else None
+    ok = (len(sent) == 2 and kinds == ["input_required", "complete"] and "inputRequests" not in results[0]
+          and sent[0].get("id") != sent[1].get("id")
+          and "requestState" not in (sent[0].get("params") or {})
+          and (sent[1].get("params") or {}).get("requestState") == state
+          and (sent[1].get("params") or {}).get("arguments") == (sent[0].get("params") or {}).get("arguments"))
+    return _cond("mrtr", "input_required with requestState only is followed: one retry, new id, the exact state; "
+                 "the rows judge the complete result", view, ["W01", "W02", "S01", "S02", "S03"],
+                 {"wire": PASS, "type": PASS, "meaning": PASS}, _all(
+                     (ok, "call:structured in wire.jsonl: 2 requests (the retry with a new id and the requestState "
+                      "received) and 2 answers: input_required, then complete",
+                      f"call:structured: {len(sent)} sent, answers {kinds}, requestState {state!r} "
+                      f"echoed {[(m.get('params') or {}).get('requestState') for m in sent]}"),
+                     _others_pass(view, []), _exit(view, 0)))
+
+
+def _mrtr_endless(view: RunView) -> Condition:
+    """mrtr.mdx: a server "MAY choose to return an InputRequiredResult on multiple attempts": no
+    violation; --max-rounds bounds the step and its rows are UNOBTAINABLE."""
+    sent, got = _rounds(view, "call:structured")
+    kinds = [(m.get("result") or {}).get("resultType") if isinstance(m.get("result"), dict) else None for m in got]
+    bound = f"after {MAX_ROUNDS} rounds (--max-rounds {MAX_ROUNDS})"
+    statuses = {r: view.row(r).get("status") for r in ("S01", "S02", "S03")}
+    ok = (len(sent) == MAX_ROUNDS and kinds == ["input_required"] * MAX_ROUNDS
+          and set(statuses.values()) == {UNOBTAINABLE} and bound in view.reason("S01", 400))
+    return _cond("mrtr-endless", f"A server that always answers input_required is stopped at --max-rounds "
+                 f"{MAX_ROUNDS}: its rows are UNOBTAINABLE, no FAIL", view, ["W01", "S01", "S02", "S03"],
+                 # W01 PASS, the wire layer of S01-S03 UNOBTAINABLE: no FAIL anywhere
+                 {"wire": UNOBTAINABLE}, _all(
+                     (ok, f"exactly {MAX_ROUNDS} requests in call:structured, each answered input_required; "
+                      f"S01-S03 UNOBTAINABLE saying \"{bound}\"",
+                      f"{len(sent)} requests, answers {kinds}; {statuses}"),
+                     _exit(view, 0)))
+
+
+def _inert(view: RunView, baseline: RunView, eras: tuple[str, ...]) -> Condition:
+    """A mode for some versions changes nothing in the others."""
+    wrong = [f"{r['id']} {r['status']}" for r in _automated(view) if r["status"] != _baseline_status(view, r["id"])]
+    ok = bool(_automated(view)) and not wrong and view.exit_status == baseline.exit_status == 0
+    return _cond(view.mode, f"{view.mode} is for {' and '.join(eras)}: in {view.era} the server is as the baseline",
+                 view, [], {}, (ok, "every automated row as in the baseline; exit 0",
+                                f"exit {view.exit_status}" + ("; not as in the baseline: " + ", ".join(wrong)
+                                                              if wrong else "")), evidence_row=None)
+
+
+def _over_http(view: RunView, fetched: int, canary_alive: bool) -> list[Condition]:
+    """The conditions of the modes in HTTP_MODES, on their runs over Streamable HTTP."""
+    if view.mode == BASELINE:
+        return [_passes_right(view), _same_document(view), _reading_links(view)]
+    if view.mode == "crash":
+        return [_crash(view)]
+    if view.mode == "hang":
+        return [_hang(view)]
+    if view.mode == "nan":
+        return [_cond("nan", "NaN in an HTTP answer fails W01 (must)", view, ["W01"], {"wire": FAIL},
+                      _check_is(view, "W01", "no_protocol_violations", FAIL, MUST, "NaN"), rules={"W01": MUST})]
+    if view.mode == "duplicate-key":
+        return [_cond("duplicate-key", "A key named twice in an HTTP answer fails W01 (should)", view, ["W01"],
+                      {"wire": FAIL}, _check_is(view, "W01", "no_protocol_violations", FAIL, SHOULD,
+                                                "duplicate object key"), rules={"W01": SHOULD})]
+    if view.mode == "mrtr":
+        return [_mrtr(view)]
+    if view.mode == "no-discover":
+        return [_no_discover(view)]
+    return []
 
 
 def _passes_right(view: RunView) -> Condition:
@@ -486,7 +880,8 @@ def _passes_right(view: RunView) -> Condition:
     if view.error:
         ok, observed = False, f"{view.error}; {observed}"
     return Condition("passes-right", "The fixture without a break passes every row", view.era, view.sent, rows,
-                     view.layers(rows), expected, observed, PASS if ok else FAIL, view.evidence_path())
+                     view.layers(rows), expected, observed, PASS if ok else FAIL, view.evidence_path(),
+                     view.transport)
 
 
 def _same_document(view: RunView) -> Condition:
@@ -535,8 +930,11 @@ def _external_ref(view: RunView, fetched: int, canary_alive: bool) -> Condition:
     seen = (f"connections to the listener during the runs: {fetched}"
             f"{'' if canary_alive else ' (the listener did not see a probe afterwards: the count proves nothing)'}"
             f"; S01 says {'it refused the reference' if refused else 'nothing of a refused reference'}")
+    # basic/index.mdx#ref-resolution (2026-07-28): such schemas "SHOULD be rejected"; earlier
+    # versions say nothing of it, so refusing is the sheet's rule there.
     return _cond("external-ref", "An outputSchema with an external $ref is refused, with no network access",
-                 view, ["S01"], {"type": FAIL}, (ok, want, seen))
+                 view, ["S01"], {"type": FAIL}, (ok, want, seen),
+                 rules={"S01": SHOULD if view.era == MODERN else APP})
 
 
 def _crash(view: RunView) -> Condition:
@@ -545,7 +943,9 @@ def _crash(view: RunView) -> Condition:
     return _cond("crash", "A server that dies mid-run is a FAIL with evidence, not a crash of the runner", view,
                  ["E01"], {"wire": FAIL},
                  (ok, "exit 1, results.json and stderr.log written",
-                  f"exit {view.exit_status}; {len(judged)} rows judged"))
+                  f"exit {view.exit_status}; {len(judged)} rows judged"),
+                 # no answer at all: JSON-RPC 2.0 answers every request (basic/index.mdx#messages)
+                 rules={"E01": MUST})
 
 
 def _hang(view: RunView) -> Condition:
@@ -553,7 +953,9 @@ def _hang(view: RunView) -> Condition:
     ok = view.exit_status == int(ExitStatus.FAILED) and after == [PASS, PASS]
     return _cond("hang", "An unanswered call times out as a FAIL, and the run goes on", view, ["E01"],
                  {"wire": FAIL}, (ok, "exit 1; L01 and L02 still PASS",
-                                  f"exit {view.exit_status}; L01 {after[0]}, L02 {after[1]}"))
+                                  f"exit {view.exit_status}; L01 {after[0]}, L02 {after[1]}"),
+                 # the timeout is the run's own limit: no version bounds a server's time
+                 rules={"E01": APP})
 
 
 def _requests_valid(era: str, views: list[RunView], store) -> Condition:
@@ -659,7 +1061,7 @@ def _sdk_conditions(era: str, views: list[RunView], runs, info) -> list[Conditio
     # The SDK is here: the column must say what the SDK does when it drives the fixture itself.
     disagree, compared = [], 0
     for view in views:
-        if view.mode in NO_LIVE_SDK:
+        if view.mode in NO_LIVE_SDK or (view.mode, view.era) in NOT_COMPARABLE_LIVE:
             continue
         if view.live is None:
             disagree.append(f"{view.mode}: the SDK could not drive the fixture ({view.live_error})")
@@ -720,23 +1122,44 @@ def print_verify(outcome: VerifyOutcome, console=None) -> None:
 
     report = outcome.report
     console = console or Console()
-    table = Table(title="mcp-accept verify: the checks against the fixture's break modes")
-    for name in ("condition", "era"):
-        table.add_column(name, no_wrap=True)
-    table.add_column("sent", overflow="fold")
-    for layer in LAYER_NAMES:
-        table.add_column(layer, no_wrap=True)
-    table.add_column("expected", overflow="fold")
-    table.add_column("verdict", no_wrap=True)
-    for c in report["conditions"]:
-        cells = [f"[{STYLES.get(s, '')}]{s}[/]" if s else "-" for s in (c["layers"].get(l) for l in LAYER_NAMES)]
-        sent = c["sent"].removeprefix("fixture.py").strip() or "(no break)"
-        table.add_row(escape(c["id"]), c["era"] or "", escape(sent), *cells, escape(c["expected"]),
-                      f"[{STYLES[c['status']]}]{c['status']}[/]")
-    console.print(table)
+    from rich import box
+
+    def layer_cells(c):
+        return [f"[{STYLES.get(s, '')}]{s}[/]" if s else "-" for s in (c["layers"].get(l) for l in LAYER_NAMES)]
+
+    if not console.is_terminal:
+        # piped (a CI log): one line a condition, its id whole; what was sent and expected is in verify.md
+        for c in report["conditions"]:
+            layers = ", ".join(f"{l} {(c['layers'].get(l) or '-')}" for l in LAYER_NAMES)
+            console.print(f"{c['status']:<4}  {escape(c['id'])} ({c['era'] or 'all eras'}, "
+                          f"{c.get('transport') or '-'}): {layers}", highlight=False, soft_wrap=True)
+        table = None
+    else:
+        wide = console.width >= 160  # the sent and expected columns only where they fit
+        table = Table(title="mcp-accept verify: the checks against the fixture's break modes",
+                      box=box.HEAVY_HEAD)
+        for name in ("condition", "era", "via"):
+            table.add_column(name, no_wrap=True)
+        if wide:
+            table.add_column("sent", overflow="fold")
+        for layer in LAYER_NAMES:
+            table.add_column(layer, no_wrap=True)
+        if wide:
+            table.add_column("expected", overflow="fold")
+        table.add_column("verdict", no_wrap=True)
+        for c in report["conditions"]:
+            sent = c["sent"].removeprefix("fixture.py").strip() or "(no break)"
+            cells = [escape(c["id"]), c["era"] or "", c.get("transport") or ""]
+            cells += [escape(sent)] if wide else []
+            cells += layer_cells(c)
+            cells += [escape(c["expected"])] if wide else []
+            table.add_row(*cells, f"[{STYLES[c['status']]}]{c['status']}[/]")
+    if table is not None:
+        console.print(table)
     for c in report["conditions"]:
         if c["status"] != PASS:
-            console.print(f"[bold red]FAIL[/] {escape(c['id'])} ({c['era']}): {escape(c['observed'])}",
+            console.print(f"[bold red]FAIL[/] {escape(c['id'])} ({c['era']}, {c.get('transport')}): "
+                          f"{escape(c['observed'])}",
                           highlight=False, soft_wrap=True)
     sdk = report["sdk"]
     shown = f"mcp {sdk['version']}" if sdk["available"] else f"UNOBTAINABLE: {sdk['reason']}"

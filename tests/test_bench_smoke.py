@@ -21,25 +21,30 @@ def test_benchmark_produces_every_row(tmp_path):
     out = tmp_path / "bench.json"
     env = {**os.environ, "COLUMNS": "200"}
     done = subprocess.run([sys.executable, str(BENCH), "--repeat", "1", "--large-mib", "0.05", "--fleet", "2",
-                           "--jobs", "2", "--json", str(out)], capture_output=True, text=True, env=env,
+                           "--jobs", "2", "--proxy-n", "60", "--json", str(out)], capture_output=True, text=True, env=env,
                           timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(out.read_text(encoding="utf-8"))
     rows = {row["key"]: row for row in report["rows"]}
-    three = any("wire/type/meaning only" in row["what"] for row in report["rows"])
-    expected = ["a1", "a2", "b1", "b2", "c1", "c2", "d1", "d2", "e1"]
-    if three:  # the default sheet has SDK-layer checks: each row comes twice, with and without them
-        expected += ["b3", "b4", "c3", "c4", "d3", "d4", "e2"]
+    expected = ["a1", "a2", "b1", "b2", "b3", "b4", "c1", "c2", "c3", "c4", "d1", "d2", "d3", "d4", "e1", "e2",
+                "f1"]
     assert sorted(rows) == sorted(expected)
     assert not report["failures"], report["failures"]  # every measured command ended as it should
     for key, row in rows.items():
-        if row["note"].startswith("the SDK is not installed"):
+        if key == "f1" or row["note"].startswith("the SDK is not installed"):
             continue
         assert row["median"] and row["median"] > 0, key
         assert row["baseline_median"] and row["baseline_median"] > 0, key
         assert row["ratio"] == row["median"] / row["baseline_median"]
-        assert row["met"] in ("yes", "no"), key
+        if row["target"] == "(for reference)":
+            assert row["met"] == "", key
+        else:
+            assert row["met"] in ("yes", "no"), key
+    assert rows["b1"]["target"] == "≤ 1.3x" and rows["a1"]["target"] == "≤ 5x"
     assert rows["d2"]["unit"] == "MiB" and "json.loads alone peaks" in rows["d2"]["note"]
+    # the proxy row: measured when its script exists, else it says why not
+    proxy = rows["f1"]
+    assert proxy["median"] or proxy["note"].startswith("not measured: no proxy")
     # the Markdown table on stdout has a line per row, and says how to reproduce it
     lines = done.stdout.splitlines()
     assert "| | measurement | mcp-accept | baseline | ratio | target | met |" in lines

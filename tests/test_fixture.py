@@ -697,8 +697,11 @@ BREAK_CHECKS = {
 
 
 def test_every_break_mode_is_tested():
+    from test_fixture_rule_modes import RULE_MODE_CHECKS  # the modes that break one spec rule each
+
     mod = load_fixture_module()
-    assert set(mod.BREAK_MODES) == set(BREAK_CHECKS)
+    assert not set(BREAK_CHECKS) & set(RULE_MODE_CHECKS)
+    assert set(mod.BREAK_MODES) == set(BREAK_CHECKS) | set(RULE_MODE_CHECKS)
     assert all(isinstance(text, str) and text for text in mod.BREAK_MODES.values())
 
 
@@ -741,13 +744,20 @@ def test_markers_and_request_log(stdio, tmp_path):
     for form, token in markers.items():
         assert re.fullmatch(rf"MK{letters[form]}-[0-9a-f]{{10}}", token), token
         assert run not in token  # the process id gives no token away
+    tails = info["tails"]
+    assert set(tails) == set(letters)
+    for form, token in tails.items():
+        assert re.fullmatch(rf"MK{letters[form]}Z-[0-9a-f]{{10}}", token), token
     # Every token has a random part of its own: one seen token tells nothing of another.
-    assert len({token[4:] for token in markers.values()}) == len(markers)
-    assert info["history"] == [{k: info[k] for k in ("run", "markers", "pid", "started_at")}]
+    parts = [t.split("-")[1] for t in [*markers.values(), *tails.values()]]
+    assert len(set(parts)) == len(parts)
+    assert info["history"] == [{k: info[k] for k in ("run", "markers", "pid", "started_at", "tails")}]
 
     def marked(form):
+        # the head token opens the body, the tail token closes it
         doc = json.loads(json.dumps(REFERENCE))
-        doc["hits"][0]["snippet"] += f" [{markers[form]}]"
+        doc["hits"][0]["snippet"] = f"[{markers[form]}] " + doc["hits"][0]["snippet"]
+        doc["hits"][-1]["snippet"] += f" [{tails[form]}]"
         return doc
 
     assert text == marked("text")
@@ -755,8 +765,10 @@ def test_markers_and_request_log(stdio, tmp_path):
     # The text twin is the same document with a token of its own.
     twin = text_item(structured)
     assert json.loads(twin) == marked("twin")
-    assert markers["structured"] not in twin
+    assert markers["structured"] not in twin and tails["structured"] not in twin
     assert markers["twin"] not in json.dumps(structured["structuredContent"])
+    compact_text = json.dumps(text, separators=(",", ":"))
+    assert compact_text.index(markers["text"]) < 80 and compact_text.endswith(f'[{tails["text"]}]"}}]}}')
     assert json.loads(embedded["resource"]["text"]) == marked("embedded")
     body = read["contents"][0]["text"]
     assert json.loads(body) == marked("link")
@@ -798,7 +810,8 @@ def test_markers_json_keeps_every_start(tmp_path):
     assert history[0] == older
     assert [entry["pid"] for entry in history[1:]] == pids
     assert history[2]["markers"] is None  # a start without --markers is recorded too
-    assert {k: info[k] for k in ("run", "markers", "pid", "started_at")} == history[-1]
+    assert {k: info[k] for k in ("run", "markers", "tails", "pid", "started_at")} == history[-1]
+    assert "tails" not in history[2]  # a start without --markers has no tokens at all
     first, last = history[1]["markers"], history[3]["markers"]
     assert not set(first.values()) & set(last.values())  # every start has new tokens
     runs = [entry["run"] for entry in history]
@@ -1249,12 +1262,15 @@ def test_http_break_and_markers_and_log(tmp_path):
                                                   "arguments": {"q": "MCP"}}))["result"]
         info = json.loads((tmp_path / "markers.json").read_text(encoding="utf-8"))
         assert result["structuredContent"]["total"] == "2"
-        assert result["structuredContent"]["hits"][0]["snippet"].endswith(
-            f" [{info['markers']['structured']}]")
+        assert result["structuredContent"]["hits"][0]["snippet"].startswith(
+            f"[{info['markers']['structured']}] ")
+        assert result["structuredContent"]["hits"][-1]["snippet"].endswith(
+            f" [{info['tails']['structured']}]")
         # The break applies to the twin too; only the token tells the two apart.
         twin = json.loads(text_item(result))
         assert twin["total"] == "2"
-        assert twin["hits"][0]["snippet"].endswith(f" [{info['markers']['twin']}]")
+        assert twin["hits"][0]["snippet"].startswith(f"[{info['markers']['twin']}] ")
+        assert twin["hits"][-1]["snippet"].endswith(f" [{info['tails']['twin']}]")
         server.post(b"{broken")
         server.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
     finally:

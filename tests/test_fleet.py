@@ -90,7 +90,9 @@ def test_fleet_index_and_summary_name_every_target(mixed_fleet):
     assert list(by_name) == ["good", "broken", "server", "over-http"]  # the file's order
     assert by_name["good"]["exit"] == 0 and by_name["broken"]["exit"] == 1
     assert by_name["broken"]["summary"]["FAIL"] == 2
-    assert by_name["server"]["exit"] == 3 and "the server could not be" in by_name["server"]["error"]
+    # the run's one-line cause: the command, its exit code, the end of its stderr
+    assert by_name["server"]["exit"] == 3 and "exited with code 2" in by_name["server"]["error"]
+    assert "/nonexistent/folder/server.py" in by_name["server"]["error"]
     assert by_name["good"]["folder"] == "good"
     for name in by_name:
         assert name in proc.stdout  # the one summary table

@@ -164,7 +164,7 @@ def test_a_hand_edited_results_file_is_checked_first(run_dir, tmp_path):
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     # The second row's status: a typo made by hand.
-    status_lines = [i for i, l in enumerate(lines) if l.strip().startswith('"status": ')]
+    status_lines = [i for i, l in enumerate(lines) if l.startswith('      "status": ')]  # rows, not checks
     target = status_lines[1]
     lines[target] = lines[target].replace('"PASS"', '"PASSED"')
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -198,14 +198,17 @@ def test_marker_answer_over_stdio_fills_h01_per_form_and_h02(run_dir, tmp_path):
     assert done.returncode == 0, done.stderr
     results = validate_results(run_dir / "results.json")
     h01, h02 = row(results, "H01"), row(results, "H02")
-    assert h01["observed"]["forms"] == {"text": "reached", "structured": "not reached",
-                                        "embedded": "not reached"}
+    # An absent token is "not seen in the answer", never proof of "did not reach": no FAIL.
+    assert h01["observed"]["forms"] == {"text": "reached", "structured": "not seen in the answer",
+                                        "embedded": "not seen in the answer"}
     assert h01["observed"]["twin"] == "reached"
-    assert h01["status"] == "FAIL" and "embedded resource did not reach the model" in h01["reason"]
-    assert "structuredContent did not reach the model: only its text twin did" in h01["reason"]
-    assert h02["observed"]["forms"] == {"link": "not reached"}
+    assert h01["status"] == "UNOBTAINABLE"
+    assert "embedded resource not seen in the answer" in h01["reason"]
+    assert "did not reach" not in h01["reason"]
+    assert "structuredContent not seen in the answer, only its text twin was" in h01["reason"]
+    assert h02["observed"]["forms"] == {"link": "not seen in the answer"}
     assert (h02["observed"]["link_read"], h02["observed"]["link_body_reached"]) == (False, False)
-    assert h02["status"] == "FAIL" and "never read the link" in h02["reason"]
+    assert h02["status"] == "UNOBTAINABLE" and "never read the link" in h02["reason"]
     assert results["conditions"]["model_visible_capture_method"] == "observable answer with marker"
     assert results["conditions"]["host_product"] == "Host A"
     # Evidence: the row files, the copied answer and the fixture's log.
@@ -282,11 +285,11 @@ def test_marker_answer_over_http_with_the_link_read(run_dir, tmp_path):
     results = load_results(run_dir)
     h01, h02 = row(results, "H01"), row(results, "H02")
     # No text item was forwarded, so the text tool's token never reached the model.
-    assert h01["observed"]["forms"] == {"text": "not reached", "structured": "reached",
+    assert h01["observed"]["forms"] == {"text": "not seen in the answer", "structured": "reached",
                                         "embedded": "reached"}
-    assert h01["observed"]["twin"] == "not reached"
-    assert h01["status"] == "FAIL"
-    assert "structuredContent reached the model (its text twin did not)" in h01["reason"]
+    assert h01["observed"]["twin"] == "not seen in the answer"
+    assert h01["status"] == "UNOBTAINABLE"
+    assert "structuredContent reached the model (its text twin was not seen in the answer)" in h01["reason"]
     assert h02["status"] == "PASS" and h02["observed"]["link_read"] is True
     assert h01["observed"]["host_transports"] == ["http"]
     assert results["conditions"]["model_visible_capture_method"] == "debug trace"
@@ -339,9 +342,29 @@ def test_a_link_read_whose_body_never_reached_the_model(run_dir, tmp_path):
     done = run_cli("observe", str(run_dir), "H02", "--answer", str(answer), "--fixture-log", str(log))
     assert done.returncode == 0, done.stderr
     h02 = row(load_results(run_dir), "H02")
-    assert h02["status"] == "FAIL"
+    assert h02["status"] == "UNOBTAINABLE" and "the body was not seen in the answer" in h02["reason"]
     assert (h02["observed"]["link_read"], h02["observed"]["link_body_reached"]) == (True, False)
     assert "the host read the link" in h02["reason"]
+
+
+def test_a_body_shown_without_its_tail_is_reached_cut(run_dir, tmp_path):
+    log = tmp_path / "log"
+    answers = host_session_stdio(log, ("search_text", "search_structured", "search_embedded"))
+    tails = json.loads((log / "markers.json").read_text(encoding="utf-8"))["tails"]
+    whole = visible(answers, structured=True)
+    # The host cut the text tool's body short: its head token is shown, its tail is not.
+    answer = whole.replace(tails["text"], "...")
+    assert tails["text"] not in answer
+    done = run_cli("observe", str(run_dir), "H01", "--answer", "-", "--fixture-log", str(log), input=answer)
+    assert done.returncode == 0, done.stderr
+    h01 = row(load_results(run_dir), "H01")
+    assert h01["observed"]["forms"] == {"text": "reached, cut", "structured": "reached",
+                                        "embedded": "reached"}
+    assert h01["status"] == "PASS"
+    assert "text reached the model but cut short (its tail token is not in the answer)" in h01["reason"]
+    detail = json.loads((run_dir / "rows" / "H01.json").read_text(encoding="utf-8"))
+    assert detail["forms"]["text"]["tail_in_answer"] == {}
+    assert list(detail["forms"]["embedded"]["tail_in_answer"]) == [tails["embedded"]]
 
 
 def test_tokens_of_another_fixture_log_are_refused(run_dir, tmp_path):
@@ -419,7 +442,7 @@ def test_a_log_of_an_older_fixture_without_twin_token_is_read(run_dir, tmp_path)
     assert done.returncode == 0, done.stderr
     h01 = row(load_results(run_dir), "H01")
     assert h01["observed"]["forms"] == {"text": "reached", "structured": "reached",
-                                        "embedded": "not reached"}
+                                        "embedded": "not seen in the answer"}
     assert h01["observed"]["twin"] == "unobtainable"
     assert "structuredContent or its text twin, one token for both) reached the model" in h01["reason"]
 

@@ -40,8 +40,9 @@ def runs(tmp_path_factory) -> list[Path]:
     done = run_cli("observe", str(first), "--answer", str(answer), "--fixture-log", str(log),
                    "--host", "Claude Code", "--host-version", "2.1.0")
     assert done.returncode == 0, done.stderr
-    # The text items only were quoted: structuredContent's own token is missing, its twin's is not.
-    assert "H01 FAIL: " in done.stdout and "only its text twin did" in done.stdout
+    # The text items only were quoted: structuredContent's own token is missing, its twin's is
+    # not. An absent token proves nothing, so the row is UNOBTAINABLE, never FAIL.
+    assert "H01 UNOBTAINABLE: " in done.stdout and "only its text twin was" in done.stdout
 
     done = run_cli("run", "--server", fixture_command("--break", "total-999"), "--out", str(second))
     assert done.returncode == 1, done.stderr  # S03 fails: total 999 with two hits
@@ -82,13 +83,13 @@ def test_markdown_report_holds_both_sheets_and_a_summary_line_per_host(runs, tmp
     table = table_after(markdown, "## Summary by host")
     header, lines = table[0], table[1:]
     ids = [row["id"] for row in all_results[0]["rows"]]
-    assert header == ["Host", "Host version", "Transport", "Protocol version", *ids]
+    assert header == ["Host", "Host version", "Server", "Transport", "Protocol version", *ids]
     assert len(lines) == 2
     for line, results, folder in zip(lines, all_results, runs):
         c = results["conditions"]
-        assert line[:4] == [c["host_product"], c["host_version"], c["transport"],
+        assert line[:5] == [c["host_product"], c["host_version"], c["server_name"], c["transport"],
                             c["protocol_version_on_wire"]]
-        for rid, cell in zip(ids, line[4:]):
+        for rid, cell in zip(ids, line[5:]):
             expected = next(r for r in results["rows"] if r["id"] == rid)
             if expected["status"] == "PENDING":
                 assert cell == "PENDING"
@@ -166,7 +167,7 @@ def test_japanese_labels(runs):
     done = run_cli("report", *map(str, runs), "--lang", "ja")
     assert done.returncode == 0, done.stderr
     table = table_after(done.stdout, "## ホスト別の集計")
-    assert table[0][:4] == ["ホスト", "ホストのバージョン", "トランスポート", "プロトコルバージョン"]
+    assert table[0][:5] == ["ホスト", "ホストのバージョン", "サーバー", "トランスポート", "プロトコルバージョン"]
     vscode = dict(zip(table[0], table[2]))
     assert vscode["H03"].startswith("[取得不可](")
     assert dict(zip(table[0], table[1]))["H03"] == "未記入"

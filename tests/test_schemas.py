@@ -63,8 +63,8 @@ def test_a_tampered_mirror_is_refused_and_nothing_is_written(mirror, tmp_path):
     target.write_bytes(target.read_bytes() + b" ")
     out = tmp_path / "fetched"
     proc = run_cli("schemas", "fetch", "--dir", str(out), "--base-url", url)
-    assert proc.returncode == 3
-    assert "does not match the pin" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 4  # ExitStatus.FETCH: the fetch's own status, not a server's
+    assert "does not match the pin" in proc.stderr and "--schema-dir" in proc.stderr and "Traceback" not in proc.stderr
     assert not (out / "2025-06-18" / "schema.json").exists()
 
 

@@ -11,25 +11,33 @@ import pytest
 from conftest import fixture_command, load_results, run_cli
 from mcp_accept import fixture as fx
 from mcp_accept import verify as vf
-from mcp_accept.checks import FAIL, PASS
+from mcp_accept.checks import FAIL, PASS, UNOBTAINABLE
 from mcp_accept.checks.sdk import SdkInfo
 from mcp_accept.errors import ExitStatus
 from mcp_accept.execute import RunOptions, run
 from mcp_accept.schemas import SchemaStore
 
-# What the issue asks verify to show, by condition id; each must be there for both eras.
+MODERN, LEGACY, OLDEST = vf.ERAS
+STDIO, HTTP = vf.STDIO, vf.HTTP
+# What the issue asks verify to show, by condition id; each must be there for every era.
 REQUIRED = ("same-document", "reading-links", "total-string", "total-999", "twin-differs",
             "content-missing", "content-empty", "structured-null", "structured-false", "structured-zero",
             "structured-empty-string", "structured-empty-array", "external-ref", "requests",
-            "sdk-total-string", "sdk-total-999", "sdk-twin-differs", "sdk-structured-missing")
+            "sdk-total-string", "sdk-total-999", "sdk-twin-differs", "sdk-structured-missing",
+            # the rule kinds
+            "structured-missing", "preface-item", "no-output-schema", "is-error", "nan", "duplicate-key",
+            "bad-uri", "bad-blob", "dialect-unknown", "ref-in-enum", "no-discover", "mrtr", "mrtr-endless",
+            "paged-resources", "unknown-method-result", "bad-cursor-accepted", "legacy-32602",
+            "structured-null-alone", "structured-false-alone", "structured-zero-alone",
+            "structured-empty-string-alone", "structured-empty-array-alone")
 
 
 def conditions(folder: Path) -> list[dict]:
     return json.loads((folder / "verify.json").read_text(encoding="utf-8"))["conditions"]
 
 
-def by_id(folder: Path) -> dict[tuple[str, str], dict]:
-    return {(c["id"], c["era"]): c for c in conditions(folder)}
+def by_id(folder: Path, transport: str = STDIO) -> dict[tuple[str, str], dict]:
+    return {(c["id"], c["era"]): c for c in conditions(folder) if c["transport"] == transport}
 
 
 def test_verify_exits_0_and_every_condition_holds(verify_run):
@@ -37,35 +45,57 @@ def test_verify_exits_0_and_every_condition_holds(verify_run):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     found = conditions(folder)
     assert found and all(c["status"] == PASS for c in found), [c for c in found if c["status"] != PASS]
-    ids = {(c["id"], c["era"]) for c in found}
+    ids = {(c["id"], c["era"]) for c in found if c["transport"] == STDIO}
     for era in vf.ERAS:
         for cid in REQUIRED:
             assert (cid, era) in ids, (cid, era)
+    over_http = {(c["id"], c["era"]) for c in found if c["transport"] == HTTP}
+    for era in vf.ERAS:
+        assert {("passes-right", era), ("same-document", era), ("reading-links", era)} <= over_http
+    for mode, eras in vf.HTTP_MODES.items():
+        for era in eras:
+            assert mode == vf.BASELINE or (mode, era) in over_http, (mode, era)
     # the console lists every condition, with a verdict
     for c in found:
         assert c["id"] in done.stdout
     assert f"{len(found)} conditions: {len(found)} hold, 0 do not" in done.stdout
 
 
-def test_every_break_mode_is_run_in_both_eras_and_has_a_condition(verify_run):
+def expected_exit(mode: str, era: str) -> int:
+    if mode in vf.PASSING_MODES:
+        return 0
+    if mode in vf.ERA_MODES and era not in vf.ERA_MODES[mode]:
+        return 0  # the mode changes nothing in this version
+    return 1
+
+
+def test_every_break_mode_is_run_in_every_era_and_has_a_condition(verify_run):
     _, folder = verify_run
     report = json.loads((folder / "verify.json").read_text(encoding="utf-8"))
-    ran = {(r["mode"], r["era"]) for r in report["runs"]}
-    assert ran == {(m, e) for m in [vf.BASELINE, *fx.BREAK_MODES] for e in vf.ERAS}
+    ran = {(r["mode"], r["era"], r["transport"]) for r in report["runs"]}
+    alone = {f"{m}+{vf.ALONE}" for m in vf.FALSY}
+    assert {(m, e, t) for m, e, t in ran if t == STDIO} == \
+        {(m, e, STDIO) for m in [vf.BASELINE, *fx.BREAK_MODES, *alone] for e in vf.ERAS}
+    assert {(m, e) for m, e, t in ran if t == HTTP} == {(m, e) for m, eras in vf.HTTP_MODES.items() for e in eras}
     named = {c["id"] for c in report["conditions"]}
-    assert set(fx.BREAK_MODES) <= named
+    assert set(fx.BREAK_MODES) - {vf.ALONE} <= named
+    assert all(f"--break {vf.ALONE}" in by_id(folder)[(f"{m}-alone", e)]["sent"] for m in vf.FALSY for e in vf.ERAS)
     for entry in report["runs"]:
         assert (folder / entry["folder"] / "results.json").is_file()
-        assert entry["exit_status"] == (0 if entry["mode"] == vf.BASELINE else 1), entry
+        first = entry["mode"].split("+")[0]
+        assert entry["exit_status"] == expected_exit(first, entry["era"]), entry
 
 
 def test_markdown_and_json_say_the_same(verify_run):
     _, folder = verify_run
     text = (folder / "verify.md").read_text(encoding="utf-8")
-    header = "| Condition | Era | Sent | Rows | wire | type | meaning | sdk | Expected | Observed | Verdict |"
+    header = "| Condition | Era | Via | Sent | Rows | wire | type | meaning | sdk | Expected | Observed | Verdict |"
     assert header in text
     for c in conditions(folder):
-        line = next(l for l in text.splitlines() if l.startswith(f"| {c['id']}: ") and f"| {c['era']} |" in l)
+        if c["era"] is None:
+            continue
+        line = next(l for l in text.splitlines() if l.startswith(f"| {c['id']}: ")
+                    and f"| {c['era']} | {c['transport']} |" in l)
         assert f"**{c['status']}**" in line
         if c["evidence"]:
             assert (folder / c["evidence"]).is_file(), c["evidence"]
@@ -81,7 +111,36 @@ def test_conditions_show_each_layer(verify_run):
         assert "fixture.py --break total-999" == got[("total-999", era)]["sent"]
     assert got[("structured-null", "2026-07-28")]["layers"]["wire"] == PASS
     assert got[("structured-null", "2025-11-25")]["layers"]["wire"] == FAIL
+    assert got[("structured-null", "2025-06-18")]["layers"]["wire"] == FAIL
     assert "0, call:structured 0, call:embedded 0" in got[("same-document", "2026-07-28")]["observed"]
+    for era in vf.ERAS:  # the presence of structuredContent is judged by the type layer, a MUST
+        assert got[("structured-missing", era)]["layers"]["type"] == FAIL
+        assert got[("structured-missing", era)]["layers"]["wire"] == PASS
+        assert "S01 failed_rule must" in got[("structured-missing", era)]["observed"]
+
+
+def test_rule_kinds_are_shown(verify_run):
+    _, folder = verify_run
+    got = by_id(folder)
+    for era in vf.ERAS:
+        assert "S01 failed_rule app" in got[("no-output-schema", era)]["observed"]
+        assert "--fail-on must would exit 0" in got[("no-output-schema", era)]["observed"]
+        assert "the tool reported an error" in got[("is-error", era)]["observed"]
+        assert "W01 failed_rule must" in got[("nan", era)]["observed"]
+        assert "W01 failed_rule should" in got[("duplicate-key", era)]["observed"]
+        assert "W03 failed_rule must" in got[("unknown-method-result", era)]["observed"]
+        assert "W03 failed_rule should" in got[("bad-cursor-accepted", era)]["observed"]
+    for era in vf.LEGACY_ERAS:
+        assert "L03 failed_rule should" in got[("legacy-32602", era)]["observed"]
+        assert "L03 failed_rule should" in got[("unknown-uri-empty", era)]["observed"]
+        # only the CallToolResult's structuredContent breaks the legacy wire
+        alone = got[("structured-empty-array-alone", era)]
+        assert alone["layers"]["wire"] == FAIL and "$.structuredContent" in alone["observed"]
+        assert "W01 problems: 1" in alone["observed"]
+    assert "L03 failed_rule must" in got[("unknown-uri-empty", MODERN)]["observed"]
+    assert got[("structured-empty-array-alone", MODERN)]["layers"]["wire"] == PASS
+    assert "S01 failed_rule app" in got[("dialect-unknown", OLDEST)]["observed"]
+    assert "S01 failed_rule should" in got[("dialect-unknown", LEGACY)]["observed"]
 
 
 # -- the conditions can fail: judged again over tampered runs -----------------------------------
@@ -99,7 +158,7 @@ def rejudge(folder: Path, tamper) -> dict[tuple[str, str], dict]:
     store = SchemaStore(None, allow_fetch=False)
     found = vf.build_conditions(views, info_of(folder), store, fetched=report["canary"]["connections"],
                                 canary_alive=report["canary"]["probe_seen"])
-    return {(c.id, c.era): c for c in found}
+    return {(c.id, c.era) if c.transport == STDIO else (c.id, c.era, c.transport): c for c in found}
 
 
 def test_rejudging_untouched_runs_holds(verify_run):
@@ -107,11 +166,26 @@ def test_rejudging_untouched_runs_holds(verify_run):
     assert all(c.status == PASS for c in rejudge(folder, lambda views: None).values())
 
 
-def set_layer(views, mode, row_id, layer, status):
-    for era in vf.ERAS:
-        for row in views[(mode, era)].results["rows"]:
+def set_layer(views, mode, row_id, layer, status, eras=vf.ERAS, transport=STDIO):
+    for era in eras:
+        for row in views[(mode, era, transport)].results["rows"]:
             if row["id"] == row_id:
                 row["layers"][layer] = status
+
+
+def set_row(views, mode, row_id, eras=vf.ERAS, transport=STDIO, **fields):
+    for era in eras:
+        for row in views[(mode, era, transport)].results["rows"]:
+            if row["id"] == row_id:
+                row.update(fields)
+
+
+def set_check(views, mode, row_id, check, eras=vf.ERAS, **fields):
+    """Change one check's verdict in the row evidence (rows/<ID>.json) of a run."""
+    for era in eras:
+        for verdict in views[(mode, era, STDIO)].evidence[row_id]["checks"]:
+            if verdict["check"] == check:
+                verdict.update(fields)
 
 
 def test_a_meaning_check_that_never_fails_is_caught(verify_run):
@@ -119,6 +193,7 @@ def test_a_meaning_check_that_never_fails_is_caught(verify_run):
     got = rejudge(folder, lambda v: set_layer(v, "twin-differs", "S02", "meaning", PASS))
     assert got[("twin-differs", "2026-07-28")].status == FAIL
     assert got[("twin-differs", "2025-11-25")].status == FAIL
+    assert got[("twin-differs", "2025-06-18")].status == FAIL
     assert got[("total-999", "2026-07-28")].status == PASS  # the others are untouched
 
 
@@ -132,7 +207,7 @@ def test_an_extra_read_breaks_same_document(verify_run):
     _, folder = verify_run
 
     def extra_read(views):
-        view = views[(vf.BASELINE, "2026-07-28")]
+        view = views[(vf.BASELINE, "2026-07-28", STDIO)]
         entry = next(e for e in view.wire if e.get("dir") == "out" and e.get("step") == "read:link")
         fake = copy.deepcopy(entry)
         fake["step"] = "call:embedded"
@@ -148,7 +223,7 @@ def test_an_invalid_request_breaks_the_requests_condition(verify_run):
     _, folder = verify_run
 
     def bad_request(views):
-        view = views[("total-999", "2025-11-25")]
+        view = views[("total-999", "2025-11-25", STDIO)]
         entry = next(e for e in view.wire if e.get("dir") == "out"
                      and (e.get("message") or {}).get("method") == "tools/call")
         entry["message"]["params"]["name"] = 42
@@ -165,9 +240,119 @@ def test_a_connection_to_the_listener_breaks_external_ref(verify_run):
     found = vf.build_conditions(views, info_of(folder), SchemaStore(None, allow_fetch=False), fetched=1,
                                 canary_alive=True)
     assert {c.era for c in found if c.id == "external-ref" and c.status == FAIL} == set(vf.ERAS)
+    assert {c.era for c in found if c.id == "ref-in-enum" and c.status == FAIL} == set(vf.ERAS)
     found = vf.build_conditions(views, info_of(folder), SchemaStore(None, allow_fetch=False), fetched=0,
                                 canary_alive=False)
-    assert all(c.status == FAIL for c in found if c.id == "external-ref")
+    assert all(c.status == FAIL for c in found if c.id in ("external-ref", "ref-in-enum"))
+
+
+# -- the rule kinds: a check switched off, or enforcing the wrong rule, is caught -----------------
+
+def test_a_wrong_rule_kind_is_caught(verify_run):
+    _, folder = verify_run
+
+    def wrong_rules(views):
+        # S01 of a tool without outputSchema claimed as a MUST, in the row and in its check
+        set_row(views, "no-output-schema", "S01", failed_rule="must")
+        set_check(views, "duplicate-key", "W01", "no_protocol_violations", rule="must")
+        set_row(views, "legacy-32602", "L03", eras=vf.LEGACY_ERAS, failed_rule="must")
+        set_row(views, "unknown-method-result", "W03", failed_rule="should")
+        set_check(views, "dialect-unknown", "S01", "structured_valid", eras=(MODERN,), rule="must")
+
+    got = rejudge(folder, wrong_rules)
+    for era in vf.ERAS:
+        assert got[("no-output-schema", era)].status == FAIL
+        assert "S01 failed_rule must" in got[("no-output-schema", era)].observed
+        assert got[("duplicate-key", era)].status == FAIL
+        assert got[("unknown-method-result", era)].status == FAIL
+    for era in vf.LEGACY_ERAS:
+        assert got[("legacy-32602", era)].status == FAIL
+    assert got[("dialect-unknown", MODERN)].status == FAIL
+    assert got[("dialect-unknown", LEGACY)].status == PASS  # untouched
+    assert got[("nan", MODERN)].status == PASS
+
+
+def test_a_check_switched_off_is_caught(verify_run):
+    _, folder = verify_run
+
+    def switched_off(views):
+        # the checks pass what they are for
+        set_check(views, "nan", "W01", "no_protocol_violations", status=PASS)
+        set_check(views, "bad-cursor-accepted", "W03", "invalid_cursor_error", status=PASS)
+        set_check(views, "bad-uri", "L01", "link_item", status=PASS)
+        set_check(views, "no-discover", "W02", "discover_implemented", eras=(MODERN,), status=UNOBTAINABLE)
+        set_check(views, "no-output-schema", "S01", "output_schema_declared", status=PASS)
+        set_layer(views, "structured-missing", "S01", "type", PASS)
+        set_row(views, "is-error", "T01", reason="meaning [app]: the text differs")
+
+    got = rejudge(folder, switched_off)
+    for era in vf.ERAS:
+        for cid in ("nan", "bad-cursor-accepted", "bad-uri", "no-output-schema", "structured-missing", "is-error"):
+            assert got[(cid, era)].status == FAIL, (cid, era)
+    assert got[("no-discover", MODERN)].status == FAIL
+    assert got[("bad-blob", MODERN)].status == PASS
+
+
+def test_a_falsy_value_that_is_not_alone_is_caught(verify_run):
+    """The legacy condition holds only when the CallToolResult's structuredContent is the one
+    message W01 finds wrong: a second failing message (as the outputSchema of the plain falsy
+    modes gives) breaks it."""
+    _, folder = verify_run
+    mode = f"structured-zero+{vf.ALONE}"
+
+    def second_problem(views):
+        for era in vf.LEGACY_ERAS:
+            for verdict in views[(mode, era, STDIO)].evidence["W01"]["checks"]:
+                if verdict["check"] == "wire_messages_valid":
+                    verdict["detail"] += "; #6 received ListToolsResult (x): $.tools[1].outputSchema: bad"
+
+    got = rejudge(folder, second_problem)
+    for era in vf.LEGACY_ERAS:
+        assert got[("structured-zero-alone", era)].status == FAIL
+        assert "W01 problems: 2" in got[("structured-zero-alone", era)].observed
+    assert got[("structured-zero-alone", MODERN)].status == PASS
+    assert got[("structured-null-alone", LEGACY)].status == PASS
+
+
+def test_round_trips_and_paging_are_checked_on_the_wire(verify_run):
+    _, folder = verify_run
+
+    def tamper(views):
+        endless = views[("mrtr-endless", MODERN, STDIO)]
+        last_out = max(i for i, e in enumerate(endless.wire) if e.get("step") == "call:structured"
+                       and e.get("dir") == "out")
+        del endless.wire[last_out]  # one round fewer than --max-rounds
+        retry = [e for e in views[("mrtr", MODERN, STDIO)].wire if e.get("step") == "call:structured"
+                 and e.get("dir") == "out"][-1]
+        retry["message"]["params"].pop("requestState", None)  # the state was not echoed
+        paged = views[("paged-resources", LEGACY, STDIO)]
+        for verdict in paged.evidence["L02"]["checks"]:
+            if verdict["check"] == "link_read_once":
+                verdict["detail"] = verdict["detail"].replace("it is listed", "it is not listed")
+
+    got = rejudge(folder, tamper)
+    assert got[("mrtr-endless", MODERN)].status == FAIL
+    assert f"{vf.MAX_ROUNDS - 1} requests" in got[("mrtr-endless", MODERN)].observed
+    assert got[("mrtr", MODERN)].status == FAIL
+    assert "echoed [None, None]" in got[("mrtr", MODERN)].observed
+    assert got[("paged-resources", LEGACY)].status == FAIL
+    assert got[("paged-resources", MODERN)].status == PASS
+
+
+def test_an_http_run_is_judged_on_its_own(verify_run):
+    _, folder = verify_run
+    got = rejudge(folder, lambda v: set_row(v, vf.BASELINE, "T01", eras=(OLDEST,), transport=HTTP, status=FAIL))
+    assert got[("passes-right", OLDEST, HTTP)].status == FAIL
+    assert got[("passes-right", OLDEST)].status == PASS
+    assert got[("passes-right", MODERN, HTTP)].status == PASS
+
+
+def test_a_mode_without_a_condition_is_caught(verify_run, monkeypatch):
+    _, folder = verify_run
+    monkeypatch.setattr(vf, "break_modes", lambda: [*fx.BREAK_MODES, "a-new-defect"])
+    got = rejudge(folder, lambda views: None)
+    every = got[("every-mode", None)]
+    assert every.status == FAIL and "a-new-defect" in every.observed
 
 
 # -- no network access for an external $ref: a listener on the address sees nothing -------------

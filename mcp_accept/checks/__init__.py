@@ -130,7 +130,9 @@ def run_check(name: str, ctx: "Context") -> list[Verdict]:
         v.check = v.check or name
         v.layer = v.layer or found.layer
         v.rule = v.rule or found.rule
-        if v.source is None and v.rule != APP and found.source is not None:
+        # An app verdict of a must/should check (e.g. a fault of the runner's own request) is
+        # not what the section says; an app check that cites a section keeps the citation.
+        if v.source is None and found.source is not None and (v.rule != APP or found.rule == APP):
             v.source = spec_for(ctx.version, *found.source)
     return verdicts
 
@@ -171,7 +173,7 @@ def layer_summary(verdicts: list[Verdict]) -> dict[str, str | None]:
 
 def _load_all() -> None:
     # Importing the modules registers their checks.
-    from mcp_accept.checks import meaning, sdk, types, wire  # noqa: F401
+    from mcp_accept.checks import errors, meaning, sdk, types, wire  # noqa: F401
 
 
 @dataclass
@@ -208,30 +210,70 @@ def unlisted_reason(tool: str) -> str:
 
 
 def call_outcome(ctx: Context, form: str, check_name: str, layer: str):
-    """The result dict of a form's tools/call, or a verdict saying why there is none."""
+    """The result dict of a form's tools/call, or a verdict saying why there is none.
+
+    The verdict names the rule its FAIL breaks: a server that never answered broke JSON-RPC
+    (basic/index.mdx#messages: all messages MUST follow JSON-RPC 2.0, whose server MUST reply
+    to every request); an answer that is not a result object broke the schema; a timeout,
+    a size limit, a JSON-RPC error or a tool that reported an error break only what the
+    profile expected (a result from this tool), since the spec allows each of them.
+    A JSON-RPC error and a result with ``isError: true`` are well-formed answers: the wire
+    layer has no item to judge (UNOBTAINABLE, W01 judges the message); the other layers
+    FAIL the profile's expectation.
+    """
     if form not in ctx.profile.tools:
         return None, Verdict(check_name, layer, UNOBTAINABLE,
-                             f"the profile names no {form} tool")
+                             f"the profile names no {form} tool", rule=APP)
     step = ctx.step(f"call:{form}")
+    tool = ctx.profile.tools[form].name
     if step is None or step.reply is None:
         why = step.skipped if step is not None and step.skipped else "the call was not made"
-        return None, Verdict(check_name, layer, FAIL, f"tools/call {ctx.profile.tools[form].name}: {why}")
+        return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: {why}", rule=APP)
     reply = step.reply
-    tool = ctx.profile.tools[form].name
     result = reply.result
+    rule, source = APP, None
     if not reply.has_result:
         failure = reply.describe_failure()
+        if reply.message is None and not no_answer_is_local(reply):
+            rule, source = MUST, spec_for(ctx.version, "basic/index.mdx", "messages")
+        elif reply.message is not None and reply.error is None:  # neither result nor error
+            rule, source = MUST, spec_for(ctx.version, "basic/index.mdx", "messages")
     elif not isinstance(result, dict):
-        return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: result is not an object", step.seqs)
+        return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: result is not an object",
+                             step.seqs, rule=MUST, source=spec_for(ctx.version, "basic/index.mdx", "messages"))
     elif result.get("isError") is True:
-        failure = "the tool reported isError: true"
+        failure = f"the tool reported an error: {tool_error_text(result)}"
     else:
         return result, None
     if not_offered(ctx, tool):
         # How the server refused an unknown tool (an error, or a result with isError) is kept.
         return None, Verdict(check_name, layer, UNOBTAINABLE, f"{unlisted_reason(tool)} ({failure})",
-                             step.seqs)
-    return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: {failure}", step.seqs)
+                             step.seqs, rule=APP)
+    refused = reply.error is not None or (isinstance(result, dict) and result.get("isError") is True)
+    if refused and layer == "wire":
+        return None, Verdict(check_name, layer, UNOBTAINABLE, f"tools/call {tool}: {failure}; no item to "
+                             "judge", step.seqs, rule=APP)
+    return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: {failure}", step.seqs,
+                         rule=rule, source=source)
+
+
+def no_answer_is_local(reply) -> bool:
+    """Whether a missing answer is the runner's own limit rather than the server's silence:
+    the request's timeout (the server may still answer; no version bounds its time) or
+    ``--max-bytes`` (the answer came, larger than this run accepts)."""
+    from mcp_accept.transport.messages import timed_out
+
+    return timed_out(reply) or "--max-bytes" in (reply.failure or "")
+
+
+def tool_error_text(result: dict, limit: int = 160) -> str:
+    """The first text item of a result with ``isError: true``, shortened, as the tool's own
+    account of what went wrong."""
+    for item in content_items(result, "text"):
+        if isinstance(item.get("text"), str):
+            text = " ".join(item["text"].split())
+            return text if len(text) <= limit else text[:limit - 3] + "..."
+    return "(isError: true, with no text item)"
 
 
 def content_items(result: dict, kind: str) -> list[dict]:

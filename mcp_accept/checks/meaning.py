@@ -1,53 +1,116 @@
 """Meaning layer: what no schema says. The forms carry the reference document, the
 text twin says what ``structuredContent`` says, the profile's assertions hold, and
-the link's ``size`` is the body's byte length."""
+the link's ``size`` is the body's byte length.
+
+Bodies need not be JSON. The profile says per form whether its body is ``json``
+(compared by value), ``text`` (compared by characters, line endings read as LF) or
+``bytes`` (a ``blob`` after base64 decoding; a ``text`` body as bytes is its UTF-8
+encoding). A form may hold several candidates (several text items, several embedded
+resources); any of them may carry the document.
+
+Every rule here is the sheet's or the profile's (``app``) except the text twin, which
+is the spec's SHOULD (server/tools.mdx#structured-content, the same sentence in
+2026-07-28, 2025-11-25 and 2025-06-18)."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import jmespath
-import jmespath.exceptions
 
-from mcp_accept.checks import (FAIL, FORMS, PASS, UNOBTAINABLE, Context, Verdict, call_outcome, check,
-                               content_items, first_difference, same_json)
+from mcp_accept.checks import (APP, FAIL, FORMS, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome,
+                               check, content_items, first_difference, same_json)
 from mcp_accept.transport.messages import MAX_DEPTH, nesting_depth
-
-_MISSING = object()
 
 
 class NoBody(Exception):
-    """The form's document could not be had; the message says why."""
+    """The form's document could not be had; the message says why. ``rule`` and ``source``
+    carry over what the call's own outcome broke (e.g. a request never answered); None
+    leaves the check's rule."""
 
-    def __init__(self, message: str, status: str = FAIL, seqs: list[int] | None = None):
+    def __init__(self, message: str, status: str = FAIL, seqs: list[int] | None = None,
+                 rule: str | None = None, source: str | None = None):
         super().__init__(message)
         self.status = status
         self.seqs = seqs or []
+        self.rule = rule
+        self.source = source
+
+    @classmethod
+    def of(cls, early: Verdict) -> "NoBody":
+        return cls(early.detail, early.status, early.seqs, early.rule, early.source)
+
+    def verdict(self, name: str) -> Verdict:
+        return Verdict(name, "meaning", self.status, str(self), self.seqs, rule=self.rule, source=self.source)
+
+
+@dataclass
+class Body:
+    """One candidate body of a form, in the form's body kind."""
+
+    kind: str  # json | text | bytes
+    value: Any  # a JSON value, a str or bytes
+    where: str  # e.g. "text item 2", "embedded resource report://q3.md"
+    mime: str | None = None  # the mimeType its resource declared, if any
+
+
+# --------------------------------------------------------------------------- reading bodies
+
+
+def decode_blob(blob: str) -> bytes | None:
+    try:
+        return base64.b64decode(blob, validate=True)
+    except (binascii.Error, ValueError):
+        return None
 
 
 def body_bytes(container: dict) -> bytes | None:
-    """The body of a resource contents object (``text`` or ``blob``) as bytes."""
+    """The body of a resource contents object (``text`` or ``blob``) as bytes: the raw
+    content, before base64 (what a link's ``size`` counts)."""
     if isinstance(container.get("text"), str):
         return container["text"].encode("utf-8")
     if isinstance(container.get("blob"), str):
-        try:
-            return base64.b64decode(container["blob"], validate=True)
-        except (binascii.Error, ValueError):
-            return None
+        return decode_blob(container["blob"])
     return None
 
 
-def parse_body(data: bytes, what: str) -> Any:
+def parse_json(text: str, what: str) -> Any:
     try:
-        value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise NoBody(f"{what} is not JSON ({type(exc).__name__})") from None
     if nesting_depth(value) > MAX_DEPTH:
         raise NoBody(f"{what} is JSON nested more than {MAX_DEPTH} levels deep; not compared")
     return value
+
+
+def resource_body(container: dict, kind: str, where: str) -> Body:
+    """A resource contents object (embedded or read) as a body of ``kind``."""
+    mime = container.get("mimeType") if isinstance(container.get("mimeType"), str) else None
+    if isinstance(container.get("text"), str):
+        text = container["text"]
+        data = None
+    elif isinstance(container.get("blob"), str):
+        data = decode_blob(container["blob"])
+        if data is None:
+            raise NoBody(f"{where}: blob is not valid base64")
+        text = None
+    else:
+        raise NoBody(f"{where} has no text or blob body")
+    if kind == "bytes":
+        return Body(kind, data if data is not None else text.encode("utf-8"), where, mime)
+    if text is None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise NoBody(f"{where}: its blob is not UTF-8 text (body: {kind}; say body: bytes)") from None
+    if kind == "text":
+        return Body(kind, text, where, mime)
+    return Body(kind, parse_json(text, where), where, mime)
 
 
 def link_uri(ctx: Context) -> str | None:
@@ -63,8 +126,8 @@ def link_contents(ctx: Context) -> dict:
     if "link" not in ctx.profile.tools:
         raise NoBody("the profile names no link tool", UNOBTAINABLE)
     early = call_outcome(ctx, "link", "", "meaning")[1]
-    if early is not None and early.status == UNOBTAINABLE:
-        raise NoBody(early.detail, UNOBTAINABLE, early.seqs)
+    if early is not None:
+        raise NoBody.of(early)
     step = ctx.step("read:link")
     if step is None or step.reply is None:
         raise NoBody(f"resources/read was not made: {step.skipped if step else 'no link'}")
@@ -81,115 +144,263 @@ def link_contents(ctx: Context) -> dict:
     raise NoBody(f"resources/read contents hold no item with uri {uri}", seqs=step.seqs)
 
 
-def document(ctx: Context, form: str) -> tuple[Any, list[int]]:
-    """The JSON document a form carries, with the wire entries it came from."""
+def bodies(ctx: Context, form: str) -> tuple[list[Body], list[int]]:
+    """The candidate bodies a form carries (at least one), with the wire entries they came from."""
+    kind = ctx.profile.body(form)
     if form == "link":
         item = link_contents(ctx)
-        data = body_bytes(item)
-        if data is None:
-            raise NoBody("the link's contents item has no readable text or blob")
-        return parse_body(data, "the link's body"), ctx.step("read:link").seqs
+        seqs = ctx.step("read:link").seqs
+        try:
+            return [resource_body(item, kind, "the link's body")], seqs
+        except NoBody as exc:
+            raise NoBody(str(exc), exc.status, seqs) from None
     result, early = call_outcome(ctx, form, "", "meaning")
     if early:
-        raise NoBody(early.detail, early.status, early.seqs)
+        raise NoBody.of(early)
     seqs = ctx.step(f"call:{form}").seqs
     if form == "structured":
         if "structuredContent" not in result:
             raise NoBody("structuredContent is absent", seqs=seqs)
-        return result["structuredContent"], seqs
+        return [Body("json", result["structuredContent"], "structuredContent")], seqs
+    found: list[Body] = []
+    problems: list[str] = []
     if form == "text":
-        items = content_items(result, "text")
-        if not items or not isinstance(items[0].get("text"), str):
+        texts = [i["text"] for i in content_items(result, "text") if isinstance(i.get("text"), str)]
+        if not texts:
             raise NoBody("content holds no text item", seqs=seqs)
-        return parse_body(items[0]["text"].encode("utf-8"), "the text item"), seqs
-    for item in content_items(result, "resource"):
-        if isinstance(item.get("resource"), dict):
-            data = body_bytes(item["resource"])
-            if data is not None:
-                return parse_body(data, "the embedded body"), seqs
-    raise NoBody("content holds no embedded resource with a body", seqs=seqs)
+        for n, text in enumerate(texts, 1):
+            where = f"text item {n}" if len(texts) > 1 else "the text item"
+            if kind == "text":
+                found.append(Body(kind, text, where))
+            elif kind == "bytes":
+                found.append(Body(kind, text.encode("utf-8"), where))
+            else:  # a preface or a note beside the JSON is allowed: only JSON items are candidates
+                try:
+                    found.append(Body(kind, parse_json(text, where), where))
+                except NoBody as exc:
+                    problems.append(str(exc))
+    else:
+        for item in content_items(result, "resource"):
+            res = item.get("resource")
+            if isinstance(res, dict):
+                where = f"embedded resource {res.get('uri')}"
+                try:
+                    found.append(resource_body(res, kind, where))
+                except NoBody as exc:
+                    problems.append(str(exc))
+        if not found and not problems:
+            raise NoBody("content holds no embedded resource with a body", seqs=seqs)
+    if not found:
+        hint = " (for prose or another document that is not JSON, give the form body: text)" \
+            if kind == "json" and form == "text" else ""
+        raise NoBody("; ".join(problems[:3]) + hint, seqs=seqs)
+    return found, seqs
 
 
-def _against_reference(ctx: Context, form: str, name: str) -> Verdict:
+# --------------------------------------------------------------------------- comparing bodies
+
+
+def _lf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _as_json(body: Body) -> Any:
+    if body.kind == "json":
+        return body.value
+    if body.kind == "text":
+        return parse_json(body.value, body.where)
     try:
-        value, seqs = document(ctx, form)
+        return parse_json(body.value.decode("utf-8"), body.where)
+    except UnicodeDecodeError:
+        raise NoBody(f"{body.where} is not UTF-8 text, so not JSON") from None
+
+
+def _text_difference(a: str, b: str) -> str:
+    for n, (x, y) in enumerate(zip(a.split("\n"), b.split("\n")), 1):
+        if x != y:
+            return f"line {n}: {_clip(x)} vs {_clip(y)}"
+    return f"{a.count(chr(10)) + 1} lines vs {b.count(chr(10)) + 1} lines"
+
+
+def _clip(text: str) -> str:
+    shown = json.dumps(text, ensure_ascii=False)
+    return shown if len(shown) <= 60 else shown[:57] + '..."'
+
+
+def difference(a: Body, b: Body) -> str | None:
+    """None when two bodies carry the same document, else where they differ.
+
+    The pair decides how: JSON with JSON by value; JSON with text or bytes by parsing the
+    other as JSON; text with text by characters after CRLF/CR -> LF; bytes with bytes (or a
+    text as its UTF-8 encoding) byte for byte."""
+    if "json" in (a.kind, b.kind):
+        try:
+            x, y = _as_json(a), _as_json(b)
+        except NoBody as exc:
+            return str(exc)
+        return None if same_json(x, y) else f"at {first_difference(x, y)}"
+    if a.kind == b.kind == "text":
+        x, y = _lf(a.value), _lf(b.value)
+        return None if x == y else _text_difference(x, y)
+    x = a.value if a.kind == "bytes" else a.value.encode("utf-8")
+    y = b.value if b.kind == "bytes" else b.value.encode("utf-8")
+    if x == y:
+        return None
+    at = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+    return f"{len(x)} bytes vs {len(y)} bytes, first difference at byte {at}"
+
+
+# --------------------------------------------------------------------------- against the reference
+
+
+def _media_type(value: str) -> tuple[str, list[str]]:
+    kind, *params = value.split(";")
+    return kind.strip().lower(), sorted(p.strip().lower().replace(" ", "") for p in params if p.strip())
+
+
+def same_mime(got: str | None, wanted: str) -> bool:
+    """Whether a declared mimeType is the profile's: type and subtype match case-insensitively;
+    parameters (``charset=...``) count only when the profile names some."""
+    if got is None:
+        return False
+    (got_type, got_params), (want_type, want_params) = _media_type(got), _media_type(wanted)
+    return got_type == want_type and (not want_params or got_params == want_params)
+
+
+def _mime_verdict(ctx: Context, form: str, name: str, body: Body, seqs: list[int]) -> Verdict | None:
+    """The profile's mime_type for a resource form (app): the body's mimeType names it, and a
+    resource_link that declares one declares the same."""
+    wanted = ctx.profile.tools[form].mime_type
+    if wanted is None:
+        return None
+    check_name = f"{name}.mime_type"
+    if not same_mime(body.mime, wanted):
+        got = f"mimeType {body.mime!r}" if body.mime is not None else "no mimeType"
+        return Verdict(check_name, "meaning", FAIL, f"{body.where} has {got}, the profile names {wanted!r}",
+                       seqs, rule=APP)
+    if form == "link":
+        step = ctx.step("call:link")
+        links = content_items(step.reply.result, "resource_link") if step and step.reply else []
+        declared = links[0].get("mimeType") if links else None
+        if isinstance(declared, str) and not same_mime(declared, wanted):
+            return Verdict(check_name, "meaning", FAIL,
+                           f"the resource_link declares mimeType {declared!r}, the profile names {wanted!r}",
+                           step.seqs, rule=APP)
+    return Verdict(check_name, "meaning", PASS, f"{body.where} has mimeType {wanted!r}", seqs, rule=APP)
+
+
+def _against_reference(ctx: Context, form: str, name: str) -> list[Verdict]:
+    """Rule (app): a body of the form equals the profile's reference document, compared
+    by the form's body kind; and its mimeType is the one the profile names, if it names one."""
+    try:
+        found, seqs = bodies(ctx, form)
     except NoBody as exc:
-        return Verdict(name, "meaning", exc.status, str(exc), exc.seqs)
-    if ctx.profile.reference is None:
-        return Verdict(name, "meaning", PASS, "body is JSON (no reference document: forms compared in X01)",
-                       seqs)
-    if same_json(value, ctx.profile.reference):
-        return Verdict(name, "meaning", PASS, "body equals the reference document", seqs)
-    return Verdict(name, "meaning", FAIL,
-                   f"body differs from the reference document at {first_difference(value, ctx.profile.reference)}",
-                   seqs)
+        return [exc.verdict(name)]
+    kind = ctx.profile.body(form)
+    expected = ctx.profile.reference_for(form)
+    if expected is None:
+        verdict = Verdict(name, "meaning", PASS, f"{found[0].where} is a {kind} body (no reference "
+                          "document: the forms are compared in X01)", seqs, rule=APP)
+        carrier = found[0]
+    else:
+        ref = Body(expected.kind, expected.value, expected.origin)
+        if expected.kind != kind:  # a JSON reference for a text or bytes body
+            kind = f"{kind} read as JSON"
+        differences = [(body, difference(body, ref)) for body in found]
+        carrier = next((body for body, diff in differences if diff is None), None)
+        if carrier is not None:
+            verdict = Verdict(name, "meaning", PASS,
+                              f"{carrier.where} equals the reference document ({kind}, {expected.origin})",
+                              seqs, rule=APP)
+        else:
+            carrier, diff = differences[0]
+            several = f"none of {len(found)} candidates equals it; " if len(found) > 1 else ""
+            verdict = Verdict(name, "meaning", FAIL,
+                              f"{several}{carrier.where} differs from the reference document "
+                              f"({kind}, {expected.origin}): {diff}", seqs, rule=APP)
+    mime = _mime_verdict(ctx, form, name, carrier, seqs) if form in ("embedded", "link") else None
+    return [verdict] + ([mime] if mime else [])
 
 
 @check("text_is_reference", "meaning")
-def text_is_reference(ctx: Context) -> Verdict:
+def text_is_reference(ctx: Context) -> list[Verdict]:
     return _against_reference(ctx, "text", "text_is_reference")
 
 
 @check("embedded_is_reference", "meaning")
-def embedded_is_reference(ctx: Context) -> Verdict:
+def embedded_is_reference(ctx: Context) -> list[Verdict]:
     return _against_reference(ctx, "embedded", "embedded_is_reference")
 
 
 @check("link_is_reference", "meaning")
-def link_is_reference(ctx: Context) -> Verdict:
+def link_is_reference(ctx: Context) -> list[Verdict]:
     return _against_reference(ctx, "link", "link_is_reference")
 
 
-def _reads_in(ctx: Context, step_name: str | None, uri: str | None = None) -> int:
-    """How many resources/read (of ``uri``, if given) were asked during a step, or in the whole run.
+# --------------------------------------------------------------------------- how the bodies came
 
-    A request sent again under the same id (a legacy HTTP session that expired and was
-    re-initialized) is one read, not two."""
-    lo, hi = 0, float("inf")
-    if step_name is not None:
-        step = ctx.step(step_name)
-        if step is None or not step.seqs:
-            return 0
-        lo, hi = step.seqs[0], step.seqs[-1]
+
+def _reads_of(ctx: Context, uri: str) -> int:
+    """How many resources/read of ``uri`` the runner asked. A request sent again under the
+    same id (a legacy HTTP session that expired and was re-initialized) is one read, and so are
+    the rounds of one step that follows 2026-07-28 input_required results (a new id each,
+    mrtr.mdx): the rounds are one read the server asked to be completed."""
     ids = set()
     for entry in ctx.recording.entries:
         message = entry.get("message")
-        if (entry["dir"] == "out" and lo <= entry["seq"] <= hi and isinstance(message, dict)
-                and message.get("method") == "resources/read"
-                and (uri is None or (message.get("params") or {}).get("uri") == uri)):
+        if (entry["dir"] == "out" and isinstance(message, dict) and message.get("method") == "resources/read"
+                and (message.get("params") or {}).get("uri") == uri):
+            params = message.get("params") or {}
+            if "requestState" in params or "inputResponses" in params:
+                continue  # a later round of a read already counted
             ids.add(repr(message.get("id")))
     return len(ids)
 
 
 @check("no_read_needed", "meaning")
 def no_read_needed(ctx: Context) -> Verdict:
-    if "embedded" not in ctx.profile.tools:
-        return Verdict("no_read_needed", "meaning", UNOBTAINABLE, "the profile names no embedded tool")
-    reads = _reads_in(ctx, "call:embedded")
-    if reads:
-        return Verdict("no_read_needed", "meaning", FAIL, f"{reads} resources/read were needed for the body")
-    return Verdict("no_read_needed", "meaning", PASS, "the body came with the call: no resources/read")
+    """Rule of the sheet (app): the embedded tool's result carries the body itself, so a
+    client needs no resources/read. The spec lets a tool return a resource_link instead
+    (server/tools.mdx#resource-links); that tool is then the profile's link form."""
+    name = "no_read_needed"
+    result, early = call_outcome(ctx, "embedded", name, "meaning")
+    if early:
+        return early
+    seqs = ctx.step("call:embedded").seqs
+    for item in content_items(result, "resource"):
+        res = item.get("resource")
+        if isinstance(res, dict) and (isinstance(res.get("text"), str) or isinstance(res.get("blob"), str)):
+            return Verdict(name, "meaning", PASS, "the body came with the call: no resources/read needed", seqs)
+    if content_items(result, "resource_link"):
+        return Verdict(name, "meaning", FAIL, "the result holds a resource_link, not an embedded body: "
+                       "a client must read it with resources/read", seqs)
+    return Verdict(name, "meaning", FAIL, "the result holds no embedded resource with a body", seqs)
 
 
 @check("link_read_once", "meaning")
 def link_read_once(ctx: Context) -> Verdict:
+    """Rule of the sheet (app): one resources/read of the link's URI gives its contents,
+    whether or not resources/list lists it (the spec does not promise it is listed:
+    server/tools.mdx#resource-links). Records which; more than one read is the runner's
+    doing (a retry), not the server's, so it is reported, never failed."""
+    name = "link_read_once"
+    try:
+        link_contents(ctx)
+    except NoBody as exc:
+        return exc.verdict(name)
     uri = link_uri(ctx)
-    if uri is None:
-        early = call_outcome(ctx, "link", "link_read_once", "meaning")[1]
-        if early is not None and early.status == UNOBTAINABLE:
-            return early
-        return Verdict("link_read_once", "meaning", FAIL, "no link URI to read")
-    reads = _reads_in(ctx, None, uri)
-    listed = uri in ctx.recording.listed_uris
-    where = "listed" if listed else "not listed"
-    if reads != 1:
-        return Verdict("link_read_once", "meaning", FAIL, f"{reads} reads of {uri}, expected exactly one")
-    return Verdict("link_read_once", "meaning", PASS,
-                   f"read {uri} once; it is {where} in resources/list")
+    where = "listed" if uri in ctx.recording.listed_uris else "not listed"
+    reads = _reads_of(ctx, uri)
+    times = "once" if reads == 1 else f"{reads} times (retried by the runner)"
+    return Verdict(name, "meaning", PASS, f"read {uri} {times}; it is {where} in resources/list",
+                   ctx.step("read:link").seqs)
 
 
 @check("link_size", "meaning")
 def link_size(ctx: Context) -> Verdict:
+    """Rule of the sheet (app): a resource_link's ``size``, if given, equals the byte length
+    of the raw body read (before base64). The spec calls it the size "if known", a hint for
+    hosts (schema: Resource.size; server/resources.mdx#resource), not a promise."""
     name = "link_size"
     result, early = call_outcome(ctx, "link", name, "meaning")
     if early:
@@ -213,32 +424,41 @@ def link_size(ctx: Context) -> Verdict:
                    ctx.step("call:link").seqs)
 
 
+# --------------------------------------------------------------------------- structured content
+
+
 def twin_mode(ctx: Context) -> str:
     return str(ctx.options.get("mode") or ctx.profile.twin or "json-equal")
 
 
-@check("text_twin", "meaning")
+# "For backwards compatibility, a tool that returns structured content SHOULD also return the
+# serialized JSON in a TextContent block." The same sentence in 2026-07-28, 2025-11-25 and
+# 2025-06-18 (server/tools.mdx, Structured Content); spec_for names the version on the wire.
+TWIN_SOURCE = ("server/tools.mdx", "structured-content")
+
+
+@check("text_twin", "meaning", rule=SHOULD, source=TWIN_SOURCE)
 def text_twin(ctx: Context) -> Verdict:
+    """The spec's SHOULD: some text item holds JSON equal to structuredContent (any item: the
+    spec names no position or format). Mode exact adds a rule of the sheet (app): that item
+    is byte-equal to the compact dump."""
     name = "text_twin"
     mode = twin_mode(ctx)
     if mode == "off":
         return Verdict(name, "meaning", UNOBTAINABLE, "the text-twin check is off (mode: off)")
     result, early = call_outcome(ctx, "structured", name, "meaning")
     if early:
+        if early.rule is None:  # the call's outcome is not the twin rule
+            early.rule = APP
         return early
     seqs = ctx.step("call:structured").seqs
     if "structuredContent" not in result:
-        return Verdict(name, "meaning", FAIL, "structuredContent is absent", seqs)
+        # The SHOULD binds a tool that returns structured content; S01 judges its absence.
+        return Verdict(name, "meaning", UNOBTAINABLE, "no structuredContent, so no text twin is due", seqs)
     value = result["structuredContent"]
     texts = [i["text"] for i in content_items(result, "text") if isinstance(i.get("text"), str)]
     if not texts:
         return Verdict(name, "meaning", FAIL, "content holds no text twin of structuredContent", seqs)
-    if mode == "exact":
-        compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        if compact in texts:
-            return Verdict(name, "meaning", PASS, "a text item is byte-equal to the compact JSON", seqs)
-        return Verdict(name, "meaning", FAIL, "no text item is byte-equal to the compact JSON of "
-                       "structuredContent (mode: exact)", seqs)
     last = "no text item is JSON"
     for text in texts:
         try:
@@ -249,57 +469,112 @@ def text_twin(ctx: Context) -> Verdict:
             last = f"a text item is JSON nested more than {MAX_DEPTH} levels deep; not compared"
             continue
         if same_json(parsed, value):
-            return Verdict(name, "meaning", PASS, "the text twin's JSON equals structuredContent", seqs)
+            break
         last = f"the text twin differs at {first_difference(parsed, value)}"
-    return Verdict(name, "meaning", FAIL, last, seqs)
+    else:
+        return Verdict(name, "meaning", FAIL, last, seqs)
+    if mode != "exact":
+        return Verdict(name, "meaning", PASS, "the text twin's JSON equals structuredContent", seqs)
+    compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if compact in texts:
+        return Verdict(name, "meaning", PASS, "a text item is byte-equal to the compact JSON", seqs, rule=APP)
+    return Verdict(name, "meaning", FAIL, "the text twin's JSON equals structuredContent, but no text item "
+                   "is byte-equal to its compact dump (mode: exact)", seqs, rule=APP)
+
+
+ASSERTION_SECONDS = 3.0  # one JMESPath assertion over structuredContent
+
+
+def _search(expr: str, value):
+    try:
+        return jmespath.search(expr, value)
+    except RecursionError:
+        raise ValueError("nested too deeply to evaluate") from None
 
 
 @check("assertions", "meaning")
 def assertions(ctx: Context) -> list[Verdict]:
+    """Rule of the profile (app): each JMESPath assertion is true on structuredContent."""
     if not ctx.profile.assertions:
         return [Verdict("assertions", "meaning", UNOBTAINABLE, "the profile has no assertions")]
     try:
-        value, seqs = document(ctx, "structured")
+        found, seqs = bodies(ctx, "structured")
     except NoBody as exc:
-        return [Verdict("assertions", "meaning", exc.status, str(exc), exc.seqs)]
+        return [exc.verdict("assertions")]
+    from mcp_accept import bounded
+
+    value = found[0].value
     out = []
     for label, expr in ctx.profile.assertions:
+        # The expression is the user's, the value the server's: evaluated in a child process
+        # with a time and memory limit, so that no pair of them can hang or exhaust the run.
+        seconds = bounded.seconds_left(ASSERTION_SECONDS)
         try:
-            found = jmespath.search(expr, value)
-        except jmespath.exceptions.JMESPathError as exc:
+            result = bounded.call(_search, expr, value, seconds=seconds)
+        except bounded.TooCostly as exc:
+            why = f"took longer than {seconds:g}s" if exc.why == "time" else exc.why
+            out.append(Verdict(f"assert:{label}", "meaning", FAIL,
+                               f"{expr}: evaluating it {why}; too costly to check, refused", seqs))
+            continue
+        except RuntimeError as exc:
             out.append(Verdict(f"assert:{label}", "meaning", FAIL, f"{expr} could not be evaluated: {exc}", seqs))
             continue
-        if found is True:
+        if result is True:
             out.append(Verdict(f"assert:{label}", "meaning", PASS, f"{expr} holds", seqs))
         else:
             out.append(Verdict(f"assert:{label}", "meaning", FAIL,
-                               f"{expr} gave {json.dumps(found)[:80]}, not true", seqs))
+                               f"{expr} gave {json.dumps(result)[:80]}, not true", seqs))
     return out
+
+
+# --------------------------------------------------------------------------- the forms together
+
+
+def _agreeing(first: list[Body], other: list[Body]) -> tuple[Body, Body] | None:
+    """A pair of candidates, one from each form, that carry the same document, or None."""
+    for a in first:
+        for b in other:
+            if difference(a, b) is None:
+                return a, b
+    return None
 
 
 @check("forms_agree", "meaning")
 def forms_agree(ctx: Context) -> Verdict:
+    """Rule of the sheet (app): the forms that were had carry the same document, each
+    compared by its body kind (see :func:`difference`). A form that could not be had is
+    left out and named; then the row cannot be established unless a difference is found."""
     name = "forms_agree"
-    found: dict[str, Any] = {}
+    had: dict[str, list[Body]] = {}
     seqs: list[int] = []
-    problems = []
+    missing: list[str] = []
     for form in FORMS:
         if form not in ctx.profile.tools:
+            missing.append(f"{form} (the profile names no {form} tool)")
             continue
         try:
-            found[form], where = document(ctx, form)
+            had[form], where = bodies(ctx, form)
             seqs += where
         except NoBody as exc:
-            if exc.status != UNOBTAINABLE:  # a form that cannot be had is left out, like an unnamed one
-                problems.append(f"{form}: {exc}")
-    if problems:
-        return Verdict(name, "meaning", FAIL, "; ".join(problems), seqs)
-    if len(found) < 2:
-        return Verdict(name, "meaning", UNOBTAINABLE, "fewer than two forms to compare")
-    forms = list(found)
-    first = forms[0]
-    for form in forms[1:]:
-        if not same_json(found[first], found[form]):
-            return Verdict(name, "meaning", FAIL,
-                           f"{form} differs from {first} at {first_difference(found[form], found[first])}", seqs)
-    return Verdict(name, "meaning", PASS, f"{', '.join(forms)} carry the same document", seqs)
+            missing.append(f"{form} ({exc})")
+    forms = list(had)
+    compared = ", ".join(forms) if forms else "none"
+    # Candidates of the first form that agree with every other form had so far.
+    anchor_form = next((f for f in forms if len(had[f]) == 1), forms[0] if forms else None)
+    anchors = list(had[anchor_form]) if anchor_form else []
+    for form in forms:
+        if form == anchor_form:
+            continue
+        kept = [a for a in anchors if _agreeing([a], had[form]) is not None]
+        if not kept:
+            a, b = anchors[0], had[form][0]
+            return Verdict(name, "meaning", FAIL, f"{form} differs from {anchor_form} ({b.where} vs "
+                           f"{a.where}): {difference(b, a)} (compared: {compared})", seqs)
+        anchors = kept
+    if missing:
+        if len(forms) < 2:
+            return Verdict(name, "meaning", UNOBTAINABLE, f"fewer than two forms to compare (had: {compared}; "
+                           f"not had: {'; '.join(missing)})", seqs)
+        return Verdict(name, "meaning", UNOBTAINABLE, f"the forms had agree ({compared}), but not every form "
+                       f"could be had: {'; '.join(missing)}", seqs)
+    return Verdict(name, "meaning", PASS, f"{compared} carry the same document", seqs)

@@ -8,6 +8,12 @@ response for the same method and parameters, so the SDK judges exactly the bytes
 other layers judged, and nothing reaches the server a second time. Each call either
 comes back (the SDK accepted the result) or raises (what it raised is the detail).
 
+Importing the SDK takes longer than a whole run of the other layers, so a run started from
+the command line replays in a process of its own (:mod:`mcp_accept.checks.sdk_worker`),
+started with the run so that the import overlaps the recording; it is handed the job (what
+to replay and the recorded answers) and says what the SDK did. A process that has the SDK
+already (a fleet, ``verify``) replays itself. Both replay the same job the same way.
+
 The layer is advisory (see :data:`mcp_accept.checks.ADVISORY_LAYERS`): it tells how one
 client library treats the answer, which is not a rule of the spec, so its verdicts are
 reported in the row's ``layers.sdk`` and evidence but never change the row's status.
@@ -21,6 +27,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +60,7 @@ class SdkInfo:
 
 
 SWITCH = "MCP_ACCEPT_SDK"  # "off" skips the layer (importing the SDK takes about a second)
+OFF = ("off", "0", "no", "false")
 
 
 @functools.cache
@@ -61,7 +69,7 @@ def sdk_info() -> SdkInfo:
     import os
     from importlib import metadata
 
-    if os.environ.get(SWITCH, "").strip().lower() in ("off", "0", "no", "false"):
+    if _switched_off():
         return SdkInfo(False, None, f"the sdk layer is switched off ({SWITCH}={os.environ[SWITCH]})")
     try:
         version = metadata.version("mcp")
@@ -125,7 +133,16 @@ def describe_exception(exc: BaseException) -> tuple[str, str | None, int | None]
     return (f"{label}: {text}" if text else label), name, code
 
 
-# -- answering the SDK from the recording ------------------------------------------------------
+# -- what is replayed: a job made from the recording -------------------------------------------
+#
+# The replay works from a job, not from the recording, so that it can run in this process or
+# in the worker process (mcp_accept.checks.sdk_worker) alike: the requests to make, each
+# step's reason when there is nothing to make, and the recorded answers as JSON text.
+
+# Methods the replay can be asked (the handshake, listings, the calls and reads it makes);
+# recorded answers to anything else would never be looked up, so they are not handed over.
+ANSWERED_METHODS = ("initialize", "server/discover", "ping", "tools/call", "resources/read", "tools/list",
+                    "resources/list", "resources/templates/list", "prompts/list")
 
 
 def _plain(params: Any) -> dict:
@@ -135,43 +152,140 @@ def _plain(params: Any) -> dict:
     return {k: v for k, v in params.items() if k != "_meta"}
 
 
+def _without_id(message: dict) -> str:
+    """A recorded response as compact JSON text without its id (the replay gives it the SDK's)."""
+    return json.dumps({k: v for k, v in message.items() if k != "id"}, ensure_ascii=False, separators=(",", ":"))
+
+
+def _with_id(text: str, request_id: Any) -> str:
+    head = '{"id":' + json.dumps(request_id)
+    return head + "}" if text == "{}" else head + "," + text[1:]
+
+
+def recorded_answers(recording) -> list[tuple[str, dict, str]]:
+    """(method, plain params, response text) of each request of the run the server answered."""
+    requests: dict[str, dict] = {}
+    pairs = []
+    for entry in recording.entries:
+        message = entry.get("message")
+        if not isinstance(message, dict) or "id" not in message:
+            continue
+        key = json.dumps(message.get("id"))
+        if entry.get("dir") == "out" and isinstance(message.get("method"), str):
+            requests[key] = message
+        elif entry.get("dir") == "in" and "method" not in message and key in requests:
+            request = requests.pop(key)
+            if request["method"] in ANSWERED_METHODS:
+                pairs.append((request["method"], _plain(request.get("params")), _without_id(message)))
+    return pairs
+
+
 class Answers:
-    """The server's recorded responses, looked up by method and parameters."""
+    """The server's recorded responses (JSON text), looked up by method and parameters."""
 
-    def __init__(self, recording):
-        requests: dict[str, dict] = {}
-        self.pairs: list[tuple[str, dict, dict]] = []  # (method, params, response message)
-        for entry in recording.entries:
-            message = entry.get("message")
-            if not isinstance(message, dict) or "id" not in message:
-                continue
-            key = json.dumps(message.get("id"))
-            if entry.get("dir") == "out" and isinstance(message.get("method"), str):
-                requests[key] = message
-            elif entry.get("dir") == "in" and "method" not in message and key in requests:
-                request = requests.pop(key)
-                self.pairs.append((request["method"], _plain(request.get("params")), message))
+    def __init__(self, pairs):
+        self.pairs = [(method, params, text) for method, params, text in pairs]
 
-    def find(self, method: str, params: dict) -> dict | None:
+    def find(self, method: str, params: dict) -> str | None:
         wanted = _plain(params)
-        found = [m for meth, p, m in self.pairs if meth == method and self._matches(method, p, wanted)]
+        found = [t for meth, p, t in self.pairs if meth == method and self._matches(method, p, wanted)]
         if not found:
             return None
         if method == "initialize":
-            good = [m for m in found if "result" in m]
+            good = [t for t in found if _is_result(t)]
             return (good or found)[-1]
         return found[0]
 
     @staticmethod
     def _matches(method: str, recorded: dict, wanted: dict) -> bool:
-        if method == "tools/call":
+        if method == "tools/call":  # a retry after input_required carries the requestState it was given
             return recorded.get("name") == wanted.get("name") and \
-                (recorded.get("arguments") or {}) == (wanted.get("arguments") or {})
+                (recorded.get("arguments") or {}) == (wanted.get("arguments") or {}) and \
+                recorded.get("requestState") == wanted.get("requestState")
         if method == "resources/read":
             return recorded.get("uri") == wanted.get("uri")
         if method in ("tools/list", "resources/list", "resources/templates/list", "prompts/list"):
             return recorded.get("cursor") == wanted.get("cursor")
         return method in ("server/discover", "initialize", "ping")
+
+
+def _is_result(text: str) -> bool:
+    try:
+        return "result" in json.loads(text)
+    except ValueError:
+        return False
+
+
+def _step_request(recording, step_name: str) -> dict | None:
+    """The request a step sent (its last one), or None when it sent none."""
+    step = recording.steps.get(step_name)
+    if step is None:
+        return None
+    wanted = set(step.seqs)
+    found = None
+    for entry in recording.entries:
+        message = entry.get("message")
+        if (entry.get("seq") in wanted and entry.get("dir") == "out" and isinstance(message, dict)
+                and "id" in message and isinstance(message.get("method"), str)):
+            found = message
+    return found
+
+
+def _answered(recording, step_name: str) -> str | None:
+    """Why a step has nothing to replay, or None when the server answered it."""
+    step = recording.steps.get(step_name)
+    if step is None:
+        return "the run has no such step"
+    if step.reply is None:
+        return f"the step was not run ({step.skipped or 'no reason recorded'})"
+    if step.reply.message is None:
+        return f"the server gave no answer to replay ({step.reply.describe_failure()})"
+    return None
+
+
+def _held_back(recording, step_name: str, tool_name: Any) -> str | None:
+    """Why a call is not handed to the SDK: validating its answer against the tool's
+    outputSchema does not finish in bounded time (a pattern that backtracks without end,
+    or a schema that blows up). The SDK validates with the standard library, which
+    nothing can interrupt, so the replay would hang the run."""
+    from mcp_accept.checks.types import runaway
+
+    tool = recording.tools.get(tool_name) if isinstance(tool_name, str) else None
+    step = recording.steps.get(step_name)
+    result = step.reply.result if step is not None and step.reply is not None else None
+    if not isinstance(tool, dict) or "outputSchema" not in tool or not isinstance(result, dict) \
+            or "structuredContent" not in result:
+        return None
+    why = runaway(tool["outputSchema"], result["structuredContent"])
+    if why is None:
+        return None
+    return (f"not replayed: validating the answer against outputSchema does not finish in bounded "
+            f"time ({why}), and the SDK's validation could not be stopped")
+
+
+def make_job(recording, timeout: float) -> dict:
+    """What the replay needs from the recording: the era, each step's request or the reason
+    it has none, and the recorded answers."""
+    steps = []
+    for name in REPLAYED_STEPS:
+        why = _answered(recording, name)
+        request = _step_request(recording, name)
+        if why is None and request is None:
+            why = "the step sent no request"
+        params = (request or {}).get("params") or {}
+        if why is None and name in CALL_STEPS:
+            why = _held_back(recording, name, params.get("name"))
+        if why is not None:
+            steps.append({"step": name, "skip": why})
+        elif name in CALL_STEPS:
+            steps.append({"step": name, "tool": params.get("name"), "arguments": params.get("arguments")})
+        else:
+            steps.append({"step": name, "uri": params.get("uri")})
+    return {"era": recording.negotiation.era, "timeout": timeout, "steps": steps,
+            "answers": recorded_answers(recording)}
+
+
+# -- replaying a job through the SDK's client ---------------------------------------------------
 
 
 class _ReplayTransport:
@@ -219,53 +333,25 @@ class _ReplayTransport:
 
         recorded = self.answers.find(request["method"], request.get("params") or {})
         if recorded is None:
-            response = {"jsonrpc": "2.0", "id": request["id"],
-                        "error": {"code": -32601,
-                                  "message": f"mcp-accept replay: the run recorded no answer to "
-                                             f"{request['method']}"}}
+            line = json.dumps({"jsonrpc": "2.0", "id": request["id"],
+                               "error": {"code": -32601,
+                                         "message": f"mcp-accept replay: the run recorded no answer to "
+                                                    f"{request['method']}"}})
         else:
-            response = {**recorded, "id": request["id"]}
-        line = json.dumps(response, ensure_ascii=False, separators=(",", ":"))
+            line = _with_id(recorded, request["id"])
         try:
             return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
         except ValueError as exc:
             return exc
 
 
-def _step_request(recording, step_name: str) -> dict | None:
-    """The request a step sent (its last one), or None when it sent none."""
-    step = recording.steps.get(step_name)
-    if step is None:
-        return None
-    wanted = set(step.seqs)
-    found = None
-    for entry in recording.entries:
-        message = entry.get("message")
-        if (entry.get("seq") in wanted and entry.get("dir") == "out" and isinstance(message, dict)
-                and "id" in message and isinstance(message.get("method"), str)):
-            found = message
-    return found
-
-
-def _answered(recording, step_name: str) -> str | None:
-    """Why a step has nothing to replay, or None when the server answered it."""
-    step = recording.steps.get(step_name)
-    if step is None:
-        return "the run has no such step"
-    if step.reply is None:
-        return f"the step was not run ({step.skipped or 'no reason recorded'})"
-    if step.reply.message is None:
-        return f"the server gave no answer to replay ({step.reply.describe_failure()})"
-    return None
-
-
-async def _replay(recording, timeout: float) -> Replay:
+async def _replay(job: dict) -> Replay:
     from mcp.client.client import Client
 
+    timeout = job["timeout"]
     replay = Replay(sdk_info())
-    era = recording.negotiation.era
-    mode = "legacy" if era == "legacy" else "auto"
-    client = Client(_ReplayTransport(Answers(recording)), mode=mode, cache=None,
+    mode = "legacy" if job["era"] == "legacy" else "auto"
+    client = Client(_ReplayTransport(Answers(job["answers"])), mode=mode, cache=None,
                     read_timeout_seconds=timeout)
     entered = False
     try:
@@ -274,8 +360,8 @@ async def _replay(recording, timeout: float) -> Replay:
             replay.protocol_version = client.protocol_version
             replay.connect = Outcome("connect", True, f"the SDK settled on {replay.protocol_version}")
             replay.listing = await _attempt(client.list_tools(), "tools/list", timeout)
-            for name in REPLAYED_STEPS:
-                replay.outcomes[name] = await _replay_step(client, recording, name, timeout)
+            for step in job["steps"]:
+                replay.outcomes[step["step"]] = await _replay_step(client, step, timeout)
     except Exception as exc:  # what the SDK raised is the finding
         if entered:
             raise
@@ -284,40 +370,13 @@ async def _replay(recording, timeout: float) -> Replay:
     return replay
 
 
-async def _replay_step(client, recording, name: str, timeout: float) -> Outcome:
-    why = _answered(recording, name)
-    request = _step_request(recording, name)
-    if why is None and request is None:
-        why = "the step sent no request"
-    if why is not None:
-        return Outcome(name, None, why)
-    params = request.get("params") or {}
-    if name in CALL_STEPS:
-        held = _held_back(recording, name, params.get("name"))
-        if held is not None:
-            return Outcome(name, None, held)
-        return await _attempt(client.call_tool(params.get("name"), params.get("arguments")), name, timeout)
-    return await _attempt(client.read_resource(params.get("uri")), name, timeout)
-
-
-def _held_back(recording, step_name: str, tool_name: Any) -> str | None:
-    """Why a call is not handed to the SDK: validating its answer against the tool's
-    outputSchema does not finish in bounded time (a pattern that backtracks without end,
-    or a schema that blows up). The SDK validates with the standard library, which
-    nothing can interrupt, so the replay would hang the run."""
-    from mcp_accept.checks.types import runaway
-
-    tool = recording.tools.get(tool_name) if isinstance(tool_name, str) else None
-    step = recording.steps.get(step_name)
-    result = step.reply.result if step is not None and step.reply is not None else None
-    if not isinstance(tool, dict) or "outputSchema" not in tool or not isinstance(result, dict) \
-            or "structuredContent" not in result:
-        return None
-    why = runaway(tool["outputSchema"], result["structuredContent"])
-    if why is None:
-        return None
-    return (f"not replayed: validating the answer against outputSchema does not finish in bounded "
-            f"time ({why}), and the SDK's validation could not be stopped")
+async def _replay_step(client, step: dict, timeout: float) -> Outcome:
+    name = step["step"]
+    if "skip" in step:
+        return Outcome(name, None, step["skip"])
+    if "tool" in step:
+        return await _attempt(client.call_tool(step["tool"], step["arguments"]), name, timeout)
+    return await _attempt(client.read_resource(step["uri"]), name, timeout)
 
 
 async def _attempt(coro, name: str, timeout: float) -> Outcome:
@@ -332,29 +391,193 @@ async def _attempt(coro, name: str, timeout: float) -> Outcome:
     return Outcome(name, True, f"accepted as {type(result).__name__}")
 
 
+def replay_job(job: dict) -> Replay:
+    """Replay a job in this process (the SDK is imported here if it is not yet)."""
+    info = sdk_info()
+    if not info.available:
+        return Replay(info)
+    if job["era"] is None:
+        return Replay(info, connect=Outcome("connect", None, "no protocol version was agreed: nothing to replay"))
+    import anyio
+
+    try:
+        return anyio.run(_replay, job)
+    except Exception as exc:  # a fault in the replay must not crash the run
+        detail, name, code = describe_exception(exc)
+        return Replay(info, connect=Outcome("connect", None, f"the replay could not run: {detail}", name, code))
+
+
 def replay(recording, timeout: float = REPLAY_TIMEOUT) -> Replay:
-    """Replay the recording through the SDK once; later calls get the same outcome."""
+    """Replay the recording through the SDK once; later calls get the same outcome.
+
+    When the run started a worker (:func:`start_worker`), the worker replays: it has been
+    importing the SDK while the run recorded. Otherwise the replay runs here."""
     cached = getattr(recording, "_sdk_replay", None)
     if cached is not None:
         return cached
-    info = sdk_info()
-    if not info.available:
-        result = Replay(info)
-    elif recording.negotiation.era is None:
-        result = Replay(info, connect=Outcome("connect", None, "no protocol version was agreed: nothing to replay"))
+    worker = getattr(recording, "sdk_worker", None)
+    if worker is not None:
+        result = worker.replay(make_job(recording, timeout))
+    elif not sdk_info().available:
+        result = Replay(sdk_info())
     else:
-        import anyio
-
-        try:
-            result = anyio.run(_replay, recording, timeout)
-        except Exception as exc:  # a fault in the replay must not crash the run
-            detail, name, code = describe_exception(exc)
-            result = Replay(info, connect=Outcome("connect", None, f"the replay could not run: {detail}", name, code))
+        result = replay_job(make_job(recording, timeout))
     try:
         recording._sdk_replay = result
     except AttributeError:
         pass
     return result
+
+
+# -- the worker process --------------------------------------------------------------------------
+
+
+def wants_sdk(sheet) -> bool:
+    return any(c.layer == LAYER for row in sheet.rows for c in row.checks)
+
+
+def _switched_off() -> bool:
+    import os
+
+    return os.environ.get(SWITCH, "").strip().lower() in OFF
+
+
+def _spawn() -> "Worker | None":
+    import importlib.util
+    import subprocess
+    import sys
+
+    try:
+        if importlib.util.find_spec("mcp") is None:
+            return None  # not installed: sdk_info() says so here at no cost
+    except (ImportError, ValueError):
+        return None
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "mcp_accept.checks.sdk_worker"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError:
+        return None
+    return Worker(proc)
+
+
+_early: "Worker | None" = None  # started by prestart(), taken by the run's start_worker()
+# "layer: sdk" in a sheet's text, as YAML or JSON writes it (the sheet is parsed only later)
+SDK_CHECK_RE = re.compile(r"""\blayer["']?\s*:\s*["']?sdk\b""")
+
+
+def prestart(args: list[str]) -> None:
+    """Start the worker before the command line is even parsed, when ``mcp-accept run ARGS``
+    will want it: one server (not --targets), and a sheet whose text names the sdk layer.
+    :func:`start_worker` takes it, or ends it if the parsed sheet has no sdk checks."""
+    global _early
+    if _early is not None or _switched_off() or any(a in ("--targets", "--help") or a.startswith("--targets=")
+                                                      for a in args):
+        return
+    sheet = None
+    for n, arg in enumerate(args):
+        if arg == "--sheet" and n + 1 < len(args):
+            sheet = args[n + 1]
+        elif arg.startswith("--sheet="):
+            sheet = arg.split("=", 1)[1]
+    try:
+        if sheet is None:
+            from mcp_accept.data import data_path
+
+            sheet = data_path("sheets", "default.yaml")
+        with open(sheet, encoding="utf-8") as handle:
+            if not SDK_CHECK_RE.search(handle.read()):
+                return
+    except (OSError, UnicodeDecodeError):
+        return  # the run will say what is wrong with the sheet
+    _early = _spawn()
+
+
+def start_worker(sheet) -> "Worker | None":
+    """Start the replay's process now, so that importing the SDK (most of the layer's cost)
+    overlaps the recording on another core. None when the replay is better made here: the
+    sheet has no sdk checks, the layer is switched off, or this process has the SDK already
+    (a fleet imports it once before forking its runs)."""
+    global _early
+    early, _early = _early, None
+    if not wants_sdk(sheet) or sdk_info.cache_info().currsize or _switched_off():
+        if early is not None:
+            early.close()
+        return None
+    return early or _spawn()
+
+
+class Worker:
+    """A replay process started early; it imports the SDK, reads one job, answers one Replay."""
+
+    def __init__(self, proc):
+        self.proc = proc
+        self.peak_rss = 0  # bytes, as the worker reports it (the benchmark counts it)
+
+    def replay(self, job: dict) -> Replay:
+        import subprocess
+
+        steps = len(job["steps"]) + 3  # the handshake, a listing, maybe a second listing
+        limit = 60 + 2 * job["timeout"] * steps  # the SDK's import, then every wait bounded by _attempt
+        err = b""
+        try:
+            out, err = self.proc.communicate(encode_job(job), timeout=limit)
+            result, self.peak_rss = decode_replay(out)
+            return result
+        except subprocess.TimeoutExpired:
+            self.close()
+            why = f"the SDK's replay did not finish in {limit:.0f} s"
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            self.close()
+            last = (err or b"").decode("utf-8", "replace").strip().splitlines()[-1:]
+            why = f"the SDK's replay process failed: {last[0][:DETAIL_LIMIT] if last else type(exc).__name__}"
+        return Replay(SdkInfo(True, None), connect=Outcome("connect", None, f"the replay could not run: {why}"))
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                stream.close()
+            except (OSError, ValueError):
+                pass
+
+
+# One line of JSON for the job without its answers' text, then one line per answer's text
+# (compact JSON has no raw line break), so that the largest answer is never re-encoded.
+def encode_job(job: dict) -> bytes:
+    head = {**job, "answers": [[method, params] for method, params, _ in job["answers"]]}
+    lines = [json.dumps(head, ensure_ascii=False, separators=(",", ":"))]
+    lines += [text for _, _, text in job["answers"]]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def read_job(stream) -> dict | None:
+    first = stream.readline()
+    if not first:
+        return None
+    job = json.loads(first)
+    texts = [stream.readline().decode("utf-8").rstrip("\n") for _ in job["answers"]]
+    job["answers"] = [(method, params, text) for (method, params), text in zip(job["answers"], texts)]
+    return job
+
+
+def encode_replay(replay: Replay, peak_rss: int = 0) -> bytes:
+    from dataclasses import asdict
+
+    return (json.dumps({**asdict(replay), "peak_rss": peak_rss}, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def decode_replay(data: bytes) -> tuple[Replay, int]:
+    """The Replay the worker wrote, and the worker's peak RSS in bytes."""
+    raw = json.loads(data)
+
+    def outcome(item):
+        return Outcome(**item) if item is not None else None
+
+    replay = Replay(SdkInfo(**raw["info"]), raw.get("protocol_version"), outcome(raw.get("connect")),
+                    outcome(raw.get("listing")), {k: outcome(v) for k, v in (raw.get("outcomes") or {}).items()})
+    return replay, int(raw.get("peak_rss") or 0)
 
 
 # -- the checks -------------------------------------------------------------------------------

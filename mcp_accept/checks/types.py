@@ -1,4 +1,5 @@
-"""Type layer: ``structuredContent`` against the tool's declared ``outputSchema``.
+"""Type layer: ``structuredContent`` against the tool's declared ``outputSchema``: present
+(null, false, 0, "" and [] are present) and conforming, in a dialect mcp-accept supports.
 
 The schema comes from the server, so it is treated as hostile: ``$ref`` is resolved
 through ``referencing`` with a registry that refuses every retrieval (a reference
@@ -9,6 +10,7 @@ validation has a time budget.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from typing import Any
@@ -17,40 +19,95 @@ from urllib.parse import urldefrag, urljoin
 # referencing, regex and jsonschema are imported where they are used: about 100 ms that a
 # result passing the jsonschema-rs check (below) never needs.
 
-from mcp_accept.checks import FAIL, PASS, UNOBTAINABLE, Context, Verdict, call_outcome, check
+from mcp_accept.checks import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict,
+                               call_outcome, check, spec_for)
+from mcp_accept.schemas import MODERN, VERSIONS
 
 PATTERN_SECONDS = 1.0  # one pattern match
-VALIDATION_SECONDS = 3.0  # one whole validation, patterns included
+VALIDATION_SECONDS = 3.0  # one whole validation, patterns included (clock checks between keywords)
+# The hard limit: the validation runs in a child process killed after this long, so that one
+# keyword that runs long (uniqueItems over 50,000 items, a huge enum, a megabyte pattern being
+# compiled) is stopped too. See mcp_accept/bounded.py.
+HARD_SECONDS = VALIDATION_SECONDS + 3.0
+TOO_COSTLY = "too costly to check"
 DEFAULT_BASE = "urn:mcp-accept:output-schema"
 REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
+# Where a schema holds schemas (JSON Schema draft-06 to 2020-12). Every other keyword's value
+# is data or an annotation: `enum`, `const`, `default`, `examples` hold instances, and the
+# keys of `properties` are names, so a property named "enum" is a schema like any other.
+SCHEMA_KEYWORDS = frozenset({
+    "additionalProperties", "additionalItems", "contains", "propertyNames", "if", "then", "else",
+    "not", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "items",
+})
+SCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+SCHEMA_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "$defs", "definitions",
+                                 "dependentSchemas", "dependencies"})
+
+
 def external_refs(schema: Any, base: str = DEFAULT_BASE) -> list[str]:
-    """Every reference in ``schema`` that points outside it, resolved against its ``$id`` scopes."""
-    known: set[str] = set()
-    refs: list[str] = []
+    """Every reference in ``schema`` that points outside it, resolved against its ``$id`` scopes.
+
+    Only schema positions are walked: a ``{"$ref": ...}`` inside ``enum`` data is a value
+    the validator compares, never resolves. But a local reference (``#/enum/0``) may point
+    anywhere in the document, data included, and what it lands on is used as a schema: such
+    targets are walked too.
+    """
+    resources: dict[str, Any] = {}  # base URI -> the schema that opened it
+    refs: list[tuple[str, str]] = []  # (scope, reference)
+    seen: set[int] = set()
 
     def walk(node: Any, scope: str) -> None:
-        if isinstance(node, dict):
-            if isinstance(node.get("$id"), str):
-                scope = urldefrag(urljoin(scope, node["$id"]))[0]
-                known.add(scope)
-            for key in REF_KEYWORDS:
-                if isinstance(node.get(key), str):
-                    refs.append(_target(scope, node[key]))
-            for key, value in node.items():
-                if key not in ("const", "enum", "examples", "default"):
-                    walk(value, scope)
-        elif isinstance(node, list):
-            for value in node:
+        if not isinstance(node, dict) or id(node) in seen:
+            return
+        seen.add(id(node))
+        if isinstance(node.get("$id"), str):
+            scope = urldefrag(urljoin(scope, node["$id"]))[0]
+            resources.setdefault(scope, node)
+        for key in REF_KEYWORDS:
+            if isinstance(node.get(key), str):
+                refs.append((scope, node[key]))
+        for key, value in node.items():
+            if key in SCHEMA_KEYWORDS and isinstance(value, dict):
                 walk(value, scope)
+            elif key in SCHEMA_LIST_KEYWORDS and isinstance(value, list):
+                for item in value:
+                    walk(item, scope)
+            elif key in SCHEMA_MAP_KEYWORDS and isinstance(value, dict):
+                for item in value.values():
+                    walk(item, scope)
 
     root = base
     if isinstance(schema, dict) and isinstance(schema.get("$id"), str):
         root = urldefrag(urljoin(base, schema["$id"]))[0]
-    known.add(root)
+    resources[root] = schema
     walk(schema, root)
-    return sorted({ref for ref in refs if ref not in known})
+    done = 0
+    while done < len(refs):  # walking a pointer's target may add references
+        scope, ref = refs[done]
+        done += 1
+        document = _target(scope, ref)
+        fragment = ref.partition("#")[2]
+        if document in resources and fragment.startswith("/"):
+            walk(_pointer(resources[document], fragment), document)
+    return sorted({_target(scope, ref) for scope, ref in refs} - set(resources))
+
+
+def _pointer(document: Any, fragment: str) -> Any:
+    """The node a JSON Pointer fragment (``/a/0/b``) names in ``document``, or None."""
+    from urllib.parse import unquote
+
+    node = document
+    for part in unquote(fragment).split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
 
 
 def _target(scope: str, ref: str) -> str:
@@ -141,9 +198,42 @@ def _keywords(base_cls, budget: _Budget) -> dict:
     return out
 
 
+# What a validation found, for the rule its verdict enforces (see RULES_BY_OUTCOME).
+VALID, MISMATCH, INVALID_SCHEMA, DIALECT, EXTERNAL, BOUNDS = (
+    "valid", "mismatch", "invalid-schema", "dialect", "external", "bounds")
+
+# The JSON Schema dialects mcp-accept validates, by the `$schema` that names them. They are
+# the dialects with `$id` (draft-04 and older name it `id`): the guard against references
+# that leave the schema reads `$id` scopes, and would misjudge a schema scoped by `id`.
+DIALECTS = {
+    "https://json-schema.org/draft/2020-12/schema": "2020-12",
+    "https://json-schema.org/draft/2019-09/schema": "2019-09",
+    "http://json-schema.org/draft-07/schema": "draft-07",
+    "http://json-schema.org/draft-06/schema": "draft-06",
+}
+
+
+def dialect_of(schema: Any) -> str | None:
+    """The `$schema` of ``schema`` as its canonical URI when mcp-accept supports it (absent
+    means 2020-12: basic/index.mdx#schema-dialect), else None."""
+    if not isinstance(schema, dict) or "$schema" not in schema:
+        return "https://json-schema.org/draft/2020-12/schema"
+    declared = schema["$schema"]
+    if not isinstance(declared, str):
+        return None
+    canonical = declared[:-1] if declared.endswith("#") else declared
+    return canonical if canonical in DIALECTS else None
+
+
 def validate_output(schema: Any, instance: Any) -> tuple[str, str]:
     """Validate ``instance`` against a server-supplied schema; return (status, detail)."""
     return _validated(schema, instance)[:2]
+
+
+def validation_kind(schema: Any, instance: Any) -> str:
+    """What the validation of the pair found: VALID, MISMATCH, INVALID_SCHEMA, DIALECT,
+    EXTERNAL or BOUNDS."""
+    return _validated(schema, instance)[3]
 
 
 # The last validation of this thread: the sdk layer asks about the same pair again, and a
@@ -151,13 +241,42 @@ def validate_output(schema: Any, instance: Any) -> tuple[str, str]:
 _last = threading.local()
 
 
-def _validated(schema: Any, instance: Any) -> tuple[str, str, str | None]:
+def _validated(schema: Any, instance: Any) -> tuple[str, str, str | None, str]:
     entry = getattr(_last, "entry", None)
     if entry is not None and entry[0] is schema and entry[1] is instance:
         return entry[2]
-    outcome = _validate_output(schema, instance)
+    outcome = _validate_bounded(schema, instance)
     _last.entry = (schema, instance, outcome)
     return outcome
+
+
+def _validate_bounded(schema: Any, instance: Any) -> tuple[str, str, str | None, str]:
+    from mcp_accept import bounded
+
+    _warm_imports()  # the child must not import: another thread may hold the import lock
+    hard = bounded.seconds_left(HARD_SECONDS)
+    try:
+        return bounded.call(_validate_output, schema, instance, seconds=hard)
+    except bounded.TooCostly as exc:
+        why = f"took longer than {hard:g}s" if exc.why == "time" else exc.why
+        return (FAIL, f"validating against outputSchema {why}; {TOO_COSTLY}, refused",
+                "the schema's validation", BOUNDS)
+    except RuntimeError as exc:
+        return FAIL, f"outputSchema could not be applied ({str(exc)[:200]})", None, INVALID_SCHEMA
+
+
+def _warm_imports() -> None:
+    import referencing  # noqa: F401
+    import referencing.exceptions  # noqa: F401
+    import referencing.jsonschema  # noqa: F401
+    import regex  # noqa: F401
+    from jsonschema import validators  # noqa: F401
+    from jsonschema.exceptions import best_match  # noqa: F401
+
+    try:
+        import jsonschema_rs  # noqa: F401
+    except ImportError:
+        pass
 
 
 def runaway(schema: Any, instance: Any) -> str | None:
@@ -258,35 +377,40 @@ def _fast_valid(schema: Any, instance: Any) -> bool:
         return False
 
 
-def _validate_output(schema: Any, instance: Any) -> tuple[str, str, str | None]:
+def _validate_output(schema: Any, instance: Any) -> tuple[str, str, str | None, str]:
+    """(status, detail, runaway, kind) of validating ``instance`` against ``schema``."""
     if not isinstance(schema, (dict, bool)):
-        return FAIL, f"outputSchema is a {type(schema).__name__}, not a JSON Schema", None
+        return FAIL, f"outputSchema is a {type(schema).__name__}, not a JSON Schema", None, INVALID_SCHEMA
+    dialect = dialect_of(schema)
+    if dialect is None:
+        supported = ", ".join(DIALECTS.values())
+        return FAIL, (f"outputSchema declares $schema {_short(schema.get('$schema'))}: dialect not "
+                      f"supported (mcp-accept validates {supported}); not validated"), None, DIALECT
     outside = external_refs(schema)
     if outside:
         return FAIL, ("outputSchema refers outside itself (" + ", ".join(outside[:3]) +
-                      "); refused, nothing was fetched"), None
+                      "); refused, nothing was fetched"), None, EXTERNAL
     if _fast_valid(schema, instance):  # jsonschema-rs refuses an invalid schema: never a PASS then
-        return PASS, "structuredContent validates against outputSchema", None
+        return PASS, "structuredContent validates against outputSchema", None, VALID
     import referencing
     import referencing.exceptions
     import referencing.jsonschema
     from jsonschema import validators as _validators
     from jsonschema.exceptions import SchemaError, best_match
 
-    base_cls = _validators.validator_for(schema, default=_validators.Draft202012Validator)
+    base_cls = _validators.validator_for({"$schema": dialect})
     try:
         base_cls.check_schema(schema)
     except SchemaError as exc:
-        return FAIL, f"outputSchema is not a valid schema: {exc.message[:200]}", None
+        return FAIL, f"outputSchema is not a valid schema: {exc.message[:200]}", None, INVALID_SCHEMA
     except RecursionError:
-        return FAIL, "outputSchema nests too deeply to check", None
-    budget = _Budget(VALIDATION_SECONDS)
+        return FAIL, "outputSchema nests too deeply to check", None, BOUNDS
+    from mcp_accept.bounded import seconds_left
+
+    budget = _Budget(seconds_left(VALIDATION_SECONDS))
     cls = _validators.extend(base_cls, _keywords(base_cls, budget))
     base = schema.get("$id", DEFAULT_BASE) if isinstance(schema, dict) else DEFAULT_BASE
-    spec = referencing.jsonschema.specification_with(
-        schema.get("$schema", "https://json-schema.org/draft/2020-12/schema")
-        if isinstance(schema, dict) else "https://json-schema.org/draft/2020-12/schema",
-        default=referencing.jsonschema.DRAFT202012)
+    spec = referencing.jsonschema.specification_with(dialect, default=referencing.jsonschema.DRAFT202012)
     registry = referencing.Registry(retrieve=_refuse).with_resource(base, spec.create_resource(schema))
     try:
         validator = cls(schema, registry=registry)
@@ -297,24 +421,57 @@ def _validate_output(schema: Any, instance: Any) -> tuple[str, str, str | None]:
                 break
     except OverBudget:
         if budget.runaway is not None:
-            return FAIL, (f"outputSchema pattern {budget.runaway!r} took longer than "
-                          f"{PATTERN_SECONDS:g}s to match; refused"), f"pattern {budget.runaway!r}"
-        return FAIL, (f"validating against outputSchema took longer than {VALIDATION_SECONDS:g}s; "
-                      "refused"), "the schema's validation"
+            return FAIL, (f"outputSchema pattern {budget.runaway!r:.200} took longer than "
+                          f"{PATTERN_SECONDS:g}s to match; {TOO_COSTLY}, refused"), \
+                f"pattern {budget.runaway!r:.200}", BOUNDS
+        return FAIL, (f"validating against outputSchema took longer than {budget.seconds:g}s; "
+                      f"{TOO_COSTLY}, refused"), "the schema's validation", BOUNDS
     except RecursionError:
-        return FAIL, "outputSchema recurses without end; refused", None
+        return FAIL, "outputSchema recurses without end; refused", None, BOUNDS
     except (referencing.exceptions.Unresolvable, RetrievalRefused) as exc:
-        return FAIL, f"outputSchema has a reference that cannot be resolved locally ({exc}); refused", None
+        return (FAIL, f"outputSchema has a reference that cannot be resolved locally ({exc}); refused",
+                None, INVALID_SCHEMA)
     except Exception as exc:  # a hostile schema must not crash the run
         name = type(exc).__name__
         if "Unresolvable" in name or "Referencing" in name:
-            return FAIL, "outputSchema has a reference that cannot be resolved locally; refused", None
-        return FAIL, f"outputSchema could not be applied ({name}: {str(exc)[:200]})", None
+            return FAIL, "outputSchema has a reference that cannot be resolved locally; refused", None, INVALID_SCHEMA
+        return FAIL, f"outputSchema could not be applied ({name}: {str(exc)[:200]})", None, INVALID_SCHEMA
     if errors:
         error = best_match(errors)
         message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
-        return FAIL, f"structuredContent does not match outputSchema at {error.json_path}: {message}", None
-    return PASS, "structuredContent validates against outputSchema", None
+        return (FAIL, f"structuredContent does not match outputSchema at {error.json_path}: {message}",
+                None, MISMATCH)
+    return PASS, "structuredContent validates against outputSchema", None, VALID
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# The rule a failed validation breaks, by what failed and the version on the wire: (rule,
+# (page, section)) for the versions whose spec words it, else the app rule of this sheet.
+RULES_BY_OUTCOME: dict[str, dict[str, tuple[str, tuple[str, str] | None]]] = {
+    # "Servers MUST provide structured results that conform to this schema" (every version)
+    MISMATCH: {v: (MUST, ("server/tools.mdx", "output-schema")) for v in VERSIONS},
+    # "Schemas MUST be valid according to their declared or default dialect" (2025-11-25 on;
+    # 2025-06-18 has no JSON Schema usage section)
+    INVALID_SCHEMA: {"2026-07-28": (MUST, ("basic/index.mdx", "schema-validation")),
+                     "2025-11-25": (MUST, ("basic/index.mdx", "schema-validation"))},
+    # "Implementors are RECOMMENDED to use JSON Schema 2020-12"; a client "MUST handle
+    # unsupported dialects gracefully by returning an appropriate error" (that is this FAIL)
+    DIALECT: {"2026-07-28": (SHOULD, ("basic/index.mdx", "schema-dialect")),
+              "2025-11-25": (SHOULD, ("basic/index.mdx", "schema-dialect"))},
+    # "Schemas that fail to validate due to an unresolved external $ref SHOULD be rejected";
+    # implementations MUST NOT dereference network URIs (2026-07-28 only)
+    EXTERNAL: {"2026-07-28": (SHOULD, ("basic/index.mdx", "ref-resolution"))},
+    # the bounds are mcp-accept's own (the spec asks validators for bounds, not schemas)
+    BOUNDS: {},
+}
+
+
+def outcome_rule(kind: str, version: str | None) -> tuple[str, tuple[str, str] | None]:
+    return RULES_BY_OUTCOME.get(kind, {}).get(version or MODERN, (APP, None))
 
 
 def declared_tool(ctx: Context, form: str) -> dict | None:
@@ -324,7 +481,9 @@ def declared_tool(ctx: Context, form: str) -> dict | None:
     return ctx.recording.tools.get(ref.name)
 
 
-@check("output_schema_declared", "type")
+# Declaring an outputSchema is optional in every version (server/tools.mdx#output-schema:
+# "Tools may also provide an output schema"): requiring one is this sheet's rule.
+@check("output_schema_declared", "type", rule=APP)
 def output_schema_declared(ctx: Context) -> Verdict:
     name = "output_schema_declared"
     if "structured" not in ctx.profile.tools:
@@ -339,22 +498,44 @@ def output_schema_declared(ctx: Context) -> Verdict:
             return early
         return Verdict(name, "type", FAIL, f"tools/list does not list {tool_name}", seqs)
     if "outputSchema" not in tool:
-        return Verdict(name, "type", FAIL, f"{tool_name} declares no outputSchema in tools/list", seqs)
+        return Verdict(name, "type", FAIL, f"{tool_name} declares no outputSchema in tools/list "
+                       "(the spec makes outputSchema optional: this is the sheet's rule, not a spec "
+                       "violation)", seqs)
     return Verdict(name, "type", PASS, f"{tool_name} declares an outputSchema", seqs)
 
 
-@check("structured_valid", "type")
+@check("structured_valid", "type", rule=MUST, source=("server/tools.mdx", "output-schema"))
 def structured_valid(ctx: Context) -> Verdict:
+    """structuredContent is present and conforms to the declared outputSchema. Present means
+    not absent: null, false, 0, "" and [] are present."""
     name = "structured_valid"
     result, early = call_outcome(ctx, "structured", name, "type")
     if early:
         return early
     seqs = list(ctx.step("call:structured").seqs)
     tool = declared_tool(ctx, "structured")
+    present = "structuredContent" in result
     if tool is None or "outputSchema" not in tool:
-        return Verdict(name, "type", UNOBTAINABLE, "no outputSchema to validate against", seqs)
-    if "structuredContent" not in result:
+        if not present:
+            return Verdict(name, "type", FAIL, "structuredContent is absent; the tool declares no "
+                           "outputSchema, so the spec does not require it (the profile's structured "
+                           "tool is expected to return it)", seqs, rule=APP)
+        kind = type(result["structuredContent"]).__name__
+        return Verdict(name, "type", UNOBTAINABLE,  # the spec's MUST binds declared schemas only
+                       f"structuredContent is present ({kind}); no outputSchema to validate it against", seqs,
+                       rule=APP)
+    if not present:
         return Verdict(name, "type", FAIL, "structuredContent is absent although an outputSchema is declared",
                        seqs)
-    status, detail = validate_output(tool["outputSchema"], result["structuredContent"])
-    return Verdict(name, "type", status, detail, seqs)
+    schema, instance = tool["outputSchema"], result["structuredContent"]
+    status, detail = validate_output(schema, instance)
+    if status == PASS:
+        return Verdict(name, "type", PASS, detail, seqs)
+    rule, where = outcome_rule(validation_kind(schema, instance), ctx.version)
+    return Verdict(name, "type", status, detail, seqs, rule=rule,
+                   source=spec_for(ctx.version, *where) if where else None)
+
+
+# Sheets written before the presence check moved to the type layer name it structured_present:
+# it answers to that name too, so a copied sheet keeps working.
+check("structured_present", "type", rule=MUST, source=("server/tools.mdx", "output-schema"))(structured_valid)

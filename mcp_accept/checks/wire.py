@@ -1,10 +1,26 @@
-"""Wire layer: messages against the official schema of their version, and the shape of items."""
+"""Wire layer: messages against the official schema of their version, and the shape of items.
+
+Each check names the rule its FAIL breaks (see ``mcp_accept.checks``): the spec page and
+section are given beside it, resolved to the version on the wire.
+"""
 
 from __future__ import annotations
 
-from mcp_accept.checks import (FAIL, PASS, UNOBTAINABLE, Context, Verdict, call_outcome, check,
-                               content_items)
+import base64
+import binascii
+import re
+
+from mcp_accept.checks import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict,
+                               call_outcome, check, content_items, spec_for)
+from mcp_accept.checks.errors import DELIBERATELY_INVALID
+from mcp_accept.protocol import INPUT_REQUIRED_METHODS
 from mcp_accept.schemas import MODERN, SchemaUnavailable
+from mcp_accept.transport.messages import timed_out, violation_rule
+
+# "This is the source of truth for all protocol messages and structures" (every version).
+SCHEMA = ("basic/index.mdx", "schema")
+# "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification."
+MESSAGES = ("basic/index.mdx", "messages")
 
 REQUEST_DEFS = {
     "server/discover": "DiscoverRequest",
@@ -36,7 +52,6 @@ RESULT_DEFS = {
 }
 CACHED_METHODS = ("server/discover", "tools/list", "resources/list", "resources/templates/list",
                   "resources/read")
-INPUT_REQUIRED_METHODS = ("tools/call", "resources/read", "prompts/get")
 
 
 def _first_def(store, version: str, *names: str) -> str | None:
@@ -50,6 +65,8 @@ def message_targets(entry: dict, requests: dict) -> list[tuple[str, str, object]
     """The (version, definition, instance) triples one recorded message must satisfy."""
     message = entry["message"]
     version = entry.get("era")
+    if entry["dir"] == "out" and entry.get("step") in DELIBERATELY_INVALID:
+        return []  # a probe invalid on purpose (W03): the server's answer to it is still judged
     if entry["dir"] == "out":
         method = message.get("method")
         if "id" in message and "method" in message:
@@ -68,10 +85,14 @@ def message_targets(entry: dict, requests: dict) -> list[tuple[str, str, object]
         return [(version, "@error", message)]
     targets = [(version, "@result", message)]
     method = request["message"].get("method") if request is not None else None
-    if method in RESULT_DEFS and isinstance(message.get("result"), dict):
-        targets.append((version, RESULT_DEFS[method], message["result"]))
+    result = message.get("result")
+    if (method in INPUT_REQUIRED_METHODS and isinstance(result, dict)
+            and result.get("resultType") == "input_required"):
+        # 2026-07-28 mrtr.mdx: these methods may answer an InputRequiredResult instead of their own
+        # result; where the schema has no such definition, the method's own result is the contract.
+        targets.append((version, "@input_required:" + RESULT_DEFS.get(method, "Result"), result))
     elif method in RESULT_DEFS:
-        targets.append((version, RESULT_DEFS[method], message.get("result")))
+        targets.append((version, RESULT_DEFS[method], result))
     return targets
 
 
@@ -86,6 +107,8 @@ def _resolve(store, version: str, definition: str) -> str | None:
         return _first_def(store, version, "JSONRPCErrorResponse", "JSONRPCError")
     if definition == "@response":
         return _first_def(store, version, "JSONRPCMessage")
+    if definition.startswith("@input_required:"):
+        return _first_def(store, version, "InputRequiredResult", definition.split(":", 1)[1])
     return definition if store.has_definition(version, definition) else None
 
 
@@ -94,12 +117,13 @@ def requests_by_id(entries: list[dict]) -> dict:
             if e["dir"] == "out" and "message" in e and "method" in e["message"] and "id" in e["message"]}
 
 
-@check("wire_messages_valid", "wire")
+@check("wire_messages_valid", "wire", rule=MUST, source=SCHEMA)
 def wire_messages_valid(ctx: Context) -> Verdict:
     entries = [e for e in ctx.recording.entries if "message" in e and e["dir"] in ("in", "out")]
     requests = requests_by_id(entries)
     problems, missing, checked, versions = [], set(), 0, set()
     seqs: list[int] = []
+    server_broke = False
     for entry in entries:
         for version, definition, instance in message_targets(entry, requests):
             if not version:
@@ -118,10 +142,14 @@ def wire_messages_valid(ctx: Context) -> Verdict:
             if errors:
                 seqs.append(entry["seq"])
                 who = "sent" if entry["dir"] == "out" else "received"
+                server_broke = server_broke or entry["dir"] != "out"
                 problems.append(f"#{entry['seq']} {who} {name} ({version}): {errors[0]}")
     if problems:
         more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
-        return Verdict("wire_messages_valid", "wire", FAIL, "; ".join(problems[:3]) + more, seqs)
+        # A request of mcp-accept's own that fails the schema is a fault of this tool, not of the
+        # server: the sheet checks its own requests (app), the server answers for what it sent.
+        return Verdict("wire_messages_valid", "wire", FAIL, "; ".join(problems[:3]) + more, seqs,
+                       rule=None if server_broke else APP)
     if missing:
         return Verdict("wire_messages_valid", "wire", UNOBTAINABLE,
                        "official schema unavailable: " + "; ".join(sorted(missing)))
@@ -131,26 +159,50 @@ def wire_messages_valid(ctx: Context) -> Verdict:
                    f"{checked} checks over {len(entries)} messages valid against {', '.join(sorted(versions))}")
 
 
-@check("no_protocol_violations", "wire")
-def no_protocol_violations(ctx: Context) -> Verdict:
+@check("no_protocol_violations", "wire", rule=MUST, source=MESSAGES)
+def no_protocol_violations(ctx: Context) -> list[Verdict]:
+    """What the transports recorded as breaking JSON-RPC or JSON: junk on stdout, a message
+    that is not JSON (or holds NaN/Infinity), an answer with an unknown id or a second one, a
+    duplicate object key (a SHOULD of RFC 8259), a limit of this run (app)."""
+    name = "no_protocol_violations"
     found = [e for e in ctx.recording.entries if e.get("event") == "violation"]
-    if found:
-        details = "; ".join(f"#{e['seq']} {e.get('detail')}" for e in found[:3])
-        more = f" (+{len(found) - 3} more)" if len(found) > 3 else ""
-        return Verdict("no_protocol_violations", "wire", FAIL, details + more, [e["seq"] for e in found])
-    return Verdict("no_protocol_violations", "wire", PASS, "no protocol violations on the wire")
+    if not found:
+        return [Verdict(name, "wire", PASS, "no protocol violations on the wire")]
+    verdicts = []
+    for rule in (MUST, SHOULD, APP):
+        mine = [e for e in found if violation_rule(str(e.get("detail") or "")) == rule]
+        if not mine:
+            continue
+        details = "; ".join(f"#{e['seq']} {e.get('detail')}" for e in mine[:3])
+        more = f" (+{len(mine) - 3} more)" if len(mine) > 3 else ""
+        source = None
+        if rule == SHOULD:  # RFC 8259 section 4, through JSON-RPC 2.0's use of JSON
+            source = "RFC 8259 section 4, via " + spec_for(ctx.version, *MESSAGES)
+        verdicts.append(Verdict(name, "wire", FAIL, details + more, [e["seq"] for e in mine],
+                                rule=rule, source=source))
+    return verdicts
 
 
-@check("modern_result_fields", "wire")
-def modern_result_fields(ctx: Context) -> Verdict:
+# "The result MUST include a resultType field" (2026-07-28 basic/index.mdx#result-responses);
+# "Servers MUST include caching hints on results with resultType: complete returned by ..."
+# and "Servers MUST provide a ttlMs value that is >= 0" (server/utilities/caching.mdx).
+RESULT_TYPE = ("basic/index.mdx", "result-responses")
+CACHING = ("server/utilities/caching.mdx", "cacheable-results")
+# "Servers MUST include at least one of inputRequests or requestState in every InputRequiredResult"
+MRTR_SERVER = ("basic/patterns/mrtr.mdx", "server-requirements-basic-workflow")
+
+
+@check("modern_result_fields", "wire", rule=MUST, source=RESULT_TYPE)
+def modern_result_fields(ctx: Context) -> list[Verdict]:
     name = "modern_result_fields"
     if ctx.version != MODERN:
-        return Verdict(name, "wire", UNOBTAINABLE,
-                       f"{ctx.version or 'no version'} is a legacy version: resultType, ttlMs and "
-                       "cacheScope exist from 2026-07-28 on")
+        return [Verdict(name, "wire", UNOBTAINABLE,
+                        f"{ctx.version or 'no version'} is a legacy version: resultType, ttlMs and "
+                        "cacheScope exist from 2026-07-28 on", source=spec_for(MODERN, *RESULT_TYPE))]
     entries = [e for e in ctx.recording.entries if "message" in e and e["dir"] in ("in", "out")]
     requests = requests_by_id(entries)
-    problems, seqs, count = [], [], 0
+    problems: dict[tuple[str, str], list[tuple[int, str]]] = {RESULT_TYPE: [], CACHING: [], MRTR_SERVER: []}
+    count = 0
     for entry in entries:
         message = entry["message"]
         if entry["dir"] != "in" or "result" not in message:
@@ -160,121 +212,280 @@ def modern_result_fields(ctx: Context) -> Verdict:
             continue
         method = request["message"].get("method")
         count += 1
-        for problem in modern_result_problems(method, message["result"]):
-            problems.append(f"#{entry['seq']} {method}: {problem}")
-            seqs.append(entry["seq"])
-    if problems:
-        return Verdict(name, "wire", FAIL, "; ".join(problems[:3]) +
-                       (f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""), seqs)
+        for where, problem in modern_result_problems(method, message["result"]):
+            problems[where].append((entry["seq"], f"#{entry['seq']} {method}: {problem}"))
+    verdicts = []
+    for where, found in problems.items():
+        if found:
+            text = "; ".join(p for _, p in found[:3]) + (f" (+{len(found) - 3} more)" if len(found) > 3 else "")
+            verdicts.append(Verdict(name, "wire", FAIL, text, [seq for seq, _ in found], rule=MUST,
+                                    source=spec_for(ctx.version, *where)))
+    if verdicts:
+        return verdicts
     if not count:
-        return Verdict(name, "wire", UNOBTAINABLE, "no 2026-07-28 result was recorded")
-    return Verdict(name, "wire", PASS, f"{count} results carry resultType and their caching hints")
+        return [Verdict(name, "wire", UNOBTAINABLE, "no 2026-07-28 result was recorded")]
+    return [Verdict(name, "wire", PASS, f"{count} results carry resultType and their caching hints")]
 
 
-def modern_result_problems(method: str | None, result) -> list[str]:
+def modern_result_problems(method: str | None, result) -> list[tuple[tuple[str, str], str]]:
+    """(spec page and section, problem) for each way ``result`` misses the 2026-07-28 fields."""
     if not isinstance(result, dict):
-        return ["result is not an object"]
+        return [(RESULT_TYPE, "result is not an object")]
     problems = []
     kind = result.get("resultType")
     if "resultType" not in result:
-        problems.append("resultType is missing")
+        problems.append((RESULT_TYPE, "resultType is missing"))
     elif kind == "input_required":
         if method not in INPUT_REQUIRED_METHODS:
-            problems.append(f"resultType 'input_required' is not allowed for {method}")
+            problems.append((RESULT_TYPE, f"resultType 'input_required' is not allowed for {method}"))
+        if "inputRequests" not in result and "requestState" not in result:
+            problems.append((MRTR_SERVER, "an InputRequiredResult with neither inputRequests nor requestState"))
         return problems  # caching hints belong to complete results only
     elif kind != "complete":
-        problems.append(f"resultType is {kind!r}, not 'complete' or 'input_required'")
+        problems.append((RESULT_TYPE, f"resultType is {kind!r}, not 'complete' or 'input_required'"))
     if method in CACHED_METHODS:
         ttl = result.get("ttlMs")
         if not (isinstance(ttl, int) and not isinstance(ttl, bool) and ttl >= 0):
-            problems.append("ttlMs is missing or not an integer >= 0" if ttl is None else
-                            f"ttlMs {ttl!r} is not an integer >= 0")
+            problems.append((CACHING, "ttlMs is missing or not an integer >= 0" if ttl is None else
+                             f"ttlMs {ttl!r} is not an integer >= 0"))
         if result.get("cacheScope") not in ("public", "private"):
-            problems.append(f"cacheScope {result.get('cacheScope')!r} is not 'public' or 'private'")
+            problems.append((CACHING, f"cacheScope {result.get('cacheScope')!r} is not 'public' or 'private'"))
     return problems
 
 
-# -- the shape of each form's items -----------------------------------------------------------
+# -- URIs and binary bodies ---------------------------------------------------------------------
 
-@check("text_item", "wire")
+# The schemes server/resources.mdx#common-uri-schemes names; any other is a custom scheme, and
+# "Custom URI schemes MUST be in accordance with RFC3986" (server/resources.mdx#custom-uri-schemes).
+# A URI with one of the named schemes (or no scheme at all) is held to RFC 3986 by the page's
+# "Each resource is uniquely identified by a URI" (linking RFC 3986) and the schema's
+# `format: uri`: no MUST says so, hence a should.
+COMMON_SCHEMES = ("https", "file", "git")
+CUSTOM_URI = ("server/resources.mdx", "custom-uri-schemes")
+RESOURCE_URI = ("server/resources.mdx", "resource")
+# "Binary data MUST be properly encoded" (server/resources.mdx#security-considerations); the
+# schema describes `blob` as "A base64-encoded string" (`format: byte`).
+BINARY = ("server/resources.mdx", "security-considerations")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def uri_problem(uri: str) -> tuple[str, tuple[str, str], str] | None:
+    """(rule, spec section, problem) when ``uri`` is not a URI by RFC 3986, else None."""
+    from rfc3986_validator import validate_rfc3986
+
+    if validate_rfc3986(uri, rule="URI"):
+        return None
+    scheme = _SCHEME.match(uri)
+    shown = uri if len(uri) <= 80 else uri[:77] + "..."
+    if scheme and scheme.group(0)[:-1].lower() not in COMMON_SCHEMES:
+        return MUST, CUSTOM_URI, f"{shown!r} is not a URI by RFC 3986 (custom scheme {scheme.group(0)[:-1]!r})"
+    return SHOULD, RESOURCE_URI, f"{shown!r} is not a URI by RFC 3986"
+
+
+def blob_problem(blob: str) -> str | None:
+    """Why ``blob`` is not base64 (RFC 4648, padded, no line breaks), or None."""
+    try:
+        base64.b64decode(blob, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        shown = blob if len(blob) <= 40 else blob[:37] + "..."
+        return f"blob {shown!r} is not valid base64 ({exc})"
+    return None
+
+
+def resource_problems(res: dict, where: str) -> list[tuple[str, tuple[str, str], str]]:
+    """(rule, spec section, problem) for the uri and blob of one resource, link or contents item."""
+    problems = []
+    if isinstance(res.get("uri"), str):
+        found = uri_problem(res["uri"])
+        if found:
+            rule, section, text = found
+            problems.append((rule, section, f"{where} uri {text}"))
+    if isinstance(res.get("blob"), str):
+        found = blob_problem(res["blob"])
+        if found:
+            problems.append((MUST, BINARY, f"{where} {found}"))
+    return problems
+
+
+def received_resources(result, method: str | None) -> list[tuple[str, dict]]:
+    """(where, item) for each resource, resource link and contents item of a result."""
+    if not isinstance(result, dict):
+        return []
+    found = []
+    if method == "tools/call" and isinstance(result.get("content"), list):
+        for i, item in enumerate(result["content"]):
+            if not isinstance(item, dict):
+                continue
+            if item.get("type") == "resource_link":
+                found.append((f"content[{i}] resource_link", item))
+            elif item.get("type") == "resource" and isinstance(item.get("resource"), dict):
+                found.append((f"content[{i}] resource", item["resource"]))
+    for key, what in (("contents", "contents"), ("resources", "resources")):
+        if method in ("resources/read", "resources/list") and isinstance(result.get(key), list):
+            found += [(f"{what}[{i}]", item) for i, item in enumerate(result[key]) if isinstance(item, dict)]
+    return found
+
+
+def _verdicts(ctx: Context, name: str, problems: list, seqs: list[int]) -> list[Verdict]:
+    """One FAIL per rule kind, naming the first problems and the section of the first."""
+    verdicts = []
+    for rule in (MUST, SHOULD):
+        mine = [p for p in problems if p[0] == rule]
+        if mine:
+            text = "; ".join(p[2] for p in mine[:3]) + (f" (+{len(mine) - 3} more)" if len(mine) > 3 else "")
+            verdicts.append(Verdict(name, "wire", FAIL, text, seqs, rule=rule,
+                                    source=spec_for(ctx.version, *mine[0][1])))
+    return verdicts
+
+
+@check("uri_and_blob_formats", "wire", rule=MUST, source=CUSTOM_URI)
+def uri_and_blob_formats(ctx: Context) -> list[Verdict]:
+    """Every URI of a received resource, resource link or contents item is a URI by RFC 3986,
+    and every blob is base64: what the official schema marks `format: uri` and `format: byte`
+    but does not check."""
+    name = "uri_and_blob_formats"
+    entries = [e for e in ctx.recording.entries if "message" in e and e["dir"] in ("in", "out")]
+    requests = requests_by_id(entries)
+    problems, seqs, count = [], [], 0
+    for entry in entries:
+        message = entry["message"]
+        if entry["dir"] != "in" or "result" not in message:
+            continue
+        request = requests.get(_key(message.get("id")))
+        method = request["message"].get("method") if request is not None else None
+        for where, item in received_resources(message["result"], method):
+            count += 1
+            for rule, section, text in resource_problems(item, f"#{entry['seq']} {method} {where}"):
+                problems.append((rule, section, text))
+                seqs.append(entry["seq"])
+    if problems:
+        return _verdicts(ctx, name, problems, sorted(set(seqs)))
+    if not count:
+        return [Verdict(name, "wire", PASS, "no resource, link or contents item was received")]
+    return [Verdict(name, "wire", PASS, f"{count} resource URIs are RFC 3986 URIs, and every blob is base64")]
+
+
+# -- the shape of each form's items -------------------------------------------------------------
+# That a form's tool returns its item at all is the profile's expectation (app); an item that
+# is there must have the fields its schema definition requires (must).
+
+@check("text_item", "wire", rule=APP)
 def text_item(ctx: Context) -> Verdict:
     result, early = call_outcome(ctx, "text", "text_item", "wire")
     if early:
         return early
     items = content_items(result, "text")
     seqs = ctx.step("call:text").seqs
-    if not items or not isinstance(items[0].get("text"), str):
+    if not items:
         return Verdict("text_item", "wire", FAIL, "content holds no text item", seqs)
+    if not all(isinstance(item.get("text"), str) for item in items):
+        # TextContent requires `text`, a string (server/tools.mdx#text-content; the schema)
+        return Verdict("text_item", "wire", FAIL, "a text item has no string text", seqs, rule=MUST,
+                       source=spec_for(ctx.version, "server/tools.mdx", "text-content"))
     return Verdict("text_item", "wire", PASS, f"content holds {len(items)} text item(s)", seqs)
 
 
-@check("structured_present", "wire")
-def structured_present(ctx: Context) -> Verdict:
-    result, early = call_outcome(ctx, "structured", "structured_present", "wire")
+@check("embedded_item", "wire", rule=APP)
+def embedded_item(ctx: Context) -> list[Verdict]:
+    name = "embedded_item"
+    result, early = call_outcome(ctx, "embedded", name, "wire")
     if early:
-        return early
-    seqs = ctx.step("call:structured").seqs
-    if "structuredContent" not in result:  # present means not absent: null, false, 0 count
-        return Verdict("structured_present", "wire", FAIL, "structuredContent is absent", seqs)
-    kind = type(result["structuredContent"]).__name__
-    return Verdict("structured_present", "wire", PASS, f"structuredContent is present ({kind})", seqs)
-
-
-@check("embedded_item", "wire")
-def embedded_item(ctx: Context) -> Verdict:
-    result, early = call_outcome(ctx, "embedded", "embedded_item", "wire")
-    if early:
-        return early
+        return [early]
     seqs = ctx.step("call:embedded").seqs
-    for item in content_items(result, "resource"):
-        res = item.get("resource")
-        if isinstance(res, dict) and isinstance(res.get("uri"), str) and (
-                isinstance(res.get("text"), str) or isinstance(res.get("blob"), str)):
-            body = "text" if "text" in res else "blob"
-            return Verdict("embedded_item", "wire", PASS, f"resource item {res['uri']} with a {body} body", seqs)
-    return Verdict("embedded_item", "wire", FAIL,
-                   "content holds no {type: resource, resource: {uri, text|blob}} item", seqs)
+    items = content_items(result, "resource")
+    if not items:
+        return [Verdict(name, "wire", FAIL, "content holds no {type: resource, resource: {uri, text|blob}} item",
+                        seqs)]
+    # EmbeddedResource requires `resource`, a TextResourceContents {uri, text} or a
+    # BlobResourceContents {uri, blob} (server/tools.mdx#embedded-resources; the schema)
+    whole = [item["resource"] for item in items if isinstance(item.get("resource"), dict)
+             and isinstance(item["resource"].get("uri"), str)
+             and (isinstance(item["resource"].get("text"), str) or isinstance(item["resource"].get("blob"), str))]
+    if not whole:
+        return [Verdict(name, "wire", FAIL, "the resource item lacks resource.uri or a text/blob body",
+                        seqs, rule=MUST, source=spec_for(ctx.version, "server/tools.mdx", "embedded-resources"))]
+    res = whole[0]
+    failed = _verdicts(ctx, name, resource_problems(res, "resource"), seqs)
+    if failed:
+        return failed
+    body = "text" if isinstance(res.get("text"), str) else "blob"
+    return [Verdict(name, "wire", PASS, f"resource item {res['uri']} with a {body} body", seqs)]
 
 
-@check("link_item", "wire")
-def link_item(ctx: Context) -> Verdict:
-    result, early = call_outcome(ctx, "link", "link_item", "wire")
+@check("link_item", "wire", rule=APP)
+def link_item(ctx: Context) -> list[Verdict]:
+    name = "link_item"
+    result, early = call_outcome(ctx, "link", name, "wire")
     if early:
-        return early
+        return [early]
     seqs = ctx.step("call:link").seqs
     links = content_items(result, "resource_link")
     if not links:
-        return Verdict("link_item", "wire", FAIL, "content holds no resource_link item", seqs)
+        return [Verdict(name, "wire", FAIL, "content holds no resource_link item", seqs)]
     link = links[0]
     missing = [k for k in ("uri", "name") if not isinstance(link.get(k), str)]
     if missing:
-        return Verdict("link_item", "wire", FAIL, f"resource_link lacks {', '.join(missing)}", seqs)
+        # A resource link is a Resource (server/tools.mdx#resource-links), whose definition
+        # includes uri and name (server/resources.mdx#resource); ResourceLink requires both.
+        return [Verdict(name, "wire", FAIL, f"resource_link lacks {', '.join(missing)}", seqs, rule=MUST,
+                        source=spec_for(ctx.version, "server/tools.mdx", "resource-links"))]
+    verdicts = _verdicts(ctx, name, resource_problems(link, "resource_link"), seqs)
     bodies = [k for k in ("text", "blob") if k in link]
     if bodies:
-        return Verdict("link_item", "wire", FAIL, f"resource_link carries a body ({', '.join(bodies)})", seqs)
-    return Verdict("link_item", "wire", PASS, f"resource_link {link['uri']} with no body", seqs)
+        # No version forbids extra fields on a ResourceLink; a link without a body is what
+        # this sheet's L01 asks (the body is read with resources/read).
+        verdicts.append(Verdict(name, "wire", FAIL, f"resource_link carries a body ({', '.join(bodies)}); "
+                                "the spec does not forbid it, the sheet expects a link without one",
+                                seqs, rule=APP))
+    return verdicts or [Verdict(name, "wire", PASS, f"resource_link {link['uri']} with no body", seqs)]
 
 
-@check("unknown_uri_error", "wire")
+# -- reading a URI that does not exist ----------------------------------------------------------
+# 2026-07-28 server/resources.mdx#error-handling: "servers MUST return a JSON-RPC error with code
+# -32602 (Invalid Params)" and "MUST NOT return an empty contents array for a non-existent
+# resource"; basic/index.mdx#error-codes: "MUST NOT emit" -32002.
+# 2025-11-25 and 2025-06-18 server/resources.mdx#error-handling: "Servers SHOULD return standard
+# JSON-RPC errors for common failure cases: Resource not found: -32002"; nothing forbids an
+# empty contents array. Each version is judged by its own words.
+NOT_FOUND = ("server/resources.mdx", "error-handling")
+
+
+@check("unknown_uri_error", "wire", rule=MUST, source=NOT_FOUND)
 def unknown_uri_error(ctx: Context) -> Verdict:
     name = "unknown_uri_error"
     step = ctx.step("read:unknown")
     if step is None or step.reply is None:
-        return Verdict(name, "wire", FAIL, step.skipped if step and step.skipped else "the read was not made")
+        return Verdict(name, "wire", FAIL, step.skipped if step and step.skipped else "the read was not made",
+                       rule=APP)
     reply = step.reply
     uri = ctx.profile.unknown_uri
-    accepted = (-32602,) if ctx.version == MODERN else (-32602, -32002)
+    modern = ctx.version == MODERN
+    expected = -32602 if modern else -32002
+    rule = MUST if modern else SHOULD
+    source = spec_for(ctx.version, *NOT_FOUND)
+    words = ("2026-07-28: servers MUST return -32602" if modern else
+             f"{ctx.version or 'this version'}: servers SHOULD return -32002")
+
+    def failed(text: str) -> Verdict:
+        return Verdict(name, "wire", FAIL, f"resources/read {uri} {text} ({words})", step.seqs,
+                       rule=rule, source=source)
+
     if reply.error is not None:
         code = reply.error.get("code")
-        if code in accepted:
-            return Verdict(name, "wire", PASS, f"resources/read {uri} gave error {code}", step.seqs)
-        return Verdict(name, "wire", FAIL, f"resources/read {uri} gave error {code}, expected "
-                       + " or ".join(str(c) for c in accepted), step.seqs)
+        if code == expected:
+            return Verdict(name, "wire", PASS, f"resources/read {uri} gave error {code}", step.seqs,
+                           rule=rule, source=source)
+        if modern and code == -32002:
+            return failed("gave error -32002, a code 2026-07-28 implementations MUST NOT emit")
+        return failed(f"gave error {code}")
     if reply.has_result:
         contents = reply.result.get("contents") if isinstance(reply.result, dict) else None
         if contents == []:
-            return Verdict(name, "wire", FAIL, f"resources/read {uri} answered an empty contents array "
-                           "instead of an error", step.seqs)
-        return Verdict(name, "wire", FAIL, f"resources/read {uri} answered a result instead of an error",
-                       step.seqs)
-    return Verdict(name, "wire", FAIL, f"resources/read {uri}: {reply.describe_failure()}", step.seqs)
+            return failed("answered an empty contents array instead of an error" +
+                          (", which 2026-07-28 forbids" if modern else ""))
+        return failed("answered a result instead of an error")
+    if reply.message is None and (timed_out(reply) or "--max-bytes" in (reply.failure or "")):
+        return Verdict(name, "wire", FAIL, f"resources/read {uri}: {reply.describe_failure()}", step.seqs,
+                       rule=APP)
+    return Verdict(name, "wire", FAIL, f"resources/read {uri}: {reply.describe_failure()}", step.seqs,
+                   rule=MUST, source=spec_for(ctx.version, *MESSAGES))

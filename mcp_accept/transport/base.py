@@ -11,6 +11,20 @@ from mcp_accept.evidence import WireLog
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
 
+def wire_text(message: Any) -> str:
+    """``message`` as compact JSON text to send. Text the server handed us may hold lone
+    surrogates (JSON allows ``"\\ud800"``), which UTF-8 cannot encode: such a message goes
+    out with ASCII escapes, which say the same JSON."""
+    import json
+
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(message, ensure_ascii=True, separators=(",", ":"))
+    return text
+
+
 class TransportClosed(Exception):
     """The connection or process is gone for good; nothing more can be sent."""
 

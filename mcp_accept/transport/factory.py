@@ -25,15 +25,19 @@ def make_transport(opts, *, folder: Path, redactor: Redactor, builtin: str,
             stdout_path = folder / "server-stdout.log"
             stdout_path.write_bytes(b"")
         log = WireLog(folder / "wire.jsonl", redactor, transport=HttpTransport.name)
-        return HttpTransport(opts.url, log, headers=headers, redactor=redactor, max_bytes=opts.max_bytes,
-                             server_command=opts.server, stderr_path=folder / "stderr.log",
-                             stdout_path=stdout_path)
-    from mcp_accept.transport.stdio import StdioTransport
+        transport = HttpTransport(opts.url, log, headers=headers, redactor=redactor, max_bytes=opts.max_bytes,
+                                  server_command=opts.server, stderr_path=folder / "stderr.log",
+                                  stdout_path=stdout_path)
+    else:
+        from mcp_accept.transport.stdio import StdioTransport
 
-    log = WireLog(folder / "wire.jsonl", redactor, transport="stdio")
-    command = opts.server or builtin
-    return StdioTransport(command, log, stderr_path=folder / "stderr.log", redactor=redactor,
-                          max_bytes=opts.max_bytes)
+        log = WireLog(folder / "wire.jsonl", redactor, transport="stdio")
+        command = opts.server or builtin
+        transport = StdioTransport(command, log, stderr_path=folder / "stderr.log", redactor=redactor,
+                                   max_bytes=opts.max_bytes)
+    # the folder a started server runs in (a targets file's folder; None: the current one)
+    transport.cwd = getattr(opts, "cwd", None)
+    return transport
 
 
 def make_probe_transport(*, server: str | None, url: str | None, headers: Iterable[tuple[str, str]] = (),

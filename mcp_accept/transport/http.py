@@ -26,8 +26,8 @@ the raw text when it is not a message).
 
 from __future__ import annotations
 
+import base64
 import itertools
-import json
 import os
 import signal
 import threading
@@ -42,8 +42,8 @@ from httpx_sse import EventSource, SSEError
 from mcp_accept import __version__
 from mcp_accept.errors import ServerError
 from mcp_accept.evidence import Redactor, WireLog
-from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport
-from mcp_accept.transport.headers import header_value, param_headers
+from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport, wire_text
+from mcp_accept.transport.headers import header_value as _header_value, param_headers
 from mcp_accept.transport.messages import MODERN, Inbox, decode_message
 
 ACCEPT = "application/json, text/event-stream"
@@ -52,6 +52,15 @@ ERROR_BODY_CAP = 1024 * 1024  # error answers are kept as evidence only
 STARTUP_WAIT = 30.0  # seconds a started server has to answer on its URL
 POLL_INTERVAL = 0.1
 NOTIFY_TIMEOUT = 5.0
+
+def header_value(value: str) -> str:
+    """As sent; a name holding a lone surrogate (from a server's own text) cannot be UTF-8,
+    so its code units go base64-encoded as they are instead of crashing the request."""
+    try:
+        return _header_value(value)
+    except UnicodeEncodeError:
+        return "=?base64?" + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii") + "?="
+
 
 def check_url(url: str) -> str | None:
     """Why ``url`` cannot be an MCP endpoint, or None when it can."""
@@ -79,6 +88,8 @@ def shown_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+HTTP_TIMED_OUT = "the HTTP exchange timed out"
+
 class _TooLarge(Exception):
     def __init__(self, size: int):
         super().__init__(size)
@@ -89,19 +100,79 @@ class _Abandoned(Exception):
     """The caller stopped waiting (deadline or the answer already came)."""
 
 
-class _Bounded(httpx.SyncByteStream):
-    """Wraps a response body: counts bytes per message, honours the caller's deadline."""
+class _Undecodable(Exception):
+    """The body is compressed in a way mcp-accept does not decode."""
 
-    def __init__(self, inner, limit: int, exchange: "_Exchange"):
+
+DECODE_STEP = 64 * 1024  # decompressed bytes produced per step: a bomb is stopped one step past the cap
+
+
+class _Inflate:
+    """gzip or deflate, decoded a bounded step at a time (``zlib`` with ``max_length``), so
+    that one small compressed chunk never turns into gigabytes in memory."""
+
+    def __init__(self, encoding: str):
+        import zlib
+
+        self.zlib = zlib
+        self.encoding = encoding
+        # gzip: the gzip header; deflate: the zlib format, or raw deflate as some servers send
+        self.obj = zlib.decompressobj(47 if encoding in ("gzip", "x-gzip") else 15)
+        self.started = False
+
+    def feed(self, data: bytes):
+        while data:
+            try:
+                out = self.obj.decompress(data, DECODE_STEP)
+            except self.zlib.error:
+                if self.started or self.encoding in ("gzip", "x-gzip"):
+                    raise _Undecodable(f"the {self.encoding} body is corrupt") from None
+                self.obj = self.zlib.decompressobj(-15)  # raw deflate
+                self.started = True
+                continue
+            self.started = True
+            data = self.obj.unconsumed_tail
+            if out:
+                yield out
+
+
+def _decoders(header: str | None) -> list:
+    """The decoders for a Content-Encoding header, in the order to apply them."""
+    names = [n.strip().lower() for n in (header or "").split(",") if n.strip()]
+    out = []
+    for name in reversed(names):
+        if name == "identity":
+            continue
+        if name not in ("gzip", "x-gzip", "deflate"):
+            raise _Undecodable(f"the server compressed the answer with {name!r} although the request "
+                               "said Accept-Encoding: identity; not decoded")
+        out.append(_Inflate(name))
+    return out
+
+
+class _Bounded(httpx.SyncByteStream):
+    """Wraps a response body: decodes it (bounded), counts decoded bytes per message,
+    honours the caller's deadline. --max-bytes counts what the body decodes to, never
+    the compressed size, and decoding stops there."""
+
+    def __init__(self, inner, limit: int, exchange: "_Exchange", decoders: list | None = None):
         self.inner = inner
         self.limit = limit
         self.exchange = exchange
+        self.decoders = decoders or []
         self.total = 0
         self.since_mark = 0
         self.tail = b""
 
-    def __iter__(self):
+    def _decoded(self):
         for chunk in self.inner:
+            pieces = [chunk]
+            for decoder in self.decoders:
+                pieces = (out for piece in pieces for out in decoder.feed(piece))
+            yield from pieces
+
+    def __iter__(self):
+        for chunk in self._decoded():
             if self.exchange.abandoned.is_set() or time.monotonic() > self.exchange.deadline:
                 raise _Abandoned()
             self.total += len(chunk)
@@ -165,6 +236,7 @@ class HttpTransport(Transport):
         self.session_id: str | None = None
         self.reinitialized = 0
         self._answered: set = set()
+        self._flood: dict = {}
         self._numbers = itertools.count(1)
         self._reinit_ids = itertools.count(1)
         self._threads: list[threading.Thread] = []
@@ -190,7 +262,8 @@ class HttpTransport(Transport):
         from mcp_accept.transport.stdio import ServerProcess
 
         self.process = ServerProcess(self.server_command, stderr_path=self.stderr_path,
-                                     redactor=self.redactor, stdout_path=self.stdout_path)
+                                     redactor=self.redactor, stdout_path=self.stdout_path,
+                                     cwd=getattr(self, "cwd", None))
         self.log.record("event", event="spawn", detail=f"pid {self.process.pid}")
         started = time.monotonic()
         deadline = started + self.startup_wait
@@ -272,7 +345,10 @@ class HttpTransport(Transport):
         tool = self.tools.get(params.get("name")) if isinstance(params.get("name"), str) else None
         if not isinstance(tool, dict):
             return []
-        found, problems = param_headers(tool.get("inputSchema"), params.get("arguments") or {})
+        try:
+            found, problems = param_headers(tool.get("inputSchema"), params.get("arguments") or {})
+        except UnicodeEncodeError:
+            found, problems = [], ["an argument to mirror into a header holds text UTF-8 cannot encode"]
         for problem in problems:
             self.log.record("event", event="violation",
                             detail=f"tool {params['name']!r}: {problem}")
@@ -307,6 +383,10 @@ class HttpTransport(Transport):
                     reply.failure = "the server answered HTTP 404 (session not found) again after a new initialize"
         if exchange.status is not None:
             reply.meta["http_status"] = exchange.status
+        if reply.failure == HTTP_TIMED_OUT and reply.message is None:
+            # httpx's own timeout is the same deadline: whichever fires first, it is the one timeout
+            reply.failure = f"no answer within {timeout:g}s"
+            reply.meta["timed_out"] = True
         if reply.failure and reply.failure.startswith("no answer within"):
             self.log.record("event", event="timeout", detail=reply.failure)
             self._cancel(message)
@@ -317,6 +397,7 @@ class HttpTransport(Transport):
         exchange = _Exchange(next(self._numbers), message, deadline)
         inbox = Inbox(self.log)
         inbox.answered = self._answered  # a second answer for an id is caught across POSTs
+        inbox.flood = self._flood  # the per-step caps hold across POSTs
         body, request = self._build(message, deadline)
         self.log.record("out", message=message, era=self.era,
                         http=self._http(exchange.number, "POST", request.headers.multi_items()))
@@ -331,7 +412,7 @@ class HttpTransport(Transport):
 
     def _build(self, message: dict, deadline: float) -> tuple[bytes, httpx.Request]:
         assert self.client is not None
-        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        body = wire_text(message).encode("utf-8")
         remaining = max(0.05, deadline - time.monotonic())
         request = self.client.build_request("POST", self.url, content=body, headers=self._headers(message),
                                             timeout=httpx.Timeout(remaining))
@@ -349,8 +430,12 @@ class HttpTransport(Transport):
             if not exchange.abandoned.is_set():
                 inbox.violation(f"a message of at least {exc.size} bytes exceeds --max-bytes {self.max_bytes}",
                                 http={"exchange": exchange.number})
+        except _Undecodable as exc:
+            reason = str(exc)
+            if not exchange.abandoned.is_set():
+                inbox.violation(reason, http={"exchange": exchange.number})
         except httpx.TimeoutException:
-            reason = "the HTTP exchange timed out"
+            reason = HTTP_TIMED_OUT
         except httpx.HTTPError as exc:
             reason = f"HTTP exchange failed: {_describe_error(exc)}"
             if not exchange.abandoned.is_set():
@@ -384,12 +469,20 @@ class HttpTransport(Transport):
                         http=self._http(exchange.number, "POST", response.headers.multi_items(), status,
                                         response.reason_phrase))
         method = exchange.message.get("method")
-        if method == "initialize" and 200 <= status < 300:
-            sid = response.headers.get("mcp-session-id")
-            self.session_id = sid.strip() if sid and sid.strip() else None
-        bounded = _Bounded(response.stream, self.max_bytes, exchange)
-        response.stream = bounded
         where = {"exchange": exchange.number}
+        if method == "initialize" and 200 <= status < 300:
+            self.session_id = self._session_id(response, inbox, where)
+        encoding = response.headers.get("content-encoding")
+        if encoding and encoding.strip().lower() != "identity":
+            inbox.violation(f"the answer is compressed ({encoding!r}) although the request said "
+                            "Accept-Encoding: identity; decoded up to --max-bytes", http=where)
+        decoders = _decoders(encoding)
+        # httpx would decode the whole body at once; ours is decoded step by step, bounded
+        for name in ("content-encoding", "content-length"):
+            if name in response.headers:
+                del response.headers[name]
+        bounded = _Bounded(response.stream, self.max_bytes, exchange, decoders)
+        response.stream = bounded
         if status == 404 and self.session_id and method != "initialize" and self.legacy_version:
             raw = self._small_body(response)
             exchange.session_expired = True
@@ -420,6 +513,24 @@ class HttpTransport(Transport):
                         "nor text/event-stream", raw=raw, http=where)
         return f"HTTP {status} answer of type {ctype or 'none'!r} is not an MCP answer"
 
+    def _session_id(self, response: httpx.Response, inbox: Inbox, where: dict) -> str | None:
+        """The session id handed out on initialize, if it is one a client can send back.
+
+        2025-11-25 basic/transports.mdx#session-management: the session ID "MUST only contain
+        visible ASCII characters (ranging from 0x21 to 0x7E)". Any other byte is a violation;
+        such an id is not sent back (it could not travel as a header), so the session's later
+        requests show what the server does without it."""
+        values = [v for k, v in response.headers.raw if k.lower() == b"mcp-session-id"]
+        if not values:
+            return None
+        raw = values[-1]
+        if raw and all(0x21 <= b <= 0x7E for b in raw):
+            return raw.decode("ascii")
+        shown = raw[:200].decode("ascii", "backslashreplace")
+        inbox.violation(f"Mcp-Session-Id {shown!r} holds bytes outside visible ASCII 0x21-0x7E; "
+                        "not sent back (basic/transports.mdx#session-management: MUST)", http=where)
+        return None
+
     def _small_body(self, response: httpx.Response) -> str:
         data = b""
         try:
@@ -427,7 +538,7 @@ class HttpTransport(Transport):
                 data += chunk
                 if len(data) >= ERROR_BODY_CAP:
                     break
-        except _TooLarge:
+        except (_TooLarge, _Undecodable):
             pass
         return data.decode("utf-8", "replace")
 
@@ -448,7 +559,7 @@ class HttpTransport(Transport):
             err = message["error"]
             what += f": JSON-RPC error {err.get('code')}: {str(err.get('message'))[:200]}"
         elif raw.strip():
-            what += f": {' '.join(raw.split())[:200]}"
+            what += f": {self.redactor.cut(' '.join(raw.split()), 200)}"
         self.log.record("event", event="http-error", detail=what, raw=raw or None, http=where)
         return what
 
@@ -467,7 +578,7 @@ class HttpTransport(Transport):
                 if event.id:
                     where["sse"]["id"] = event.id
                 decoded = decode_message(event.data)
-                inbox.put_decoded(decoded, http=where)
+                inbox.put_decoded(decoded, http=where, size=len(event.data))
                 msg = decoded.message
                 if (exchange.is_request and isinstance(msg, dict) and "method" not in msg
                         and msg.get("id") == exchange.request_id and ("result" in msg or "error" in msg)):
@@ -548,6 +659,7 @@ class HttpTransport(Transport):
         exchange = _Exchange(next(self._numbers), message, deadline)
         inbox = Inbox(self.log)
         inbox.answered = self._answered
+        inbox.flood = self._flood
         _, request = self._build(message, deadline)
         self.log.record("out", message=message, era=self.era,
                         http=self._http(exchange.number, "POST", request.headers.multi_items()))

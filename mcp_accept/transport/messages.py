@@ -24,6 +24,12 @@ MODERN = "2026-07-28"
 # (schema validation, comparisons, the evidence files) recurses, and must not run out
 # of stack on what a server sent. No real MCP message comes near this.
 MAX_DEPTH = 128
+# What a server may send during one step besides the answers awaited (notifications, server
+# requests, stray answers, junk lines, SSE events): past either cap the rest is counted, not
+# recorded, and one violation says so; the step still waits for its answer. A server that
+# never stops talking then costs bounded disk and memory, and the run goes on.
+MAX_STEP_MESSAGES = 1000
+MAX_STEP_BYTES = 16 * 1024 * 1024
 
 
 @dataclass
@@ -31,6 +37,77 @@ class Decoded:
     message: Any = None
     reason: str | None = None  # set when the bytes are not a usable message
     raw: str | None = None
+    flaws: list[str] | None = None  # what breaks JSON in a message that was still read
+
+
+# Flaws of a received message that Python's json reads anyway. RFC 8259 section 6: "Numeric
+# values that cannot be represented in the grammar below (such as Infinity and NaN) are not
+# permitted"; section 4: "The names within an object SHOULD be unique" (a reader keeps one of
+# them, which one is up to the reader). MCP messages MUST follow JSON-RPC 2.0, whose messages
+# are JSON (basic/index.mdx#messages).
+NOT_A_NUMBER = "is not a JSON number (RFC 8259 section 6)"
+DUPLICATE_KEY = "duplicate object key"
+
+
+class _Duplicated(dict):
+    """An object that named a key more than once (the last value is kept, as json does)."""
+
+    twice: list[str]
+
+
+def _loads(text: str) -> tuple[Any, bool]:
+    """The JSON value of ``text`` and whether it held a flaw (NaN, (-)Infinity, a duplicate
+    key). Such values are still read (as Python floats; the last of the duplicates) so that
+    the rest of the message can be judged; :func:`_flaws` says where they are."""
+    flawed: list[bool] = []
+
+    def pairs(items: list) -> dict:
+        # Called by the C scanner once per object: a dict and a length compare keep the
+        # common case about as fast as json's own dict building.
+        found = dict(items)
+        if len(found) == len(items):
+            return found
+        flawed.append(True)
+        marked = _Duplicated(found)
+        seen: set[str] = set()
+        marked.twice = sorted({key for key, _ in items if key in seen or seen.add(key)})
+        return marked
+
+    def constant(name: str) -> float:
+        flawed.append(True)
+        return float(name)
+
+    # A decoder per message: messages are decoded on several reader threads at once.
+    decoder = json.JSONDecoder(object_pairs_hook=pairs, parse_constant=constant)
+    return decoder.decode(text), bool(flawed)
+
+
+def _flaws(message: Any) -> list[str]:
+    """Where ``message`` holds NaN/Infinity or objects with duplicate keys, as JSON paths.
+    Only called when the parse saw one of them; replaces marked objects by plain dicts."""
+    flaws: list[str] = []
+    stack: list[tuple[Any, str, Any, Any]] = [(message, "$", None, None)]
+    while stack:
+        node, path, parent, key = stack.pop()
+        if isinstance(node, _Duplicated):
+            names = ", ".join(repr(k) for k in node.twice[:3])
+            flaws.append(f"{DUPLICATE_KEY} {names} at {path} (RFC 8259 section 4: names SHOULD be "
+                         "unique; the last value was kept)")
+            node = dict(node)
+            if parent is not None:
+                parent[key] = node
+        if isinstance(node, dict):
+            stack.extend((v, f"{path}.{k}", node, k) for k, v in node.items()
+                         if isinstance(v, (dict, list, float)))
+        elif isinstance(node, list):
+            stack.extend((v, f"{path}[{i}]", node, i) for i, v in enumerate(node)
+                         if isinstance(v, (dict, list, float)))
+        elif isinstance(node, float) and (node != node or node in (_INF, -_INF)):
+            flaws.append(f"{json.dumps(node)} at {path} {NOT_A_NUMBER}")
+    return sorted(flaws)
+
+
+_INF = float("inf")
 
 
 def decode_message(data: bytes | str) -> Decoded:
@@ -43,7 +120,7 @@ def decode_message(data: bytes | str) -> Decoded:
     else:
         text = data
     try:
-        message = json.loads(text)
+        message, flawed = _loads(text)
     except RecursionError:
         return Decoded(reason="JSON nested too deeply to read", raw=text[:4096])
     except ValueError as exc:
@@ -54,6 +131,11 @@ def decode_message(data: bytes | str) -> Decoded:
     if nesting_depth(message) > MAX_DEPTH:
         return Decoded(reason=f"JSON nested more than {MAX_DEPTH} levels deep; not read",
                        raw=text[:4096])
+    if flawed:
+        flaws = _flaws(message)
+        if isinstance(message, _Duplicated):
+            message = dict(message)
+        return Decoded(message=message, flaws=flaws)
     return Decoded(message=message)
 
 
@@ -83,18 +165,48 @@ class Inbox:
         self._queue: queue.Queue = queue.Queue()
         self.closed_reason: str | None = None
         self.answered: set = set()
+        self.flood: dict = {}  # per step: [messages, bytes, told]; shared by the inboxes of one transport
         self._lock = threading.Lock()
 
     # -- producer side (reader threads) ----------------------------------------------------
-    def put_decoded(self, decoded: Decoded, http: dict | None = None) -> None:
-        if decoded.message is None:
-            self.violation(decoded.reason or "unreadable message", raw=decoded.raw, http=http)
+    def put_decoded(self, decoded: Decoded, http: dict | None = None, size: int = 0) -> None:
+        message = decoded.message
+        awaited = (isinstance(message, dict) and "method" not in message and "id" in message
+                   and _hashable(message["id"]) and message["id"] not in self.answered)
+        if self._over_cap(size or len(decoded.raw or "")):
+            if awaited:  # maybe the answer: kept unrecorded until it proves to be (wait_for)
+                self._queue.put(("quiet", (message, http)))
             return
-        self.log.record("in", message=decoded.message, http=http)
+        if decoded.message is None:
+            self.log.record("event", event="violation", detail=decoded.reason or "unreadable message",
+                            raw=decoded.raw, http=http)
+            return
+        seq = self.log.record("in", message=decoded.message, http=http)
+        for flaw in decoded.flaws or ():
+            self.violation(f"message #{seq}: {flaw}", http=http)
         self._queue.put(("msg", decoded.message))
 
     def violation(self, detail: str, *, raw: str | None = None, http: dict | None = None) -> None:
+        if self._over_cap(len(raw or "")):
+            return
         self.log.record("event", event="violation", detail=detail, raw=raw, http=http)
+
+    def _over_cap(self, size: int) -> bool:
+        """Count one more unasked-for thing in this step; True once the step's cap is passed."""
+        step = self.log.step
+        with self._lock:
+            counts = self.flood.setdefault(step, [0, 0, False])
+            counts[0] += 1
+            counts[1] += size
+            over = counts[0] > MAX_STEP_MESSAGES or counts[1] > MAX_STEP_BYTES
+            tell = over and not counts[2]
+            counts[2] = counts[2] or over
+        if tell:
+            self.log.record("event", event="violation", detail=(
+                f"the server sent more than {MAX_STEP_MESSAGES} messages or {MAX_STEP_BYTES} bytes "
+                f"besides the answers during step {step!r}; the rest of this step's messages are "
+                "dropped unrecorded"))
+        return over
 
     def close(self, reason: str) -> None:
         with self._lock:
@@ -112,6 +224,7 @@ class Inbox:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 reply.failure = f"no answer within {_seconds(reply, deadline)}"
+                reply.meta["timed_out"] = True
                 return
             try:
                 kind, item = self._queue.get(timeout=remaining)
@@ -121,6 +234,12 @@ class Inbox:
                 self._queue.put((kind, item))  # later waits see it too
                 reply.failure = item
                 return
+            if kind == "quiet":  # past the step's cap: only the answer itself is recorded
+                item, http = item
+                mid = item["id"]
+                if not (mid == request_id and type(mid) is type(request_id) and mid not in self.answered):
+                    continue
+                self.log.record("in", message=item, http=http)
             if self._take(item, request_id, reply, era, answer):
                 return
 
@@ -151,8 +270,28 @@ class Inbox:
         return False
 
     def _flag(self, reply: Reply, detail: str) -> None:
-        reply.violations.append(detail)
+        if len(reply.violations) < MAX_STEP_MESSAGES:
+            reply.violations.append(detail)
         self.violation(detail)
+
+
+def timed_out(reply: Reply) -> bool:
+    """Whether ``reply`` has no answer because its timeout passed (the server may yet answer)."""
+    return bool(reply.meta.get("timed_out")) or (reply.failure or "").startswith("no answer within")
+
+
+def violation_rule(detail: str) -> str:
+    """Which kind of rule a recorded violation breaks: ``must`` (JSON-RPC 2.0, which every
+    MCP message MUST follow: basic/index.mdx#messages), ``should`` (a duplicate object key:
+    RFC 8259 section 4 says names SHOULD be unique) or ``app`` (a limit of this run, such as
+    --max-bytes or the per-step cap on unasked-for messages, or the runner's own failure to
+    read)."""
+    if DUPLICATE_KEY in detail:
+        return "should"
+    if ("--max-bytes" in detail or detail.startswith("reading stdout failed")
+            or "dropped unrecorded" in detail):
+        return "app"
+    return "must"
 
 
 def _hashable(value: Any) -> bool:

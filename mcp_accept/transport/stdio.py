@@ -9,7 +9,6 @@ Anything on stdout that is not a JSON-RPC message is a recorded violation.
 from __future__ import annotations
 
 import io
-import json
 import os
 import shlex
 import signal
@@ -19,8 +18,9 @@ import time
 from pathlib import Path
 
 from mcp_accept.errors import ServerError
-from mcp_accept.evidence import Redactor, WireLog
+from mcp_accept.evidence import Redactor, WireLog, open_nofollow
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport
+from mcp_accept.transport.base import wire_text
 from mcp_accept.transport.messages import Inbox, decode_message
 
 STDERR_CAP = 16 * 1024 * 1024
@@ -102,25 +102,29 @@ class ServerProcess:
 
 
 def _pump(stream, path: Path | None, redactor: Redactor) -> None:
+    """Copy a server's output stream into ``path``, redacted, up to STDERR_CAP bytes. The
+    stream is redacted as one text, so a secret split across two reads is masked too."""
     written = 0
-    handle = open(path, "ab") if path is not None else None
+    handle = open_nofollow(path, "ab") if path is not None else None
+    masking = redactor.stream()
     try:
         for line in iter(lambda: stream.readline(65536), b""):
-            if handle is None:
+            if handle is None or written >= STDERR_CAP:
                 continue
-            if written >= STDERR_CAP:
-                continue
-            text = redactor.text(line.decode("utf-8", "replace"))
-            data = text.encode("utf-8")
+            data = masking.feed(line.decode("utf-8", "replace")).encode("utf-8", "backslashreplace")
             written += len(data)
             handle.write(data)
             if written >= STDERR_CAP:
                 handle.write(b"\n[stderr cut here: more than 16 MiB]\n")
-            handle.flush()
     except (OSError, ValueError):
         pass
     finally:
         if handle is not None:
+            try:
+                if written < STDERR_CAP:
+                    handle.write(masking.flush().encode("utf-8", "backslashreplace"))
+            except (OSError, ValueError):
+                pass
             handle.close()
 
 
@@ -137,9 +141,11 @@ class StdioTransport(Transport):
         self.inbox: Inbox | None = None
         self._reader: threading.Thread | None = None
         self.starts = 0
+        self.oversize: tuple[int, str] = (0, "")  # messages dropped for --max-bytes, and the last one
 
     def open(self) -> None:
-        self.process = ServerProcess(self.command, stderr_path=self.stderr_path, redactor=self.redactor)
+        self.process = ServerProcess(self.command, stderr_path=self.stderr_path, redactor=self.redactor,
+                                     cwd=getattr(self, "cwd", None))
         self.starts += 1
         self.log.record("event", event="spawn", detail=f"pid {self.process.pid}, start {self.starts}")
         self.inbox = Inbox(self.log)
@@ -156,11 +162,13 @@ class StdioTransport(Transport):
                     break
                 if len(line) > limit and not line.endswith(b"\n"):
                     size = len(line) + _discard_line(stdout)
-                    inbox.violation(f"a message of at least {size} bytes exceeds --max-bytes {limit}",
-                                    raw=line[:4096].decode("utf-8", "replace"))
+                    self.oversize = (self.oversize[0] + 1,
+                                     f"a message of at least {size} bytes exceeds --max-bytes {limit}")
+                    inbox.violation(self.oversize[1], raw=line[:4096].decode("utf-8", "replace"))
                     continue
                 if not line.strip():
                     continue
+                size = len(line)
                 try:
                     data = line.decode("utf-8")
                 except UnicodeDecodeError:
@@ -168,14 +176,14 @@ class StdioTransport(Transport):
                 del line  # a large message's bytes are let go before it is parsed, logged and judged
                 decoded = decode_message(data)
                 del data
-                inbox.put_decoded(decoded)
+                inbox.put_decoded(decoded, size=size)
         except (OSError, ValueError) as exc:
             inbox.violation(f"reading stdout failed: {exc}")
         inbox.close("the server closed its stdout")
 
     def _send(self, message: dict) -> str | None:
         assert self.process is not None
-        data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        data = (wire_text(message) + "\n").encode("utf-8")
         self.log.record("out", message=message, era=self.era)
         try:
             self.process.proc.stdin.write(data)
@@ -193,12 +201,15 @@ class StdioTransport(Transport):
         if self.inbox is None or self.inbox.closed_reason and self.inbox.empty():
             reply.failure = self._gone(self.inbox.closed_reason if self.inbox else "not started")
             return reply
+        dropped_before = self.oversize[0]
         failure = self._send(message)
         if failure:
             reply.failure = failure
             return reply
         self.inbox.wait_for(message.get("id"), reply, deadline=time.monotonic() + timeout,
                             era=self.era, answer=self._answer_server_request)
+        if reply.failure and self.oversize[0] > dropped_before:  # the answer may be what was dropped
+            reply.failure = f"{reply.failure}: {self.oversize[1]} and was dropped unread"
         if reply.failure and self.inbox.closed_reason and reply.failure == self.inbox.closed_reason:
             reply.failure = self._gone(reply.failure)
         if reply.failure and reply.failure.startswith("no answer within"):

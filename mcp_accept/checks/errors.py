@@ -1,0 +1,195 @@
+"""Errors and the protocol's own requests: W03's probes, discovery, unfinished round trips.
+
+W03 ("errors are JSON-RPC errors") judges the probe steps the runner records after the
+rows' own steps: a tool the server does not list, a method that does not exist, a
+``tools/call`` without ``name``, an invalid ``cursor``, and a plain ``tools/list``
+afterwards. Each rule is judged by the words of the version on the wire.
+"""
+
+from __future__ import annotations
+
+from mcp_accept.checks import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, check,
+                               spec_for)
+from mcp_accept.schemas import MODERN
+
+# Step names, as the runner records them (mcp_accept.runner.PROBE_*).
+UNKNOWN_TOOL = "probe:unknown-tool"
+UNKNOWN_METHOD = "probe:unknown-method"
+NO_NAME = "probe:call-without-name"
+BAD_CURSOR = "probe:invalid-cursor"
+STILL_ANSWERS = "probe:still-answers"
+# Steps whose request is invalid against the official schema on purpose: the wire layer
+# judges the server's answer to them, not the request the runner sent.
+DELIBERATELY_INVALID = (NO_NAME,)
+
+INVALID_PARAMS, METHOD_NOT_FOUND = -32602, -32601
+# JSON-RPC 2.0 requires an answer to every request; MCP messages MUST follow JSON-RPC 2.0.
+ANSWER_SOURCE = ("basic/index.mdx", "messages")
+
+
+def _probe(ctx: Context, name: str, step_name: str):
+    """The reply of a probe step, or a verdict saying why there is none."""
+    step = ctx.step(step_name)
+    if step is None or (step.reply is None and step.skipped):
+        why = step.skipped if step is not None else "the run made no such probe"
+        return None, Verdict(name, "wire", UNOBTAINABLE, f"{step_name}: {why}")
+    if step.reply is None or step.reply.message is None:
+        failure = step.reply.describe_failure() if step.reply is not None else "no answer"
+        return None, Verdict(name, "wire", FAIL, f"{_what(step)}: no answer ({failure})", step.seqs,
+                             rule=MUST, source=spec_for(ctx.version, *ANSWER_SOURCE))
+    return step, None
+
+
+def _what(step) -> str:
+    request = step.reply.request if step.reply is not None else {}
+    method = request.get("method", "?")
+    params = {k: v for k, v in (request.get("params") or {}).items() if k != "_meta"}
+    shown = ", ".join(f"{k}={v!r}" for k, v in params.items() if k in ("name", "cursor"))
+    if method == "tools/call" and "name" not in params:
+        shown = "no name"
+    return f"{method}({shown})" if shown else method
+
+
+def _expect_error(ctx: Context, name: str, step_name: str, code: int, *, result_is: str) -> Verdict:
+    """PASS for a JSON-RPC error with ``code``; FAIL for another code or for a result."""
+    step, early = _probe(ctx, name, step_name)
+    if early:
+        return early
+    reply, what = step.reply, _what(step)
+    if reply.error is not None:
+        got = reply.error.get("code")
+        if got == code:
+            return Verdict(name, "wire", PASS, f"{what} gave error {code}", step.seqs)
+        return Verdict(name, "wire", FAIL, f"{what} gave error {got}, expected {code}", step.seqs)
+    if reply.has_result:
+        result = reply.result if isinstance(reply.result, dict) else {}
+        how = "a result with isError: true" if result.get("isError") is True else "a result"
+        return Verdict(name, "wire", FAIL, f"{what} answered {how} instead of error {code} ({result_is})",
+                       step.seqs)
+    return Verdict(name, "wire", FAIL, f"{what}: {reply.describe_failure()}", step.seqs)
+
+
+# server/tools.mdx#error-handling (all three versions): an unknown tool is a protocol error,
+# "returned as standard JSON-RPC errors", the example being -32602; isError: true is for
+# errors of the tool's own execution. The schema's CallToolResult.isError adds: "errors in
+# _finding_ the tool ... should be reported as an MCP error response". Neither sentence uses
+# a MUST or SHOULD keyword (the lower-case "should" is not one, RFC 8174), so the sheet holds
+# servers to that classification as a rule of its own (app), citing the section.
+@check("unknown_tool_error", "wire", rule=APP, source=("server/tools.mdx", "error-handling"))
+def unknown_tool_error(ctx: Context) -> Verdict:
+    return _expect_error(ctx, "unknown_tool_error", UNKNOWN_TOOL, INVALID_PARAMS,
+                         result_is="an unknown tool is a protocol error, not a tool execution error")
+
+
+# basic/index.mdx#messages: messages MUST follow JSON-RPC 2.0, whose error -32601 is
+# "Method not found" (2026-07-28 also lists it among the codes MCP uses, #error-codes, and
+# defines MethodNotFoundError in the schema).
+@check("unknown_method_error", "wire", rule=MUST, source=("basic/index.mdx", "messages"))
+def unknown_method_error(ctx: Context) -> Verdict:
+    return _expect_error(ctx, "unknown_method_error", UNKNOWN_METHOD, METHOD_NOT_FOUND,
+                         result_is="JSON-RPC 2.0 answers a method that does not exist with -32601")
+
+
+# server/tools.mdx#error-handling: "Malformed requests (requests that fail to satisfy
+# CallToolRequest schema)" are protocol errors (2025-06-18: "Invalid arguments"); JSON-RPC's
+# code for invalid parameters is -32602. Stated without a MUST or SHOULD keyword: a rule of
+# the sheet (app) that cites the section.
+@check("call_without_name_error", "wire", rule=APP, source=("server/tools.mdx", "error-handling"))
+def call_without_name_error(ctx: Context) -> Verdict:
+    return _expect_error(ctx, "call_without_name_error", NO_NAME, INVALID_PARAMS,
+                         result_is="a tools/call without name fails the CallToolRequest schema")
+
+
+# server/utilities/pagination.mdx#error-handling: "Invalid cursors SHOULD result in an
+# error with code -32602 (Invalid params)" (the same sentence in all three versions).
+@check("invalid_cursor_error", "wire", rule=SHOULD, source=("server/utilities/pagination.mdx", "error-handling"))
+def invalid_cursor_error(ctx: Context) -> Verdict:
+    return _expect_error(ctx, "invalid_cursor_error", BAD_CURSOR, INVALID_PARAMS,
+                         result_is="a cursor the server never handed out is invalid")
+
+
+# After the refused requests the server still answers a plain tools/list: refusing a
+# request is an answer, not the end of the conversation (JSON-RPC 2.0 answers every request).
+@check("still_answers", "wire", rule=MUST, source=ANSWER_SOURCE)
+def still_answers(ctx: Context) -> Verdict:
+    name = "still_answers"
+    step, early = _probe(ctx, name, STILL_ANSWERS)
+    if early:
+        return early
+    result = step.reply.result
+    if step.reply.has_result and isinstance(result, dict) and isinstance(result.get("tools"), list):
+        return Verdict(name, "wire", PASS, f"tools/list still answers after the probes "
+                       f"({len(result['tools'])} tools)", step.seqs)
+    return Verdict(name, "wire", FAIL, f"tools/list after the probes: {step.reply.describe_failure()}",
+                   step.seqs)
+
+
+# -- discovery ------------------------------------------------------------------------------
+
+# server/discover.mdx: "`server/discover` lets a client query a server's supported protocol
+# versions ... Servers **MUST** implement it."
+@check("discover_implemented", "wire", rule=MUST, source=("server/discover.mdx", "discovery"))
+def discover_implemented(ctx: Context) -> Verdict:
+    name = "discover_implemented"
+    neg = ctx.recording.negotiation
+    if ctx.version != MODERN:
+        return Verdict(name, "wire", UNOBTAINABLE, f"{ctx.version or 'no version'} is a legacy version: "
+                       "server/discover exists from 2026-07-28 on")
+    step = ctx.step("discover")
+    seqs = list(step.seqs) if step is not None else []
+    if neg.discovered:
+        return Verdict(name, "wire", PASS, f"server/discover lists {', '.join(map(str, neg.supported))}", seqs)
+    answered = _modern_results(ctx)
+    if neg.discover is None:
+        return Verdict(name, "wire", UNOBTAINABLE, "server/discover was not sent")
+    if not answered:
+        return Verdict(name, "wire", UNOBTAINABLE, "server/discover failed and no 2026-07-28 request was "
+                       f"answered either ({neg.discover.describe_failure()})", seqs)
+    if neg.supported is not None:
+        how = f"server/discover lists {neg.supported}, without 2026-07-28"
+    else:
+        how = f"server/discover: {neg.discover.describe_failure()}"
+    return Verdict(name, "wire", FAIL, f"{how}, yet the server answered {answered} 2026-07-28 request(s): "
+                   "servers MUST implement server/discover", seqs)
+
+
+def _modern_results(ctx: Context) -> int:
+    """How many 2026-07-28 requests other than server/discover got a result."""
+    sent = {}
+    count = 0
+    for entry in ctx.recording.entries:
+        message = entry.get("message")
+        if not isinstance(message, dict) or "id" not in message:
+            continue
+        key = repr(message.get("id"))
+        if entry.get("dir") == "out" and "method" in message:
+            sent[key] = (message.get("method"), entry.get("era"))
+        elif entry.get("dir") == "in" and "result" in message and key in sent:
+            method, era = sent[key]
+            count += method != "server/discover" and era == MODERN
+    return count
+
+
+# -- multi round-trip requests that did not end in a complete result --------------------------
+
+def unfinished_round_trips(ctx: Context, step_names) -> list[Verdict]:
+    """Verdicts for the named steps whose input_required exchange did not complete.
+
+    Unanswerable input requests are the server's fault (basic/patterns/mrtr.mdx, server
+    requirements: "Servers MUST NOT send an inputRequests that the client has not declared
+    support for"); a server still asking when the round limit is reached is allowed to
+    ("MAY choose to return an InputRequiredResult on multiple attempts"), so the row's final
+    result cannot be had: UNOBTAINABLE.
+    """
+    from mcp_accept.protocol import UNANSWERABLE
+
+    out = []
+    source = spec_for(ctx.version, "basic/patterns/mrtr.mdx", "server-requirements-basic-workflow")
+    for step_name in step_names:
+        step = ctx.step(step_name)
+        if step is None or not step.incomplete:
+            continue
+        status = FAIL if step.incomplete_kind == UNANSWERABLE else UNOBTAINABLE
+        out.append(Verdict("input_required_followed", "wire", status, f"{step_name}: {step.incomplete}",
+                           step.seqs, rule=MUST, source=source))
+    return out
