@@ -56,7 +56,14 @@ def test_editable_install_finds_the_top_level_folders(tmp_path):
     # the dependencies come from the running environment; the project itself is installed editable
     ours = subprocess.run([sys.executable, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
-    (Path(site) / "deps.pth").write_text(ours + "\n")
+    # (all but mcp-accept itself: the running environment may hold a non-editable copy of it,
+    # which a path entry would find before the editable install's finder)
+    deps = tmp_path / "deps"
+    deps.mkdir()
+    for entry in Path(ours).iterdir():
+        if not entry.name.startswith(("mcp_accept", "__editable__", "_mcp_accept")):
+            (deps / entry.name).symlink_to(entry)
+    (Path(site) / "deps.pth").write_text(f"{deps}\n")
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
                     "--no-build-isolation", "-q", "-e", str(ROOT)], check=True, capture_output=True,
                    timeout=300)
