@@ -89,7 +89,9 @@ def run_all(opts) -> AllOutcome:
     """One run per supported version under ``opts.out``; the combined summary and worst status."""
     from mcp_accept.execute import default_out, prepare_folder, run
     from mcp_accept.schemas import require_dir
-    from mcp_accept.sheet import load_conditions, load_profile, load_sheet, parse_set
+    from mcp_accept.conditions import load_conditions, parse_set
+    from mcp_accept.profile import load_profile
+    from mcp_accept.sheet import load_sheet
 
     # Bad input is reported before the server is touched.
     require_dir(opts.schema_dir)

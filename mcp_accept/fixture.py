@@ -47,6 +47,8 @@ except ImportError:  # Windows
     fcntl = None
     import msvcrt
 
+# ----- identity and protocol constants --------------------------------------------
+
 FIXTURE_NAME = "mcp-accept-fixture"
 FIXTURE_VERSION = "0.1.0"
 SERVER_INFO = {"name": FIXTURE_NAME, "version": FIXTURE_VERSION}
@@ -84,6 +86,8 @@ CACHEABLE_METHODS = frozenset({
     "server/discover", "tools/list", "resources/list",
     "resources/templates/list", "resources/read",
 })
+
+# ----- break modes: one defect each (--break NAME) ---------------------------------
 
 BREAK_MODES = {
     "total-string": 'structuredContent and its text twin carry "total": "2" (a string)',
@@ -155,6 +159,8 @@ JUNK_LINE = "fixture: this line is not JSON-RPC (break mode junk)"
 # answer that shows the head but not the tail tells of a body cut short.
 MARKER_FORMS = (("text", "T"), ("structured", "S"), ("twin", "W"), ("embedded", "E"),
                 ("link", "L"))
+
+# ----- the search document and its schemas ----------------------------------------
 
 INPUT_SCHEMA = {
     "type": "object",
@@ -236,6 +242,8 @@ def _altered(doc: dict, hit_index: int, suffix: str) -> dict:
     return out
 
 
+# ----- JSON-RPC plumbing -------------------------------------------------------------
+
 class RpcError(Exception):
     """A JSON-RPC error answer, with the HTTP status it travels with."""
 
@@ -277,6 +285,8 @@ def error_message(msg_id, code, message, data=None) -> dict:
     return {"jsonrpc": "2.0", "id": msg_id,
             "error": RpcError(code, message, data).payload()}
 
+
+# ----- marker mode: head and tail tokens, the log of starts and requests -------------
 
 def new_markers(tail: bool = False, taken=None) -> dict:
     """form -> token, every token with its own random part (never two alike);
@@ -400,6 +410,8 @@ class RequestLog:
             self._fh.write(line)
             self._fh.flush()
 
+
+# ----- the server: tools, resources and both protocol eras, shared by the transports -
 
 class Fixture:
     """The protocol logic, shared by both transports."""

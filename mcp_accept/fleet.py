@@ -106,7 +106,7 @@ def load_targets(path: Path, base: RunOptions, out: Path) -> list[Target]:
     """Read and check a targets file; each target's options are ``base`` overlaid with the
     file's ``defaults`` and then the entry's own keys. Relative paths in the file are read
     from the file's folder. Raises :class:`InputError` naming the file, line and field."""
-    from mcp_accept.sheet import load_yaml
+    from mcp_accept.input_files import load_yaml
 
     data = load_yaml(path, "targets")
     here = Path(path).parent
@@ -147,7 +147,9 @@ def preflight(targets: list[Target]) -> set[str]:
     check layers the sheets use."""
     from mcp_accept.execute import check_target
     from mcp_accept.credentials import looks_like_credential
-    from mcp_accept.sheet import load_conditions, load_profile, load_sheet, parse_set
+    from mcp_accept.conditions import load_conditions, parse_set
+    from mcp_accept.profile import load_profile
+    from mcp_accept.sheet import load_sheet
 
     layers: set[str] = set()
     for target in targets:

@@ -83,7 +83,7 @@ class Filled:
 
 def open_run(folder: Path) -> dict:
     """The run's results, validated before anything else happens."""
-    from mcp_accept.sheet import validate_results
+    from mcp_accept.results import validate_results
 
     folder = Path(folder)
     if not folder.is_dir():
@@ -120,7 +120,8 @@ def given_conditions(host: str | None, host_version: str | None, sets: list[str]
     """Conditions from --set, --host and --host-version (these two win), all checked:
     a credential-like value is refused here, before anything is written."""
     from mcp_accept.credentials import check_condition_value
-    from mcp_accept.sheet import CONDITION_KEYS, load_sheet, parse_set
+    from mcp_accept.conditions import CONDITION_KEYS, parse_set
+    from mcp_accept.sheet import load_sheet
 
     for item in sets:
         key = item.partition("=")[0].strip()
@@ -660,7 +661,8 @@ def fill_from_markers(folder: Path, answer: Path | str, *, fixture_log: Path | N
     ``transcript_format`` a host's debug transcript (see :mod:`mcp_accept.transcripts`),
     whose tool results are what the host handed its model."""
     from mcp_accept.fixture import LINK_URI
-    from mcp_accept.sheet import load_profile, load_sheet
+    from mcp_accept.profile import load_profile
+    from mcp_accept.sheet import load_sheet
 
     folder = Path(folder)
     results = open_run(folder)

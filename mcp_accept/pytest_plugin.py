@@ -118,7 +118,8 @@ class SheetPlugin:
         from mcp_accept.errors import InputError
         from mcp_accept.execute import check_target
         from mcp_accept.schemas import VERSIONS
-        from mcp_accept.sheet import load_profile, load_sheet
+        from mcp_accept.profile import load_profile
+        from mcp_accept.sheet import load_sheet
 
         protocol = self.config.getoption("mcp_protocol")
         if protocol not in ("auto", *VERSIONS):

@@ -268,7 +268,7 @@ def load_runs(paths: list[Path]) -> list[Run]:
     """Read and validate every run (a run folder or its results.json) before anything
     is rendered: a bad hand edit stops the report with the file, line and field."""
     from mcp_accept.shard import expand_run_dirs
-    from mcp_accept.sheet import validate_results
+    from mcp_accept.results import validate_results
 
     paths = expand_run_dirs(list(paths))  # fleet folders (of every shard) give their targets' runs
     if not paths:

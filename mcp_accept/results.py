@@ -7,7 +7,10 @@ from typing import Any
 
 from mcp_accept import __version__
 from mcp_accept.checks import ADVISORY_LAYERS, FAIL, PASS, PENDING, RULES, UNOBTAINABLE, strongest_failed_rule
+from mcp_accept.credentials import check_condition_value
+from mcp_accept.errors import InputError
 from mcp_accept.evidence import Redactor, atomic_write_json, atomic_write_text
+from mcp_accept.input_files import Index, _line, _require_mapping, _validate, format_path, read_json
 
 FORMAT = "mcp-accept/results/1"
 STATUSES = (PASS, FAIL, UNOBTAINABLE, PENDING)
@@ -166,8 +169,6 @@ def load_previous(folder: Path) -> dict | None:
     path = folder / "results.json"
     if not path.is_file():
         return None
-    from mcp_accept.sheet import validate_results
-
     return validate_results(path)
 
 
@@ -200,3 +201,36 @@ def render_sheet(results: dict, lang: str = "en", template: Path | None = None) 
     from mcp_accept.report import render_run
 
     return render_run(results, lang=lang, template=template)
+
+
+# --------------------------------------------------------------------------- reading results.json
+
+def _check_results(data: dict, index: Index, shown: str) -> None:
+    for key, value in data["conditions"].items():
+        check_condition_value(f"conditions.{key}", value, source=shown,
+                              line=_line(index, ("conditions", key)))
+    counts = {status: 0 for status in data["summary"]}
+    first: dict[str, int] = {}
+    for i, row in enumerate(data["rows"]):
+        if row["id"] in first:
+            where = ("rows", i, "id")
+            raise InputError(f"duplicate row id {row['id']} (first at rows[{first[row['id']]}])",
+                             file=shown, line=_line(index, where), field=format_path(where))
+        first[row["id"]] = i
+        counts[row["status"]] += 1
+    for status, count in data["summary"].items():
+        if count != counts[status]:
+            where = ("summary", status)
+            raise InputError(f"says {count} but the rows hold {counts[status]}", file=shown,
+                             line=_line(index, where), field=format_path(where))
+
+
+def validate_results(path: str | Path) -> dict:
+    """Load a results.json and check it against ``results.schema.json``, and that its
+    summary counts its rows, no row id repeats and no condition holds a credential.
+    Returns the parsed document."""
+    data, index, shown = read_json(path)
+    _require_mapping(data, index, shown)
+    _validate(data, index, "results", shown)
+    _check_results(data, index, shown)
+    return data

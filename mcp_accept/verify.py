@@ -394,7 +394,7 @@ async def _live_sdk(args: list[str], era: str, errlog: Path, timeout: float) -> 
     from mcp_accept.checks.sdk import describe_exception
     from mcp_accept.execute import fixture_path
     from mcp_accept.fixture import LINK_URI
-    from mcp_accept.sheet import load_profile
+    from mcp_accept.profile import load_profile
 
     profile = load_profile(None)
     params = StdioServerParameters(command=sys.executable, args=[str(fixture_path()), *args])

@@ -132,7 +132,8 @@ def write_results(folder: Path, entries: list[dict], *, transport: str, started:
     from mcp_accept.checks import PENDING
     from mcp_accept.execute import merge_conditions
     from mcp_accept.results import INLINE_LIMIT, _larger_than, build, write
-    from mcp_accept.sheet import load_profile, load_sheet
+    from mcp_accept.profile import load_profile
+    from mcp_accept.sheet import load_sheet
 
     facts = derive.derive(entries, transport)
     observed = derive.conditions(facts)
