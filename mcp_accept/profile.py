@@ -73,6 +73,11 @@ class Profile:
     def has_reference(self) -> bool:
         return self.reference is not None or self.reference_file is not None
 
+    def guesses(self, prefix: str) -> list[str]:
+        """The ``guessed:`` notes (what ``profile init`` could not know) that begin with
+        ``prefix``, e.g. ``tools.text.arguments.``: still unchecked by a person."""
+        return [g for g in self.guessed if isinstance(g, str) and g.startswith(prefix)]
+
     def body(self, form: str) -> str:
         """The body kind of a form: structuredContent is always a JSON value."""
         ref = self.tools.get(form)

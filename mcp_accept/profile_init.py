@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from mcp_accept.checks import needs_task
 from mcp_accept.untrusted import yaml_comment
 
 from mcp_accept.errors import InputError, ServerError
@@ -34,6 +35,8 @@ HINTS = {
     "structured": re.compile(r"struct|json|object", re.I),
 }
 MAX_PAGES = 50
+# The first quoted example in a property's description: "e.g. 'X'", "e.g., \"X\"", "for example `X`".
+EXAMPLE_IN_TEXT = re.compile(r"(?:e\.g\.|for example)[,:]?\s*['\"`]([^'\"`\n]{1,200})['\"`]", re.I)
 
 
 @dataclass
@@ -95,24 +98,61 @@ def _tool_text(tool: dict) -> str:
     return " ".join(str(tool.get(k) or "") for k in ("name", "title", "description"))
 
 
+def _annotation(tool: dict, key: str):
+    annotations = tool.get("annotations")
+    return annotations.get(key) if isinstance(annotations, dict) else None
+
+
+def changes_state(tool: dict) -> bool:
+    """Whether the tool says it modifies its environment: ``readOnlyHint: false``, or
+    ``destructiveHint: true`` without ``readOnlyHint: true`` (ToolAnnotations in the schema of
+    every version; hints only, which is why a tool that says nothing is not passed over).
+    The run calls every chosen tool, so a tool that says it creates, edits or deletes
+    something is never picked for a person to find out later."""
+    read_only = _annotation(tool, "readOnlyHint")
+    return read_only is False or (read_only is not True and _annotation(tool, "destructiveHint") is True)
+
+
+def _guesses(tool: dict) -> int:
+    """How many required arguments of the tool would be guessed (no const in its schema)."""
+    return len(guess_arguments(tool)[1])
+
+
+def _preference(tool: dict) -> tuple[int, int]:
+    """Sort key among the candidates for a form: a tool that says it is read-only first,
+    then the one needing the fewest guessed arguments (list order breaks ties)."""
+    return (0 if _annotation(tool, "readOnlyHint") is True else 1, _guesses(tool))
+
+
 def choose_tools(tools: list[dict]) -> tuple[dict[str, dict], list[str]]:
     """Which tool serves each form; and the notes on what was guessed."""
     chosen: dict[str, dict] = {}
     guessed: list[str] = []
     taken: set[str] = set()
     named = [t for t in tools if isinstance(t.get("name"), str) and t["name"]]
+    passed = [t["name"] for t in named if changes_state(t)]
+    tasks = [t["name"] for t in named if needs_task(t) and not changes_state(t)]
+    named = [t for t in named if not changes_state(t) and not needs_task(t)]
+    if passed:
+        guessed.append(f"tools: passed over {', '.join(passed)} (their annotations say a call changes "
+                       "the server's state); name one only if that is safe")
+    if tasks:
+        guessed.append(f"tools: passed over {', '.join(tasks)} (execution.taskSupport: required: a client "
+                       "must call it as a task, and the run makes plain calls)")
 
-    structured = [t for t in named if "outputSchema" in t]
+    structured = sorted((t for t in named if "outputSchema" in t), key=_preference)
     if structured:
-        hinted = [t for t in structured if HINTS["structured"].search(_tool_text(t))]
-        pick = (hinted or structured)[0]
+        # The name or description breaks ties only: a read-only tool that needs no guessed
+        # argument is likelier to answer at all.
+        pick = min(structured, key=lambda t: (*_preference(t), not HINTS["structured"].search(_tool_text(t))))
         chosen["structured"] = pick
         taken.add(pick["name"])
         if len(structured) > 1:
             guessed.append(f"tools.structured: {pick['name']} is one of {len(structured)} tools that "
                            "declare an outputSchema")
     for form in ("link", "embedded", "text"):
-        hinted = [t for t in named if t["name"] not in taken and HINTS[form].search(_tool_text(t))]
+        hinted = sorted((t for t in named if t["name"] not in taken and HINTS[form].search(_tool_text(t))),
+                        key=_preference)
         if form == "text":
             hinted = [t for t in hinted if "outputSchema" not in t] or hinted
         if hinted:
@@ -163,6 +203,12 @@ def _value_for(prop: dict) -> tuple[Any, bool]:
     kind = prop.get("type")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), kind[0] if kind else None)
+    # Many servers give their example in prose ("IANA timezone name (e.g., 'Europe/London')"):
+    # a value the tool is meant to accept, where a made-up placeholder usually is not.
+    described = EXAMPLE_IN_TEXT.search(prop.get("description") or "") \
+        if isinstance(prop.get("description"), str) else None
+    if kind == "string" and described:
+        return described.group(1), False
     return PLACEHOLDERS.get(kind, PLACEHOLDER_STRING), False
 
 
@@ -200,6 +246,9 @@ def build_profile(found: Discovery) -> dict:
         args, notes = guess_arguments(tool)
         tools[form] = {"name": tool["name"], "arguments": args}
         guessed += [n.replace("tools.*", f"tools.{form}") for n in notes]
+        if form != "structured":  # tools/list says nothing of what a body holds
+            guessed.append(f"tools.{form}.body: json assumed (the default); say body: text for prose, "
+                           "body: bytes for a binary blob")
     assertions = guess_assertions(chosen.get("structured"))
     if assertions:
         guessed.append("assertions: total == length(hits) guessed from the outputSchema's total and hits")
@@ -228,7 +277,8 @@ def render(profile: dict, found: Discovery) -> str:
         "`mcp-accept profile init`",
         f"# from its tools/list (protocol {yaml_comment(found.version)}). Check every entry under `guessed:`,",
         "# then set `reference:` to the document the tools should return (null compares the",
-        "# forms with each other) and remove `guessed:` once everything is checked.",
+        "# forms with each other) and remove `guessed:` once everything is checked. While a",
+        "# tool's arguments or body kind are listed there, a refusal of them is UNOBTAINABLE, not FAIL.",
         "",
     ]
     try:

@@ -105,8 +105,11 @@ class Session:
             result.attempts.append(f"server/discover: {_how(reply, supported)}")
             if protocol == MODERN:
                 if reply.message is not None:
-                    # Forced: go on in the modern era; the rows judge what the server does.
-                    self._settle(result, MODERN, reply)
+                    # Forced, and discovery failed: the server speaks 2026-07-28 without
+                    # server/discover only if it answers a 2026-07-28 request with a 2026-07-28
+                    # result (resultType: basic/index.mdx#result-responses). A server that answers
+                    # as a legacy version never claimed 2026-07-28: its rows cannot be judged by it.
+                    self._modern_without_discover(result, require_result_type=True)
                 return result
         wanted = protocol if protocol in LEGACY else LEGACY[0]
         reply = self._initialize(wanted, result)
@@ -120,11 +123,19 @@ class Session:
             self._modern_without_discover(result)
         return result
 
-    def _modern_without_discover(self, result: Negotiation) -> None:
+    def _modern_without_discover(self, result: Negotiation, *, require_result_type: bool = False) -> None:
         """Neither era answered its opening: try one modern request. A server that answers it
-        speaks 2026-07-28 without server/discover, which the rows then report."""
+        speaks 2026-07-28 without server/discover, which the rows then report.
+
+        ``require_result_type``: only a result carrying ``resultType`` counts (a legacy server
+        that answers anything it is sent would otherwise be judged by 2026-07-28's rules)."""
         reply = self.send("tools/list", {}, version=MODERN)
-        if reply.has_result:
+        legacy_shaped = (require_result_type and reply.has_result
+                         and not (isinstance(reply.result, dict) and "resultType" in reply.result))
+        if legacy_shaped:
+            result.attempts.append("tools/list with the 2026-07-28 envelope: answered without resultType, "
+                                   "as a legacy version answers: the server does not speak 2026-07-28")
+        elif reply.has_result:
             result.attempts.append("tools/list with the 2026-07-28 envelope: answered, "
                                    "so the server speaks 2026-07-28 without server/discover")
             self._settle(result, MODERN, reply)

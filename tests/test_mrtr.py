@@ -12,7 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from conftest import SERVERS, free_port, load_results, run_cli, start_http_server, stop_http_server
+from conftest import SERVERS, fixture_command, free_port, load_results, run_cli, start_http_server, stop_http_server
 
 MODERN = "2026-07-28"
 
@@ -160,3 +160,16 @@ def test_round_trips_over_streamable_http(tmp_path):
 def test_max_rounds_must_be_positive(tmp_path):
     done = run_cli("run", "--max-rounds", "0", "--out", str(tmp_path / "x"))
     assert done.returncode == 2 and "--max-rounds" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_forcing_2026_07_28_on_a_legacy_only_server_judges_nothing_by_it(tmp_path):
+    # The server answers server/discover with -32601 and a 2026-07-28 tools/list with a legacy
+    # result (no resultType): it never claimed 2026-07-28, so no row is judged by its rules.
+    folder = tmp_path / "run"
+    outcome = run_here(folder, server=fixture_command("--protocol", "2025-11-25"), protocol=MODERN)
+    assert int(outcome.status) == 3
+    got = {r["id"]: r["status"] for r in outcome.results["rows"] if not r["id"].startswith("H")}
+    assert set(got.values()) == {"UNOBTAINABLE"}, got
+    assert "server/discover" in outcome.results["cause"]
+    sent = [e["message"]["method"] for e in wire(folder) if e["dir"] == "out"]
+    assert sent == ["server/discover", "tools/list"]  # one modern request to tell, nothing more

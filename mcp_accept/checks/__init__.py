@@ -204,6 +204,22 @@ def not_offered(ctx: Context, tool: str) -> bool:
     return answered and tool not in ctx.recording.tools
 
 
+def server_capabilities(ctx: Context) -> dict | None:
+    """The capabilities the server declared when the version on the wire was agreed: the
+    ``initialize`` result (legacy) or the ``server/discover`` result (2026-07-28); None
+    when no such answer was recorded, so that nothing is concluded from its absence."""
+    found = None
+    for entry in ctx.recording.entries:
+        message = entry.get("message")
+        if entry.get("step") != "discover" or entry.get("dir") != "in" or not isinstance(message, dict):
+            continue
+        result = message.get("result")
+        if isinstance(result, dict) and isinstance(result.get("capabilities"), dict) \
+                and entry.get("era") in (None, ctx.version):
+            found = result["capabilities"]
+    return found
+
+
 def unlisted_reason(tool: str) -> str:
     return (f"the server lists no tool {tool!r}, and calling it failed: map the rows onto this "
             "server's tools with --profile (mcp-accept profile init writes a first one)")
@@ -250,11 +266,32 @@ def call_outcome(ctx: Context, form: str, check_name: str, layer: str):
         return None, Verdict(check_name, layer, UNOBTAINABLE, f"{unlisted_reason(tool)} ({failure})",
                              step.seqs, rule=APP)
     refused = reply.error is not None or (isinstance(result, dict) and result.get("isError") is True)
+    if refused and needs_task(ctx.recording.tools.get(tool)):
+        # 2025-11-25 basic/utilities/tasks.mdx#tool-level-negotiation: for taskSupport
+        # "required", "clients MUST invoke the tool as a task" and servers MUST refuse a plain
+        # call. This runner makes plain calls only, so the refusal says nothing of the server.
+        return None, Verdict(check_name, layer, UNOBTAINABLE, f"tools/call {tool}: {failure}; the tool "
+                             "declares execution.taskSupport: required (a client must call it as a task, "
+                             "which this runner does not): name another tool", step.seqs, rule=APP)
+    guesses = ctx.profile.guesses(f"tools.{form}.arguments.")
+    if refused and guesses:
+        # The tool refused arguments nobody has checked yet (profile init's placeholders):
+        # that says nothing about the server, so the row waits for real arguments.
+        return None, Verdict(check_name, layer, UNOBTAINABLE, f"tools/call {tool}: {failure}; its arguments "
+                             f"are still guesses of profile init ({'; '.join(guesses[:2])}): give real "
+                             "ones and remove them from guessed:", step.seqs, rule=APP)
     if refused and layer == "wire":
         return None, Verdict(check_name, layer, UNOBTAINABLE, f"tools/call {tool}: {failure}; no item to "
                              "judge", step.seqs, rule=APP)
     return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: {failure}", step.seqs,
                          rule=rule, source=source)
+
+
+def needs_task(tool: dict | None) -> bool:
+    """Whether a listed tool may only be called as a task (``execution.taskSupport: required``,
+    2025-11-25 server/tools.mdx#tool)."""
+    execution = tool.get("execution") if isinstance(tool, dict) else None
+    return isinstance(execution, dict) and execution.get("taskSupport") == "required"
 
 
 def no_answer_is_local(reply) -> bool:

@@ -33,12 +33,13 @@ class NoBody(Exception):
     leaves the check's rule."""
 
     def __init__(self, message: str, status: str = FAIL, seqs: list[int] | None = None,
-                 rule: str | None = None, source: str | None = None):
+                 rule: str | None = None, source: str | None = None, mismatch: bool = False):
         super().__init__(message)
         self.status = status
         self.seqs = seqs or []
         self.rule = rule
         self.source = source
+        self.mismatch = mismatch  # a body is there, but not of the form's body kind
 
     @classmethod
     def of(cls, early: Verdict) -> "NoBody":
@@ -82,7 +83,7 @@ def parse_json(text: str, what: str) -> Any:
     try:
         value = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise NoBody(f"{what} is not JSON ({type(exc).__name__})") from None
+        raise NoBody(f"{what} is not JSON ({type(exc).__name__})", mismatch=True) from None
     if nesting_depth(value) > MAX_DEPTH:
         raise NoBody(f"{what} is JSON nested more than {MAX_DEPTH} levels deep; not compared")
     return value
@@ -107,10 +108,11 @@ def resource_body(container: dict, kind: str, where: str) -> Body:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            raise NoBody(f"{where}: its blob is not UTF-8 text (body: {kind}; say body: bytes)") from None
+            raise NoBody(f"{where}: its blob is not UTF-8 text (body: {kind}; say body: bytes)",
+                         mismatch=True) from None
     if kind == "text":
         return Body(kind, text, where, mime)
-    return Body(kind, parse_json(text, where), where, mime)
+    return Body(kind, parse_json(text, f"{where} (mimeType {mime})" if mime else where), where, mime)
 
 
 def link_uri(ctx: Context) -> str | None:
@@ -145,7 +147,21 @@ def link_contents(ctx: Context) -> dict:
 
 
 def bodies(ctx: Context, form: str) -> tuple[list[Body], list[int]]:
-    """The candidate bodies a form carries (at least one), with the wire entries they came from."""
+    """The candidate bodies a form carries (at least one), with the wire entries they came from.
+
+    A body that is not of the form's kind fails the profile's rule (app), unless that kind
+    is still a guess of ``profile init`` (``guessed: tools.<form>.body``): then nobody has
+    said what the body should be, and the row cannot be established until someone does."""
+    try:
+        return _bodies(ctx, form)
+    except NoBody as exc:
+        guess = ctx.profile.guesses(f"tools.{form}.body")
+        if exc.mismatch and exc.status == FAIL and guess:
+            raise NoBody(f"{exc}; {guess[0]}", UNOBTAINABLE, exc.seqs, APP, mismatch=True) from None
+        raise
+
+
+def _bodies(ctx: Context, form: str) -> tuple[list[Body], list[int]]:
     kind = ctx.profile.body(form)
     if form == "link":
         item = link_contents(ctx)
@@ -153,7 +169,7 @@ def bodies(ctx: Context, form: str) -> tuple[list[Body], list[int]]:
         try:
             return [resource_body(item, kind, "the link's body")], seqs
         except NoBody as exc:
-            raise NoBody(str(exc), exc.status, seqs) from None
+            raise NoBody(str(exc), exc.status, seqs, mismatch=exc.mismatch) from None
     result, early = call_outcome(ctx, form, "", "meaning")
     if early:
         raise NoBody.of(early)
@@ -164,6 +180,7 @@ def bodies(ctx: Context, form: str) -> tuple[list[Body], list[int]]:
         return [Body("json", result["structuredContent"], "structuredContent")], seqs
     found: list[Body] = []
     problems: list[str] = []
+    mismatched: list[bool] = []  # per problem: a body of another kind (not a missing one)
     if form == "text":
         texts = [i["text"] for i in content_items(result, "text") if isinstance(i.get("text"), str)]
         if not texts:
@@ -179,6 +196,7 @@ def bodies(ctx: Context, form: str) -> tuple[list[Body], list[int]]:
                     found.append(Body(kind, parse_json(text, where), where))
                 except NoBody as exc:
                     problems.append(str(exc))
+                    mismatched.append(exc.mismatch)
     else:
         for item in content_items(result, "resource"):
             res = item.get("resource")
@@ -188,12 +206,13 @@ def bodies(ctx: Context, form: str) -> tuple[list[Body], list[int]]:
                     found.append(resource_body(res, kind, where))
                 except NoBody as exc:
                     problems.append(str(exc))
+                    mismatched.append(exc.mismatch)
         if not found and not problems:
             raise NoBody("content holds no embedded resource with a body", seqs=seqs)
     if not found:
         hint = " (for prose or another document that is not JSON, give the form body: text)" \
             if kind == "json" and form == "text" else ""
-        raise NoBody("; ".join(problems[:3]) + hint, seqs=seqs)
+        raise NoBody("; ".join(problems[:3]) + hint, seqs=seqs, mismatch=all(mismatched))
     return found, seqs
 
 

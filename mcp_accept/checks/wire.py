@@ -11,7 +11,7 @@ import binascii
 import re
 
 from mcp_accept.checks import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict,
-                               call_outcome, check, content_items, spec_for)
+                               call_outcome, check, content_items, server_capabilities, spec_for)
 from mcp_accept.checks.errors import DELIBERATELY_INVALID
 from mcp_accept.protocol import INPUT_REQUIRED_METHODS
 from mcp_accept.schemas import MODERN, SchemaUnavailable
@@ -465,6 +465,18 @@ def unknown_uri_error(ctx: Context) -> Verdict:
     source = spec_for(ctx.version, *NOT_FOUND)
     words = ("2026-07-28: servers MUST return -32602" if modern else
              f"{ctx.version or 'this version'}: servers SHOULD return -32002")
+    capabilities = server_capabilities(ctx)
+    if capabilities is not None and "resources" not in capabilities and reply.message is not None:
+        # server/resources.mdx#capabilities (every version): "Servers that support resources
+        # MUST declare the resources capability". One that declares none does not offer
+        # resources/read at all (JSON-RPC's -32601 is its plain answer), so the not-found rule,
+        # which binds servers that serve resources, has nothing to judge. (An unanswered
+        # request is still judged below: JSON-RPC answers every request.)
+        answered = (f"error {reply.error.get('code')}" if isinstance(reply.error, dict)
+                    else "a result" if reply.has_result else reply.describe_failure())
+        return Verdict(name, "wire", UNOBTAINABLE, f"the server declares no resources capability, so "
+                       f"it serves no resources to be missing (resources/read {uri} gave {answered})",
+                       step.seqs, rule=APP)
 
     def failed(text: str) -> Verdict:
         return Verdict(name, "wire", FAIL, f"resources/read {uri} {text} ({words})", step.seqs,
