@@ -166,3 +166,21 @@ def test_every_wire_and_type_check_names_its_rule(tmp_path):
         if found.layer in ("wire", "type"):
             assert found.rule in RULES, name
             assert found.rule == "app" or found.source is not None, name
+
+
+@pytest.mark.parametrize("fail_on, code", [("must", 1), ("should", 1), ("app", 1)])
+def test_a_must_break_makes_exit_1_whatever_fail_on_says(tmp_path, fail_on, code):
+    folder = tmp_path / fail_on
+    proc = run_cli("run", "--server", server("--defect", "bad-link-uri"), "--out", str(folder), *FAST,
+                   "--fail-on", fail_on)
+    assert proc.returncode == code, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert load_results(folder)["failures_by_rule"]["must"] >= 1
+
+
+def test_only_a_should_break_exits_0_under_fail_on_must_and_1_under_should(tmp_path):
+    codes = {}
+    for fail_on in ("must", "should"):
+        proc = run_cli("run", "--server", server("--defect", "bad-link-scheme"), "--out", str(tmp_path / fail_on),
+                       *FAST, "--fail-on", fail_on)
+        codes[fail_on] = proc.returncode
+    assert codes == {"must": 0, "should": 1}
