@@ -24,7 +24,7 @@ from mcp_accept.checks import FAIL, PENDING, UNOBTAINABLE, breaks_threshold
 from mcp_accept.checks.sdk import start_worker
 from mcp_accept.bounded import DeadlinePassed, hard_deadline, judging_deadline
 from mcp_accept.errors import ExitStatus, InputError, InternalError, ServerError, write_crash_report
-from mcp_accept.evidence import Redactor, compact_size, utc_now
+from mcp_accept.evidence import Redactor, compact_size, durable_only, utc_now
 from mcp_accept.protocol import Session
 from mcp_accept.results import build, keep_observed, load_previous, row_entry, row_seconds, write, write_row_files
 from mcp_accept.runner import Recorder, Recording, RowResult, judge
@@ -93,7 +93,8 @@ def prepare_folder(folder: Path) -> Path:
     return folder
 
 
-def observed_conditions(recording: Recording, transport_name: str, folder: Path, started: str) -> dict:
+def observed_conditions(recording: Recording, transport_name: str, folder: Path, started: str,
+                        sizes: dict | None = None) -> dict:
     info = recording.negotiation.server_info or {}
     out: dict = {
         "transport": transport_name,
@@ -109,10 +110,10 @@ def observed_conditions(recording: Recording, transport_name: str, folder: Path,
         out["resource_read_route"] = "resources/read"
     if isinstance(info.get("name"), str):
         out["server_name"] = info["name"]
-    sizes = []
+    known, sizes = sizes, []
     for name, step in recording.steps.items():
         if name.startswith("call:") and step.reply is not None and step.reply.has_result:
-            sizes.append(compact_size(step.reply.result))  # counted without serialising it whole
+            sizes.append(compact_size(step.reply.result, known))  # as the wire log counted it, or piece by piece
     if sizes:
         out["result_size_utf8_bytes"] = max(sizes)
     return out
@@ -380,6 +381,57 @@ def _interrupted_outcome(opts, folder, sheet, profile, given, redactor) -> RunOu
                           transport, store, utc_now(), redactor, None, interrupted=True, lang=opts.lang)
 
 
+def _warm_up() -> threading.Thread:
+    """Import what judging and writing the run folder need (the checks' modules, the schema
+    validators, Jinja and the sheet's template: about 0.3 s) on a thread, while this one
+    waits for the server to start and to answer. The verdicts do not depend on it: every
+    module would be imported the same way on first use."""
+
+    def work() -> None:
+        _quick_switches(True)
+        try:
+            from mcp_accept.checks import _load_all
+            from mcp_accept.checks.types import _warm_imports
+
+            _load_all()
+            _warm_imports()
+            from rfc3986_validator import validate_rfc3986
+
+            validate_rfc3986("urn:x", rule="URI")  # the wire layer's URI check compiles its pattern
+
+            from mcp_accept.report import _template
+
+            _template(None, "sheet.md.j2")
+        except Exception:  # the first use imports it again and says what is wrong
+            pass
+        finally:
+            _quick_switches(False)
+
+    thread = threading.Thread(target=work, name="warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+_switches = {"warming": 0, "saved": 0.005}
+_switches_lock = threading.Lock()
+
+
+def _quick_switches(on: bool) -> None:
+    """While a warm-up imports, the threads that carry the run (the one that sends, the
+    readers, an HTTP request's thread) get the interpreter after 0.5 ms, not the default
+    5 ms, each time they wake up; the default comes back when no warm-up is left."""
+    with _switches_lock:
+        if on:
+            if not _switches["warming"]:
+                _switches["saved"] = sys.getswitchinterval()
+                sys.setswitchinterval(min(0.0005, _switches["saved"]))
+            _switches["warming"] += 1
+        else:
+            _switches["warming"] -= 1
+            if not _switches["warming"]:
+                sys.setswitchinterval(_switches["saved"])
+
+
 def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options) -> RunOutcome:
     from mcp_accept.transport.factory import make_transport
 
@@ -410,6 +462,7 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
             rows = unreached_rows(sheet, "interrupted while the server started")
             return _finish(folder, sheet, profile, given, previous, rows, Recording(entries=transport.log.entries),
                            transport, store, started, redactor, None, interrupted=True, lang=opts.lang)
+        warm = _warm_up()
         session = Session(transport, timeout=opts.timeout)
         recorder = Recorder(session, profile, deadline=clock + opts.run_timeout, max_rounds=opts.max_rounds)
         recording = recorder.recording
@@ -444,6 +497,7 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
             transport.log.record("event", event="interrupted", detail="the run was interrupted")
         finally:
             transport.close()
+        warm.join()  # judging forks (bounded.call): no import may be half done in another thread
         if status_override is None:
             try:
                 with judging_deadline(clock + opts.run_timeout):
@@ -482,7 +536,8 @@ def _finish(folder, sheet, profile, given, previous, rows, recording, transport,
 def _write_outcome(folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor,
                    status: ExitStatus | None, *, interrupted: bool, fail_on: str = "app",
                    cause: str | None = None, lang: str = "en") -> RunOutcome:
-    observed = observed_conditions(recording, transport.name, folder, started)
+    log = getattr(transport, "log", None)
+    observed = observed_conditions(recording, transport.name, folder, started, getattr(log, "result_sizes", None))
     conditions = merge_conditions(observed, given, previous)
     entries = [row_entry(r) for r in rows]
     for entry, result in zip(entries, rows):
@@ -500,8 +555,9 @@ def _write_outcome(folder, sheet, profile, given, previous, rows, recording, tra
         results["cause"] = cause
     # redacted before anything cuts or escapes it (a Markdown cell escapes "|")
     results = json.loads(redactor.text(json.dumps(results, ensure_ascii=False)))
-    write_row_files(folder, rows, recording.entries, redactor)
-    write(folder, results, redactor, lang=lang)
+    with durable_only("results.json"):  # one fsync, not one per file (see evidence.durable_only)
+        write_row_files(folder, rows, recording.entries, redactor)
+        write(folder, results, redactor, lang=lang)
     if status is None:
         if interrupted:
             status = ExitStatus.INTERRUPTED

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import json
-import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,6 +89,8 @@ def sdk_info() -> SdkInfo:
     except ImportError as exc:
         return SdkInfo(False, version, f"mcp {version} lacks the client this layer drives "
                                        f"(mcp>=2.3 is needed; {INSTALL_HINT}): {exc}")
+    import logging
+
     logger = logging.getLogger("mcp")
     if not logger.handlers:
         # The SDK logs what it refuses; the verdicts carry that, so keep the terminal quiet.
@@ -152,9 +153,17 @@ def _plain(params: Any) -> dict:
     return {k: v for k, v in params.items() if k != "_meta"}
 
 
-def _without_id(message: dict) -> str:
-    """A recorded response as compact JSON text without its id (the replay gives it the SDK's)."""
-    return json.dumps({k: v for k, v in message.items() if k != "id"}, ensure_ascii=False, separators=(",", ":"))
+def _without_id(message: dict) -> dict:
+    """A recorded response without its id (the replay gives it the SDK's). A shallow copy:
+    the answer is turned into text only where it is read (:class:`Answers`) or handed over
+    (:func:`write_job`), and a large one is never held as text by the run."""
+    return {k: v for k, v in message.items() if k != "id"}
+
+
+def _answer_text(answer: dict | str) -> str:
+    if isinstance(answer, str):
+        return answer
+    return json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
 
 
 def _with_id(text: str, request_id: Any) -> str:
@@ -162,8 +171,8 @@ def _with_id(text: str, request_id: Any) -> str:
     return head + "}" if text == "{}" else head + "," + text[1:]
 
 
-def recorded_answers(recording) -> list[tuple[str, dict, str]]:
-    """(method, plain params, response text) of each request of the run the server answered."""
+def recorded_answers(recording) -> list[tuple[str, dict, dict]]:
+    """(method, plain params, response without its id) of each request of the run the server answered."""
     requests: dict[str, dict] = {}
     pairs = []
     for entry in recording.entries:
@@ -184,7 +193,7 @@ class Answers:
     """The server's recorded responses (JSON text), looked up by method and parameters."""
 
     def __init__(self, pairs):
-        self.pairs = [(method, params, text) for method, params, text in pairs]
+        self.pairs = [(method, params, _answer_text(answer)) for method, params, answer in pairs]
 
     def find(self, method: str, params: dict) -> str | None:
         wanted = _plain(params)
@@ -515,12 +524,33 @@ class Worker:
 
     def replay(self, job: dict) -> Replay:
         import subprocess
+        import threading
 
         steps = len(job["steps"]) + 3  # the handshake, a listing, maybe a second listing
         limit = 60 + 2 * job["timeout"] * steps  # the SDK's import, then every wait bounded by _attempt
         err = b""
+        # The job is written by a thread, piece by piece, while communicate() waits (bounded)
+        # for the answer: the worker reads it only once the SDK is imported.
+        stdin, self.proc.stdin = self.proc.stdin, None
+        failed: list[BaseException] = []
+
+        def feed() -> None:
+            try:
+                with stdin:
+                    write_job(stdin, job)
+            except BrokenPipeError:
+                pass  # the worker ended early: what it wrote on stderr says why
+            except BaseException as exc:  # noqa: BLE001 - raised below, in the caller's thread
+                failed.append(exc)
+
+        feeder = threading.Thread(target=feed, name="sdk-job", daemon=True)
+        feeder.start()
         try:
-            out, err = self.proc.communicate(encode_job(job), timeout=limit)
+            out, err = self.proc.communicate(timeout=limit)
+            feeder.join()
+            if failed:
+                err = b""
+                raise failed[0]
             result, self.peak_rss = decode_replay(out)
             return result
         except subprocess.TimeoutExpired:
@@ -538,18 +568,37 @@ class Worker:
         self.proc.wait()
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except (OSError, ValueError):
                 pass
 
 
-# One line of JSON for the job without its answers' text, then one line per answer's text
-# (compact JSON has no raw line break), so that the largest answer is never re-encoded.
-def encode_job(job: dict) -> bytes:
+# One line of JSON for the job without its answers, then one line per answer (compact JSON
+# has no raw line break). An answer is written in pieces (evidence.compact_pieces): a 16 MiB
+# result is never held whole as text, nor as bytes, by the run.
+def write_job(stream, job: dict) -> None:
+    from mcp_accept.evidence import compact_pieces
+
     head = {**job, "answers": [[method, params] for method, params, _ in job["answers"]]}
-    lines = [json.dumps(head, ensure_ascii=False, separators=(",", ":"))]
-    lines += [text for _, _, text in job["answers"]]
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    stream.write(json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+    for _, _, answer in job["answers"]:
+        if isinstance(answer, str):
+            stream.write(answer.encode("utf-8"))
+        else:
+            for piece in compact_pieces(answer):
+                stream.write(piece.encode("utf-8"))
+        stream.write(b"\n")
+    stream.flush()
+
+
+def encode_job(job: dict) -> bytes:
+    """The job as :func:`write_job` writes it, in one piece."""
+    import io
+
+    buffer = io.BytesIO()
+    write_job(buffer, job)
+    return buffer.getvalue()
 
 
 def read_job(stream) -> dict | None:
@@ -557,7 +606,12 @@ def read_job(stream) -> dict | None:
     if not first:
         return None
     job = json.loads(first)
-    texts = [stream.readline().decode("utf-8").rstrip("\n") for _ in job["answers"]]
+    texts = []
+    for _ in job["answers"]:
+        line = stream.readline()
+        end = len(line) - 1 if line.endswith(b"\n") else len(line)
+        texts.append(str(memoryview(line)[:end], "utf-8"))  # no copy of the bytes without the newline
+        del line
     job["answers"] = [(method, params, text) for (method, params), text in zip(job["answers"], texts)]
     return job
 
@@ -612,6 +666,12 @@ def _verdict(ctx: Context, name: str, step: str, *, want_error: bool = False) ->
                        seqs)
     if outcome.accepted:
         return Verdict(name, LAYER, PASS, f"{who} {outcome.detail} ({what}, {result.protocol_version})", seqs)
+    reply = ctx.step(step).reply if ctx.step(step) else None
+    if step in CALL_STEPS and outcome.error == "MCPError" and reply is not None and reply.error is not None:
+        # The server answered the call with a JSON-RPC error (e.g. a tool it does not list), and
+        # the SDK raised it, as a client should: there was no result for it to take or refuse.
+        return Verdict(name, LAYER, UNOBTAINABLE, f"{who} raised the server's JSON-RPC error on {what} "
+                       f"({result.protocol_version}): {outcome.detail}; no result to replay", seqs)
     return Verdict(name, LAYER, FAIL, f"{who} raised on {what} ({result.protocol_version}): {outcome.detail}",
                    seqs)
 
