@@ -271,7 +271,7 @@ def verify(
     json_: bool = typer.Option(False, "--json", help="Print verify.json on stdout instead of the table."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print only the summary line (and errors)."),
 ) -> None:
-    """Run the fixture in every break mode and both eras; show each check catches its defect."""
+    """Run the fixture in every break mode and every protocol version (2026-07-28, 2025-11-25, 2025-06-18); show each check catches its defect."""
     from mcp_accept.console import Progress
     from mcp_accept.verify import VerifyOptions, print_verify, verify as do_verify
 
