@@ -107,6 +107,14 @@ def _outcome(answer: dict | None) -> dict:
     return {"outcome": "result"}
 
 
+def _exchange(request: dict, answer: dict | None) -> dict:
+    """A request and how it was answered, with the wire entries of both."""
+    out = {"request_seq": request["seq"], "t": request.get("t"), "ms": request.get("ms"), **_outcome(answer)}
+    if answer is not None:
+        out["answer_seq"] = answer["seq"]
+    return out
+
+
 def _forms(result: Any) -> list[str]:
     """The carriers a tools/call result holds: text, structured, embedded, link."""
     if not isinstance(result, dict):
@@ -180,11 +188,7 @@ def derive(entries: list[dict], transport: str) -> dict:
                 if isinstance(tool, dict) and isinstance(tool.get("name"), str):
                     tools_listed.setdefault(tool["name"], []).append(answer["seq"])
         elif method == "tools/call":
-            call = {"tool": params.get("name"), "request_seq": seq, "t": request.get("t"),
-                    "ms": request.get("ms")}
-            call.update(_outcome(answer))
-            if answer is not None:
-                call["answer_seq"] = answer["seq"]
+            call = {"tool": params.get("name"), **_exchange(request, answer)}
             if result is not None:
                 call["size_utf8_bytes"] = compact_size(result)  # counted as `run` counts it
                 call["forms"] = _forms(result)
@@ -194,11 +198,7 @@ def derive(entries: list[dict], transport: str) -> dict:
                                  if isinstance(c, dict) and c.get("type") == "resource_link"]
             calls.append(call)
         elif method == "resources/read":
-            read = {"uri": params.get("uri"), "request_seq": seq, "t": request.get("t"),
-                    "ms": request.get("ms")}
-            read.update(_outcome(answer))
-            if answer is not None:
-                read["answer_seq"] = answer["seq"]
+            read = {"uri": params.get("uri"), **_exchange(request, answer)}
             if result is not None:
                 contents = [c for c in result.get("contents") or [] if isinstance(c, dict)]
                 read["contents"] = len(contents)
