@@ -41,6 +41,7 @@ import platform
 import re
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -119,6 +120,21 @@ class Bench:
         self.count = 0
         self.cli = self._cli()
         self.failures: list[str] = []
+        # The sdk layer's replay process stays warm between runs (mcp_accept.checks.sdk_warm):
+        # this invocation keeps its own, in a folder of its own, and ends it at the end. A short
+        # path: a Unix socket's has a limit of 107 bytes.
+        self.runtime = Path(tempfile.mkdtemp(prefix="mcpa-"))
+        os.environ["XDG_RUNTIME_DIR"] = str(self.runtime)
+        compile_package()
+
+    def close(self) -> None:
+        from mcp_accept.checks.sdk_warm import end_processes
+
+        for pid in end_processes(str(self.runtime / "mcp-accept")):
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(self.runtime, ignore_errors=True)
+        if not self.args.keep:
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
     # -- running things --------------------------------------------------------------------
     def _cli(self) -> list[str]:
@@ -131,9 +147,10 @@ class Bench:
         self.count += 1
         return str(self.tmp / f"{label}-{self.count}")
 
-    def time(self, argv: list[str], label: str, ok=(0,)) -> float:
+    def time(self, argv: list[str], label: str, ok=(0,), env: dict | None = None) -> float:
         start = time.perf_counter()
-        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=self.tmp)
+        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=self.tmp,
+                              env={**os.environ, **env} if env else None)
         elapsed = time.perf_counter() - start
         if done.returncode not in ok:
             tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
@@ -226,6 +243,11 @@ class Bench:
                 pairs.append((measured[name], lambda extra=extra, name=name: self.time(
                     self.cli + ["run", *target, *extra, "--out", self.folder(f"{key}-{name}")],
                     f"run {name} ({transport})")))
+            cold = []
+            if sdk:  # every run starting its own replay process, as the first run of a session does
+                pairs.append((cold, lambda: self.time(
+                    self.cli + ["run", *target, "--out", self.folder(f"{key}-cold")], f"run cold ({transport})",
+                    env={WARM_ENV: "0"})))
             self.rounds(*pairs)
         finally:
             if server is not None:
@@ -245,6 +267,11 @@ class Bench:
             Row(f"{key}4", f"full sheet over {over}: every layer, against the raw client",
                 "mcp-accept run", "raw JSON-RPC client", "s", list(full), list(raw)),
         ]
+        if cold:
+            rows.append(Row(f"{key}5", f"full sheet over {over}: every layer, no replay process kept warm "
+                            f"(`{WARM_ENV}=0`, what the first run of a session costs), against the same run "
+                            "without the sdk layer", "mcp-accept run", "the same, wire/type/meaning only", "s",
+                            cold, list(three)))
         return rows
 
     def large(self, sheets: dict) -> list[Row]:
@@ -381,9 +408,21 @@ class Bench:
 
 
 SHEET_LABELS = {"full": "default sheet, every layer", "three": "default sheet, wire/type/meaning only"}
+WARM_ENV = "MCP_ACCEPT_SDK_WARM"
 # (wall time against json.loads, peak RSS against the payload) of the 16 MiB result, per sheet
 LARGE_LIMITS = {"full": (12, 10), "three": (8, 6)}
 OFF = ("off", "0", "no", "false")
+
+
+def compile_package() -> None:
+    """Write mcp-accept's bytecode, as ``pip install`` does: from a checkout (an editable
+    install) it is otherwise written by the first run, or never, under
+    PYTHONDONTWRITEBYTECODE, and every run would compile the modules it imports."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("mcp_accept")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        subprocess.run([PY, "-m", "compileall", "-q", folder], stdout=subprocess.DEVNULL, check=False)
 
 
 def sdk_layer_state(sdk_installed: bool) -> str:
@@ -448,8 +487,7 @@ def main(argv=None) -> int:
     try:
         rows = bench.run()
     finally:
-        if not args.keep:
-            shutil.rmtree(bench.tmp, ignore_errors=True)
+        bench.close()
     command = "python benchmarks/bench.py" + "".join(
         f" {flag} {value}" for flag, value in (("--repeat", args.repeat), ("--large-mib", args.large_mib),
                                                ("--fleet", args.fleet), ("--jobs", args.jobs),

@@ -6,7 +6,8 @@
 
 At exit the process's peak RSS (``getrusage(RUSAGE_SELF)``, so the servers it starts are
 not counted) is written to RSS_FILE in bytes, followed by the peak RSS of the sdk layer's
-replay process when the run used one (``mcp_accept.checks.sdk.Worker.peak_rss``), else 0.
+replay process when the run used one (``mcp_accept.checks.sdk.Worker.peak_rss``, or
+``WarmWorker.peak_rss`` for the child of a warm replay process), else 0.
 """
 
 from __future__ import annotations
@@ -29,23 +30,26 @@ def _write_peak(path: str) -> None:
 
 
 def _watch_sdk_worker() -> None:
-    """Note the peak RSS the sdk layer's replay process reports with its answer."""
+    """Note the peak RSS the sdk layer's replay process reports with its answer (a process
+    of the run's own, or the child of the warm one that replayed it)."""
     try:
         from mcp_accept.checks import sdk
     except ImportError:
         return
-    worker = getattr(sdk, "Worker", None)
-    if worker is None:
-        return
-    replay = worker.replay
+    for name in ("Worker", "WarmWorker"):
+        kind = getattr(sdk, name, None)
+        if kind is not None:
+            kind.replay = _watched(kind.replay)
 
+
+def _watched(replay):
     def watched(self, job):
         try:
             return replay(self, job)
         finally:
             WORKER_PEAKS.append(int(getattr(self, "peak_rss", 0) or 0))
 
-    worker.replay = watched
+    return watched
 
 
 def main() -> None:

@@ -156,14 +156,14 @@ def run(
     try:
         from mcp_accept.evidence import Redactor
         from mcp_accept.execute import url_secrets
+        from mcp_accept.untrusted import console_text
 
         shown = Redactor(url_secrets(url)).text(url) if url else None  # no password or token on screen
-        with env.waiting(f"running the sheet against {console_safe(shown or server or 'the built-in fixture')}..."):
+        with env.waiting(lambda: f"running the sheet against {console_text(shown or server or 'the built-in fixture')}..."):
             outcome = do_run(opts)
     except (InputError, ServerError, InternalError) as exc:
         raise fail(exc)
     from mcp_accept.execute import condition_warnings
-    from mcp_accept.untrusted import console_results
 
     for warning in condition_warnings(outcome.results):
         typer.echo(f"mcp-accept: warning: {console_safe(warning)}", err=True)
@@ -173,7 +173,7 @@ def run(
     if json_:
         env.print_json(outcome.results)
     elif not outcome.results.get("cause"):
-        print_run(console_results(outcome.results), console_safe(str(outcome.folder)), env)
+        print_run(outcome.results, str(outcome.folder), env)
     raise typer.Exit(int(outcome.status))
 
 
@@ -487,9 +487,11 @@ def profile_init(
 
 
 def console_safe(text: str) -> str:
-    from mcp_accept.untrusted import console_text
+    """A line of ours quoting a server's or a user's text, for typer.echo (no markup): one
+    line, every control character and escape made visible."""
+    from mcp_accept.untrusted import plain_line
 
-    return console_text(text)
+    return plain_line(text)
 
 
 def _internal_error(exc: BaseException) -> None:

@@ -16,9 +16,10 @@ import json
 import os
 import shutil
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 STYLES = {"PASS": "green", "FAIL": "bold red", "UNOBTAINABLE": "yellow", "PENDING": "dim"}
 QUIET, NORMAL, VERBOSE = -1, 0, 1
@@ -105,11 +106,14 @@ class Environment:
         self.stdout.flush()
 
     @contextlib.contextmanager
-    def waiting(self, text: str):
-        """A spinner on stderr while something waits; only on a terminal, and not when quiet."""
+    def waiting(self, text: "str | Callable[[], str]"):
+        """A spinner on stderr while something waits; only on a terminal, and not when quiet.
+        ``text`` may be a function, called only when there is a spinner to label."""
         if not self.stderr_isatty or self.quiet:
             yield None
             return
+        if callable(text):
+            text = text()
         with self.console(err=True).status(text, spinner="dots") as status:
             yield status
 
@@ -123,36 +127,101 @@ def default_environment(verbosity: int = NORMAL) -> Environment:
 
 def print_run(results: dict, folder: Path | str, env: Environment | None = None) -> None:
     """The rows as a table (reasons wrap inside the last column), then the summary line.
-    Quiet: the summary line only. Verbose: each row's checks below it."""
-    from rich.table import Table
+    Quiet: the summary line only. Verbose: each row's checks below it. ``results`` as the
+    run wrote them: each way of printing makes the server's text safe for itself (rich
+    markup escaped on a terminal, control characters made visible everywhere)."""
+    from mcp_accept.untrusted import console_text, plain_line
 
     env = env or default_environment()
+    summary = summary_line(results, folder)
     if env.quiet:
-        env.echo(summary_line(results, folder))
+        env.echo(plain_line(summary))
         return
-    # ``results`` comes escaped for rich (mcp_accept.untrusted.console_results)
     c = results["conditions"]
-    table = Table(title=f"mcp-accept: {c.get('server_name') or 'server'} ({c.get('transport')}, "
-                        f"{c.get('protocol_version_on_wire') or 'no version'})",
-                  title_justify="center" if env.stdout_isatty else "left",
-                  box=env.box(), show_edge=env.stdout_isatty, pad_edge=env.stdout_isatty, expand=False)
-    table.add_column("id", no_wrap=True)
-    table.add_column("kind", no_wrap=True)
-    table.add_column("status", no_wrap=True)
-    table.add_column("reason", overflow="fold", ratio=1)
+    title = (f"mcp-accept: {c.get('server_name') or 'server'} ({c.get('transport')}, "
+             f"{c.get('protocol_version_on_wire') or 'no version'})")
+    rows = []
     for row in results["rows"]:
         reason = row.get("reason") or ""
         if len(reason) > 400 and not env.verbose:  # the whole of it is in results.json
             reason = reason[:397] + "..."
-        status = row["status"]
-        table.add_row(row["id"], row["kind"], f"[{STYLES.get(status, '')}]{status}[/]", reason)
+        rows.append((row["id"], row["kind"], row["status"], reason))
         if env.verbose:
             for check in row.get("checks") or []:
                 where = f", {check['source']}" if check.get("source") else ""
-                table.add_row("", "", "", f"- {check['check']} ({check['layer']}, {check['rule']}"
-                                          f"{where}): {check['status']}")
+                rows.append(("", "", "", f"- {check['check']} ({check['layer']}, {check['rule']}"
+                                         f"{where}): {check['status']}"))
+    if not env.stdout_isatty:  # plain columns: no need for rich (50 ms of every piped run)
+        table = [("id", "kind", "status", "reason")] + [tuple(plain_line(cell) for cell in r) for r in rows]
+        env.stdout.write(plain_line(title) + "\n" + "".join(line + "\n" for line in plain_columns(table, env.width)))
+        env.echo(plain_line(summary))
+        return
+    from rich.table import Table
+
+    table = Table(title=console_text(title), title_justify="center", box=env.box(), expand=False)
+    table.add_column("id", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("reason", overflow="fold", ratio=1)
+    for ident, kind, status, reason in rows:
+        shown = f"[{STYLES.get(status, '')}]{status}[/]" if status else ""
+        table.add_row(console_text(ident), console_text(kind), shown, console_text(reason))
     env.show(table)
-    env.console().print(summary_line(results, folder), soft_wrap=True)
+    env.console().print(console_text(summary), soft_wrap=True)
+
+
+def cell_width(text: str) -> int:
+    """Columns ``text`` takes on a terminal: East Asian wide and full-width characters take
+    two, combining marks none."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)
+
+
+def _fold(word: str, width: int) -> list[str]:
+    """``word`` cut into pieces of at most ``width`` columns."""
+    pieces, piece, used = [], "", 0
+    for ch in word:
+        w = cell_width(ch)
+        if used + w > width and piece:
+            pieces.append(piece)
+            piece, used = "", 0
+        piece, used = piece + ch, used + w
+    return pieces + [piece] if piece else pieces
+
+
+def wrap_cells(text: str, width: int) -> list[str]:
+    """``text`` wrapped at spaces into lines of at most ``width`` columns; a word longer
+    than a line is cut."""
+    lines, line, used = [], "", 0
+    for word in text.split():
+        w = cell_width(word)
+        if line and used + 1 + w <= width:
+            line, used = f"{line} {word}", used + 1 + w
+            continue
+        if line:
+            lines.append(line)
+        line, used = "", 0
+        if w > width:
+            *full, word = _fold(word, width)
+            lines.extend(full)
+            w = cell_width(word)
+        line, used = word, w
+    return lines + [line] if line or not lines else lines
+
+
+def plain_columns(rows: list[tuple[str, ...]], width: int, gap: int = 2) -> list[str]:
+    """Rows as plain text columns within ``width``: every column but the last as wide as its
+    widest cell, the last wrapped into what is left (at least 20 columns)."""
+    widths = [max(cell_width(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    last = max(20, width - sum(widths) - gap * len(widths))
+    out = []
+    for row in rows:
+        lead = "".join(cell + " " * (w - cell_width(cell) + gap) for cell, w in zip(row, widths))
+        for n, part in enumerate(wrap_cells(row[-1], last)):
+            out.append(((lead if n == 0 else " " * len(lead)) + part).rstrip())
+    return out
 
 
 def summary_line(results: dict, folder: Path | str) -> str:

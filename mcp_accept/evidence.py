@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -241,6 +240,8 @@ def _replace(path: Path, fill) -> None:
     """Build a temporary file beside ``path`` with ``fill(fd, tmp)``, then rename it into place,
     so readers see the old file or the new one, never half; on any failure nothing is left."""
     path = Path(path)
+    import tempfile  # here, not above: 1.4 MiB a run carries through its largest answer otherwise
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -381,27 +381,31 @@ def _interrupted_outcome(opts, folder, sheet, profile, given, redactor) -> RunOu
                           transport, store, utc_now(), redactor, None, interrupted=True, lang=opts.lang)
 
 
-def _warm_up() -> threading.Thread:
-    """Import what judging and writing the run folder need (the checks' modules, the schema
-    validators, Jinja and the sheet's template: about 0.3 s) on a thread, while this one
-    waits for the server to start and to answer. The verdicts do not depend on it: every
-    module would be imported the same way on first use."""
+def _warm_up(report: bool = False) -> threading.Thread:
+    """Import what judging needs (the checks' modules, jsonschema-rs, the URI pattern: about
+    0.15 s) on a thread, while this one waits for the server to start and to answer; with
+    ``report``, what writing the run folder needs (Jinja and the sheet's template), started
+    once the recording is over, while the server is asked to exit. Jinja waits until then
+    because it maps OpenSSL (through hashlib), memory a run would otherwise carry through
+    its largest answer. The verdicts do not depend on it: every module would be imported
+    the same way on first use."""
 
     def work() -> None:
         _quick_switches(True)
         try:
+            if report:
+                from mcp_accept.report import _template
+
+                _template(None, "sheet.md.j2")
+                return
             from mcp_accept.checks import _load_all
             from mcp_accept.checks.types import _warm_imports
 
             _load_all()
-            _warm_imports()
+            _warm_imports(compiled_only=True)  # the Python validator only when a result is not valid
             from rfc3986_validator import validate_rfc3986
 
             validate_rfc3986("urn:x", rule="URI")  # the wire layer's URI check compiles its pattern
-
-            from mcp_accept.report import _template
-
-            _template(None, "sheet.md.j2")
         except Exception:  # the first use imports it again and says what is wrong
             pass
         finally:
@@ -497,7 +501,13 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
             transport.log.record("event", event="interrupted", detail="the run was interrupted")
         finally:
             transport.close()
+            late = _warm_up(report=True)
         warm.join()  # judging forks (bounded.call): no import may be half done in another thread
+        late.join()
+        if status_override is None and not interrupted and sdk_worker is not None:
+            from mcp_accept.checks.sdk import hand_over
+
+            hand_over(recording)  # the SDK replays in its process while this one judges
         if status_override is None:
             try:
                 with judging_deadline(clock + opts.run_timeout):

@@ -248,6 +248,9 @@ def _warm_up(layers: set[str]) -> None:
     from mcp_accept.transport import stdio  # noqa: F401
 
     _load_all()
+    from mcp_accept.checks.types import _warm_imports
+
+    _warm_imports()  # the Python validator too: forked workers share it, one run alone imports it when needed
     try:
         import jinja2  # noqa: F401  (sheet.md)
     except ImportError:

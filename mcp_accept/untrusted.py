@@ -40,17 +40,6 @@ def console_text(text: Any) -> str:
     return escape(plain_line(text))
 
 
-def console_results(results: Any) -> Any:
-    """A copy of ``results`` for printing: every string passed through :func:`console_text`."""
-    if isinstance(results, dict):
-        return {key: console_results(value) for key, value in results.items()}
-    if isinstance(results, list):
-        return [console_results(value) for value in results]
-    if isinstance(results, str):
-        return console_text(results)
-    return results
-
-
 def markdown_cell(value: Any) -> str:
     """Text safe inside a Markdown table cell: one line, no raw HTML (``<``, ``>``, ``&``
     escaped), pipes and backticks escaped, control characters made visible."""

@@ -11,10 +11,10 @@ import pytest
 
 from conftest import fixture_command, load_results, run_cli
 
-from mcp_accept.console import QUIET, VERBOSE, Environment, print_run
+from mcp_accept.console import QUIET, VERBOSE, Environment, cell_width, print_run
 from mcp_accept.i18n import translate_reason, untranslated_parts
 from mcp_accept.report import render_run
-from mcp_accept.untrusted import console_results, markdown_cell
+from mcp_accept.untrusted import markdown_cell
 
 BOX = set("┏┃━┡│└┳╇┩┗┛┓─")
 
@@ -33,7 +33,7 @@ def runs(tmp_path_factory):
 
 def printed(results, **facts) -> str:
     out = io.StringIO()
-    print_run(console_results(results), "runs/x", Environment(stdout=out, stderr=io.StringIO(), **facts))
+    print_run(results, "runs/x", Environment(stdout=out, stderr=io.StringIO(), **facts))
     return out.getvalue()
 
 
@@ -47,6 +47,20 @@ def test_piped_tables_have_no_box_drawing_and_fit_80_columns(runs):
     for row in load_results(runs[1])["rows"]:
         assert re.search(rf"^{row['id']}\s+{row['kind']}\s+{row['status']}", text, flags=re.M), row["id"]
     assert "total == length(hits) gave false, not true" in " ".join(text.split())
+
+
+def test_piped_tables_show_a_servers_text_as_it_is_and_wrap_wide_characters(runs):
+    results = load_results(runs[1])
+    results["conditions"]["server_name"] = "[bold]srv\x1b[31m"
+    results["rows"][0]["reason"] = "検索結果の構造化コンテンツが出力スキーマに合わない" * 3 + " [link=x]y[/link]"
+    text = printed(results, stdout_isatty=False, width=60)
+    assert text.startswith("mcp-accept: [bold]srv\\x1b[31m (")  # no markup escape, the escape made visible
+    assert "[link=x]y[/link]" in text and "\\[" not in text
+    lines = text.splitlines()[:-1]
+    assert all(cell_width(line) <= 60 for line in lines), max(lines, key=cell_width)
+    first = [line for line in lines if "検索" in line]
+    assert len(first) >= 3 and first[0].startswith("W01  ")  # the wide reason wrapped in its column
+    assert all(line.startswith(" " * first[0].index("検")) for line in first[1:])
 
 
 def test_a_terminal_gets_boxes(runs):

@@ -307,3 +307,51 @@ def test_a_replay_process_that_fails_is_reported_not_raised():
     assert result.connect.accepted is None  # the sdk verdicts become UNOBTAINABLE, with the reason
     assert "replay process failed: RuntimeError: gone" in result.connect.detail
     assert dying.poll() is not None
+
+
+class _Counting:
+    """A jsonschema validator that counts the walks made with it."""
+
+    def __init__(self, schema):
+        from jsonschema.validators import validator_for
+
+        self.inner = validator_for(schema)(schema)
+        self.META_SCHEMA = self.inner.META_SCHEMA
+        self.walks = 0
+
+    def iter_errors(self, instance):
+        self.walks += 1
+        return self.inner.iter_errors(instance)
+
+
+@pytest.mark.parametrize("schema, instance, walked", [
+    ({"type": "object", "properties": {"total": {"type": "integer"}}, "required": ["total"]}, {"total": 2}, 0),
+    # invalid: the SDK's own validator finds and words the error
+    ({"type": "object", "properties": {"total": {"type": "integer"}}}, {"total": "2"}, 1),
+    # `pattern` means different things to the two validators: never vouched for
+    ({"type": "object", "properties": {"q": {"type": "string", "pattern": "^\\w+$"}}}, {"q": "abc"}, 1),
+    # a dialect the SDK's validator would read as another: never vouched for
+    ({"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"}, 1, 1),
+])
+def test_the_sdk_walks_a_result_unless_a_compiled_validator_vouches_for_it(schema, instance, walked):
+    """The replay lets jsonschema-rs spare the SDK's pure-Python walk over a valid result;
+    whatever the SDK would find, it still finds itself."""
+    from jsonschema.exceptions import best_match
+
+    from mcp_accept.checks import sdk
+
+    made = []
+
+    class Session:
+        def _output_schema_validator(self, name, output_schema):
+            made.append(_Counting(output_schema))
+            return made[-1]
+
+    class Client:
+        _session = Session()
+
+    sdk._compiled_first(Client)
+    validator = Client._session._output_schema_validator("search", schema)
+    error = best_match(validator.iter_errors(instance))
+    assert made[-1].walks == walked
+    assert (error is None) == (best_match(made[-1].inner.iter_errors(instance)) is None)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -354,6 +355,51 @@ class _ReplayTransport:
             return exc
 
 
+class _Vouched:
+    """The SDK's compiled output-schema validator, asked only when jsonschema-rs cannot vouch
+    that the instance is valid."""
+
+    def __init__(self, inner, schema):
+        self._inner, self._schema = inner, schema
+
+    def iter_errors(self, instance):
+        from mcp_accept.checks.types import fast_valid
+
+        if fast_valid(self._schema, instance):
+            return iter(())
+        return self._inner.iter_errors(instance)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+def _compiled_first(client) -> None:
+    """Spare the SDK's pure-Python validator the walk over a valid ``structuredContent``.
+
+    The SDK checks every result against the tool's ``outputSchema`` by walking it with
+    ``jsonschema`` (3 s for a 16 MiB result, where jsonschema-rs takes 20 ms). The walk is
+    skipped only where it cannot find anything: the schema uses only keywords that mean the
+    same to both validators (the type layer's own rule, ``types._fast_eligible``), both pick
+    the same dialect, and jsonschema-rs finds the instance valid. Everything else, and every
+    invalid instance, goes through the SDK's validator as before, so what the SDK raises is
+    unchanged. The SDK's compile step (and its ``check_schema``) always runs. Only this
+    replay's session is changed; an SDK without that method is left alone."""
+    session = getattr(client, "_session", None)
+    original = getattr(session, "_output_schema_validator", None)
+    if original is None or not callable(original):
+        return
+    from mcp_accept.checks.types import dialect_of
+
+    def validator(name, schema):
+        inner = original(name, schema)
+        picked = str(getattr(inner, "META_SCHEMA", {}).get("$schema", "")).rstrip("#")
+        if dialect_of(schema) != picked:
+            return inner
+        return _Vouched(inner, schema)
+
+    session._output_schema_validator = validator
+
+
 async def _replay(job: dict) -> Replay:
     from mcp.client.client import Client
 
@@ -366,6 +412,7 @@ async def _replay(job: dict) -> Replay:
     try:
         async with client:
             entered = True
+            _compiled_first(client)
             replay.protocol_version = client.protocol_version
             replay.connect = Outcome("connect", True, f"the SDK settled on {replay.protocol_version}")
             replay.listing = await _attempt(client.list_tools(), "tools/list", timeout)
@@ -424,6 +471,12 @@ def replay(recording, timeout: float = REPLAY_TIMEOUT) -> Replay:
     cached = getattr(recording, "_sdk_replay", None)
     if cached is not None:
         return cached
+    early = getattr(recording, "_sdk_handover", None)
+    if early is not None:
+        early.join()
+        if early.result:
+            recording._sdk_replay = early.result[0]
+            return early.result[0]
     worker = getattr(recording, "sdk_worker", None)
     if worker is not None:
         result = worker.replay(make_job(recording, timeout))
@@ -436,6 +489,26 @@ def replay(recording, timeout: float = REPLAY_TIMEOUT) -> Replay:
     except AttributeError:
         pass
     return result
+
+
+class _Handover(threading.Thread):
+    def __init__(self, worker, job: dict):
+        super().__init__(name="sdk-replay", daemon=True)
+        self.worker, self.job, self.result = worker, job, []
+
+    def run(self) -> None:
+        self.result.append(self.worker.replay(self.job))
+
+
+def hand_over(recording, timeout: float = REPLAY_TIMEOUT) -> None:
+    """Give the recording to the run's replay process now, on a thread, so that the SDK
+    replays while this process judges the other layers; :func:`replay` takes the answer.
+    Nothing happens without a replay process (the replay is then made here, when asked)."""
+    worker = getattr(recording, "sdk_worker", None)
+    if worker is None or getattr(recording, "_sdk_handover", None) is not None:
+        return
+    recording._sdk_handover = _Handover(worker, make_job(recording, timeout))
+    recording._sdk_handover.start()
 
 
 # -- the worker process --------------------------------------------------------------------------
@@ -451,19 +524,29 @@ def _switched_off() -> bool:
     return os.environ.get(SWITCH, "").strip().lower() in OFF
 
 
-def _spawn() -> "Worker | None":
+def _spawn(warm: bool = True) -> "Worker | WarmWorker | None":
+    """A replay process for this run: the warm one if there is one (see
+    :mod:`mcp_accept.checks.sdk_warm`) and ``warm``, else a new one, which stays warm for
+    later runs once it has answered (unless that is switched off)."""
     import importlib.util
     import subprocess
     import sys
+
+    from mcp_accept.checks import sdk_warm
 
     try:
         if importlib.util.find_spec("mcp") is None:
             return None  # not installed: sdk_info() says so here at no cost
     except (ImportError, ValueError):
         return None
+    path = sdk_warm.socket_path()
+    conn = sdk_warm.connect(path) if warm else None
+    if conn is not None:
+        return WarmWorker(conn)
+    stay = ["--stay", path, f"{sdk_warm.warm_seconds():g}"] if path else []
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "mcp_accept.checks.sdk_worker"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen([sys.executable, "-m", "mcp_accept.checks.sdk_worker", *stay],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError:
         return None
     return Worker(proc)
@@ -515,6 +598,76 @@ def start_worker(sheet) -> "Worker | None":
     return early or _spawn()
 
 
+def replay_limit(job: dict) -> float:
+    """How long a replay of ``job`` may take: the SDK's import, then every wait, each bounded
+    by :func:`_attempt` (the handshake, a listing, maybe a second listing, the steps)."""
+    return 60 + 2 * job["timeout"] * (len(job["steps"]) + 3)
+
+
+def _failed_replay(why: str) -> Replay:
+    return Replay(SdkInfo(True, None), connect=Outcome("connect", None, f"the replay could not run: {why}"))
+
+
+class WarmWorker:
+    """A connection to the replay process kept warm by an earlier run; one job, one Replay.
+    When that process does not answer, the job goes to a new replay process instead."""
+
+    proc = None
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.peak_rss = 0
+
+    def replay(self, job: dict) -> Replay:
+        import socket
+        import threading
+
+        limit = replay_limit(job)
+        chunks: list[bytes] = []
+        failed: list[BaseException] = []
+
+        def feed() -> None:
+            try:
+                with self.conn.makefile("wb") as writer:
+                    write_job(writer, job)
+                self.conn.shutdown(socket.SHUT_WR)
+            except OSError as exc:
+                failed.append(exc)
+
+        feeder = threading.Thread(target=feed, name="sdk-job", daemon=True)
+        feeder.start()
+        try:
+            self.conn.settimeout(limit)
+            while True:
+                chunk = self.conn.recv(1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            feeder.join()
+            if chunks:
+                result, self.peak_rss = decode_replay(b"".join(chunks))
+                return result
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        finally:
+            self.close()
+        cold = _spawn(warm=False)
+        if cold is None:
+            return _failed_replay("the warm replay process did not answer, and no other could be started")
+        try:
+            result = cold.replay(job)
+            self.peak_rss = cold.peak_rss
+            return result
+        finally:
+            cold.close()
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except OSError:
+            pass
+
+
 class Worker:
     """A replay process started early; it imports the SDK, reads one job, answers one Replay."""
 
@@ -526,8 +679,7 @@ class Worker:
         import subprocess
         import threading
 
-        steps = len(job["steps"]) + 3  # the handshake, a listing, maybe a second listing
-        limit = 60 + 2 * job["timeout"] * steps  # the SDK's import, then every wait bounded by _attempt
+        limit = replay_limit(job)
         err = b""
         # The job is written by a thread, piece by piece, while communicate() waits (bounded)
         # for the answer: the worker reads it only once the SDK is imported.
@@ -560,7 +712,7 @@ class Worker:
             self.close()
             last = (err or b"").decode("utf-8", "replace").strip().splitlines()[-1:]
             why = f"the SDK's replay process failed: {last[0][:DETAIL_LIMIT] if last else type(exc).__name__}"
-        return Replay(SdkInfo(True, None), connect=Outcome("connect", None, f"the replay could not run: {why}"))
+        return _failed_replay(why)
 
     def close(self) -> None:
         if self.proc.poll() is None:

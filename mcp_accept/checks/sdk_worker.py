@@ -1,13 +1,15 @@
 """The sdk layer's replay in a process of its own, started when the run starts.
 
     python -m mcp_accept.checks.sdk_worker    # a job on stdin, one Replay as JSON on stdout
+    python -m mcp_accept.checks.sdk_worker --stay SOCKET SECONDS   # the same, then kept warm
 
 Importing the SDK takes longer than a whole run of the other layers. Started at the
 beginning of a run (:func:`mcp_accept.checks.sdk.start_worker`), this process imports it
 on another core while the run records; then it reads the job (what to replay and the
 recorded answers, see :func:`mcp_accept.checks.sdk.encode_job`), replays it through the
 SDK's ``Client`` exactly as :func:`mcp_accept.checks.sdk.replay_job` does in-process, and
-writes what the SDK did. End of input without a job ends it quietly.
+writes what the SDK did. End of input without a job ends it quietly. With ``--stay`` it
+then serves later runs (:mod:`mcp_accept.checks.sdk_warm`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import importlib.util
 import os
 import sys
 import types
+
+from mcp_accept.checks.sdk_warm import peak_rss
 
 
 def _skip_server_side() -> None:
@@ -50,15 +54,6 @@ def _undo_skip() -> None:
         del sys.modules[name]
 
 
-def _peak_rss() -> int:
-    try:
-        import resource
-    except ImportError:  # not on Windows
-        return 0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak if sys.platform == "darwin" else peak * 1024  # Linux reports KiB
-
-
 def main() -> None:
     from mcp_accept.checks import sdk
 
@@ -78,8 +73,16 @@ def main() -> None:
     if job is None:
         return
     result = sdk.replay_job(job)
-    sys.stdout.buffer.write(sdk.encode_replay(result, _peak_rss()))
+    sys.stdout.buffer.write(sdk.encode_replay(result, peak_rss()))
     sys.stdout.buffer.flush()
+    if sys.argv[1:2] == ["--stay"] and len(sys.argv) == 4:
+        from mcp_accept.checks import sdk_warm
+
+        try:
+            seconds = float(sys.argv[3])
+        except ValueError:
+            return
+        sdk_warm.stay(sys.argv[2], seconds)
 
 
 if __name__ == "__main__":

@@ -251,12 +251,23 @@ def _validated(schema: Any, instance: Any) -> tuple[str, str, str | None, str]:
 
 
 def _validate_bounded(schema: Any, instance: Any) -> tuple[str, str, str | None, str]:
+    """Validate in a forked child, in two steps: first what needs no Python validator (the
+    dialect, references that leave the schema, jsonschema-rs vouching for a valid result),
+    then, only if that settled nothing, the Python validator. A run whose results are
+    valid never imports jsonschema, referencing or regex (0.13 s and 10 MiB). The two steps
+    share one time limit."""
     from mcp_accept import bounded
 
-    _warm_imports()  # the child must not import: another thread may hold the import lock
+    _warm_imports(compiled_only=True)  # the child must not import: another thread may hold the import lock
     hard = bounded.seconds_left(HARD_SECONDS)
+    started = time.monotonic()
     try:
-        return bounded.call(_validate_output, schema, instance, seconds=hard)
+        outcome = bounded.call(_validate_output, schema, instance, True, seconds=hard)
+        if outcome is None:
+            _warm_imports()
+            left = max(0.05, hard - (time.monotonic() - started))
+            outcome = bounded.call(_validate_output, schema, instance, False, seconds=left)
+        return outcome
     except bounded.TooCostly as exc:
         why = f"took longer than {hard:g}s" if exc.why == "time" else exc.why
         return (FAIL, f"validating against outputSchema {why}; {TOO_COSTLY}, refused",
@@ -265,18 +276,19 @@ def _validate_bounded(schema: Any, instance: Any) -> tuple[str, str, str | None,
         return FAIL, f"outputSchema could not be applied ({str(exc)[:200]})", None, INVALID_SCHEMA
 
 
-def _warm_imports() -> None:
+def _warm_imports(compiled_only: bool = False) -> None:
+    try:
+        import jsonschema_rs  # noqa: F401
+    except ImportError:
+        pass
+    if compiled_only:
+        return
     import referencing  # noqa: F401
     import referencing.exceptions  # noqa: F401
     import referencing.jsonschema  # noqa: F401
     import regex  # noqa: F401
     from jsonschema import validators  # noqa: F401
     from jsonschema.exceptions import best_match  # noqa: F401
-
-    try:
-        import jsonschema_rs  # noqa: F401
-    except ImportError:
-        pass
 
 
 def runaway(schema: Any, instance: Any) -> str | None:
@@ -362,7 +374,7 @@ def _ref_loop(schema: Any) -> bool:
     return False
 
 
-def _fast_valid(schema: Any, instance: Any) -> bool:
+def fast_valid(schema: Any, instance: Any) -> bool:
     """True when jsonschema-rs can vouch that ``instance`` is valid; False means "ask the
     Python validator" (not installed, schema not eligible, or not valid)."""
     if not _fast_eligible(schema) or _ref_loop(schema):
@@ -377,8 +389,10 @@ def _fast_valid(schema: Any, instance: Any) -> bool:
         return False
 
 
-def _validate_output(schema: Any, instance: Any) -> tuple[str, str, str | None, str]:
-    """(status, detail, runaway, kind) of validating ``instance`` against ``schema``."""
+def _validate_output(schema: Any, instance: Any,
+                     compiled_only: bool = False) -> tuple[str, str, str | None, str] | None:
+    """(status, detail, runaway, kind) of validating ``instance`` against ``schema``; with
+    ``compiled_only``, None when only the Python validator can tell."""
     if not isinstance(schema, (dict, bool)):
         return FAIL, f"outputSchema is a {type(schema).__name__}, not a JSON Schema", None, INVALID_SCHEMA
     dialect = dialect_of(schema)
@@ -390,8 +404,10 @@ def _validate_output(schema: Any, instance: Any) -> tuple[str, str, str | None, 
     if outside:
         return FAIL, ("outputSchema refers outside itself (" + ", ".join(outside[:3]) +
                       "); refused, nothing was fetched"), None, EXTERNAL
-    if _fast_valid(schema, instance):  # jsonschema-rs refuses an invalid schema: never a PASS then
+    if fast_valid(schema, instance):  # jsonschema-rs refuses an invalid schema: never a PASS then
         return PASS, "structuredContent validates against outputSchema", None, VALID
+    if compiled_only:
+        return None
     import referencing
     import referencing.exceptions
     import referencing.jsonschema
