@@ -259,6 +259,11 @@ def _warm_up(layers: set[str]) -> None:
         from mcp_accept.checks import sdk
 
         sdk.sdk_info()  # the SDK layer imports the SDK once here, not once per run
+    import gc
+
+    # What was imported stays for the whole fleet: kept out of the collector's reach, so that
+    # no worker's collection walks (and copies the pages of) the modules it shares.
+    gc.freeze()
 
 
 def _pool_context():

@@ -355,3 +355,28 @@ def test_the_sdk_walks_a_result_unless_a_compiled_validator_vouches_for_it(schem
     error = best_match(validator.iter_errors(instance))
     assert made[-1].walks == walked
     assert (error is None) == (best_match(made[-1].inner.iter_errors(instance)) is None)
+
+
+def test_a_schema_the_sdk_refuses_is_refused_by_every_replay_and_one_it_compiled_is_reused():
+    from mcp_accept.checks import sdk
+
+    calls = []
+
+    class Session:
+        def _output_schema_validator(self, name, output_schema):
+            calls.append(name)
+            if output_schema.get("type") == "nonsense":
+                raise RuntimeError(f"Invalid schema for tool {name}")
+            return _Counting(output_schema)
+
+    good = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 7}}}
+    bad = {"type": "nonsense", "title": "refused by the test's SDK stand-in"}
+    for _ in range(2):  # two replays, two sessions
+        class Client:
+            _session = Session()
+
+        sdk._compiled_first(Client)
+        with pytest.raises(RuntimeError, match="Invalid schema"):
+            Client._session._output_schema_validator("broken", bad)
+        Client._session._output_schema_validator("search", good)
+    assert calls == ["broken", "search", "broken"]  # compiled once, refused twice

@@ -373,6 +373,14 @@ class _Vouched:
         return getattr(self._inner, name)
 
 
+# The validators the SDK compiled for each outputSchema (by the schema's text), kept across the
+# replays of one process: a fleet's worker replays many runs of servers with the same
+# schemas, and the SDK checks a schema against its meta-schema each time it compiles it (a
+# new session per replay), which costs more than the rest of a small replay. A schema the
+# SDK refuses is never kept, so it is refused again, as the SDK would.
+_SDK_VALIDATORS: dict[str, Any] = {}
+
+
 def _compiled_first(client) -> None:
     """Spare the SDK's pure-Python validator the walk over a valid ``structuredContent``.
 
@@ -382,8 +390,9 @@ def _compiled_first(client) -> None:
     same to both validators (the type layer's own rule, ``types._fast_eligible``), both pick
     the same dialect, and jsonschema-rs finds the instance valid. Everything else, and every
     invalid instance, goes through the SDK's validator as before, so what the SDK raises is
-    unchanged. The SDK's compile step (and its ``check_schema``) always runs. Only this
-    replay's session is changed; an SDK without that method is left alone."""
+    unchanged. The SDK compiles (and checks) each schema itself, once per process: later
+    replays reuse what it compiled (:data:`_SDK_VALIDATORS`). Only this replay's session is
+    changed; an SDK without that method is left alone."""
     session = getattr(client, "_session", None)
     original = getattr(session, "_output_schema_validator", None)
     if original is None or not callable(original):
@@ -391,7 +400,15 @@ def _compiled_first(client) -> None:
     from mcp_accept.checks.types import dialect_of
 
     def validator(name, schema):
-        inner = original(name, schema)
+        try:
+            key = json.dumps(schema, sort_keys=True)
+        except (TypeError, ValueError):
+            key = None
+        inner = _SDK_VALIDATORS.get(key) if key is not None else None
+        if inner is None:
+            inner = original(name, schema)  # raises as the SDK does for a schema it refuses
+            if key is not None and len(_SDK_VALIDATORS) < 256:
+                _SDK_VALIDATORS[key] = inner
         picked = str(getattr(inner, "META_SCHEMA", {}).get("$schema", "")).rstrip("#")
         if dialect_of(schema) != picked:
             return inner

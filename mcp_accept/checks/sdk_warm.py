@@ -193,6 +193,7 @@ def stay(path: str, seconds: float) -> None:
     code = 0
     try:
         os.setsid()
+        os.chdir("/")  # holds no folder of the run's busy
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
