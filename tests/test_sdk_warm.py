@@ -189,3 +189,38 @@ def test_nothing_is_kept_warm_where_others_could_reach_it_or_when_switched_off(w
         finally:
             worker.close()
     assert not list((runtime / "mcp-accept").iterdir())
+
+
+def test_a_warm_process_that_takes_the_job_and_never_answers_is_a_failed_replay(tmp_path, warm_env, monkeypatch):
+    """No second wait in a new process: a replay that hangs would hang there too."""
+    from mcp_accept.execute import RunOptions, run
+
+    monkeypatch.setenv("MCP_ACCEPT_SDK_WARM", "0")  # the recording's own run keeps nothing warm
+    recording = run(RunOptions(server=fixture_command(), out=tmp_path / "run", timeout=5.0)).recording
+    monkeypatch.setenv("MCP_ACCEPT_SDK_WARM", "120")
+    job = sdk.make_job(recording, 1.0)
+    path = Path(sdk_warm.socket_path())
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # reads the job, then says nothing
+    silent.bind(str(path))
+    silent.listen(1)
+    held = []
+
+    def hold() -> None:
+        conn, _ = silent.accept()
+        held.append(conn)
+        while conn.recv(1 << 16):
+            pass
+
+    threading.Thread(target=hold, daemon=True).start()
+    monkeypatch.setattr(sdk, "replay_limit", lambda job: 1.0)
+    spawned = []
+    real_spawn = sdk._spawn
+    monkeypatch.setattr(sdk, "_spawn", lambda warm=True: spawned.append(warm) or real_spawn(warm))
+    worker = real_spawn()
+    assert isinstance(worker, sdk.WarmWorker)
+    there = worker.replay(job)
+    silent.close()
+    for conn in held:
+        conn.close()
+    assert there.connect.accepted is None and "did not finish in 1 s" in there.connect.detail
+    assert spawned == []  # no new process was asked to try again

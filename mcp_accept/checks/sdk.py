@@ -627,7 +627,9 @@ def _failed_replay(why: str) -> Replay:
 
 class WarmWorker:
     """A connection to the replay process kept warm by an earlier run; one job, one Replay.
-    When that process does not answer, the job goes to a new replay process instead."""
+    When that process drops the job (refuses it, or ends without an answer), the job goes to
+    a new replay process instead; when it takes longer than the replay may take, the
+    replay has failed, as with a process of the run's own."""
 
     proc = None
 
@@ -664,6 +666,8 @@ class WarmWorker:
             if chunks:
                 result, self.peak_rss = decode_replay(b"".join(chunks))
                 return result
+        except socket.timeout:  # it took the job and is still at it: a new process would be too
+            return _failed_replay(f"the SDK's replay did not finish in {limit:.0f} s")
         except (OSError, ValueError, KeyError, TypeError):
             pass
         finally:
