@@ -120,9 +120,27 @@ def _row(raw: dict) -> Row:
     )
 
 
+# Sheets loaded by this process, by file and text: a fleet's runs share one parse (its workers
+# inherit the one its parent made to check the targets).
+_LOADED: dict[tuple, Sheet] = {}
+
+
 def load_sheet(path: str | Path | None = None) -> Sheet:
     """Load and check a sheet; ``None`` loads the default sheet shipped with the package."""
     target = Path(path) if path is not None else default_sheet_path()
+    try:
+        key = (str(target), target.read_text(encoding="utf-8"))
+    except (OSError, UnicodeError):
+        key = None  # reading it again says what is wrong
+    if key in _LOADED:
+        return _LOADED[key]
+    sheet = _load_sheet(target)
+    if key is not None and len(_LOADED) < 64:
+        _LOADED[key] = sheet
+    return sheet
+
+
+def _load_sheet(target: Path) -> Sheet:
     data, index, shown = _load(target, "sheet")
     first: dict[str, int] = {}
     for i, raw in enumerate(data["rows"]):

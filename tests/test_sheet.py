@@ -647,3 +647,18 @@ def test_results_top_level_and_missing(tmp_path: Path):
     path.write_text("[1, 2]\n", encoding="utf-8")
     assert "mapping" in error_of(sh.validate_results, path).message
     assert "no such file" in error_of(sh.validate_results, tmp_path / "none.json").message
+
+
+def test_a_sheet_changed_on_disk_is_read_again_and_an_unchanged_one_is_not(tmp_path):
+    from mcp_accept.sheet import default_sheet_path, load_sheet
+
+    path = tmp_path / "sheet.yaml"
+    text = default_sheet_path().read_text(encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    first = load_sheet(path)
+    assert load_sheet(path) is first  # parsed once
+    path.write_text(text + "\n# edited\n", encoding="utf-8")
+    assert load_sheet(path) is not first
+    path.write_text("rows: [\n", encoding="utf-8")  # broken now: the error, not the old sheet
+    with pytest.raises(InputError):
+        load_sheet(path)
