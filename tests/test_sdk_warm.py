@@ -224,3 +224,20 @@ def test_a_warm_process_that_takes_the_job_and_never_answers_is_a_failed_replay(
         conn.close()
     assert there.connect.accepted is None and "did not finish in 1 s" in there.connect.detail
     assert spawned == []  # no new process was asked to try again
+
+
+@pytest.mark.parametrize("env, seconds", [
+    ({"MCP_ACCEPT_SDK_WARM": "", "CI": "", "PYTEST_CURRENT_TEST": ""}, sdk_warm.WARM_SECONDS),
+    ({"MCP_ACCEPT_SDK_WARM": "", "CI": "true", "PYTEST_CURRENT_TEST": ""}, 0.0),
+    ({"MCP_ACCEPT_SDK_WARM": "", "CI": "false", "PYTEST_CURRENT_TEST": ""}, sdk_warm.WARM_SECONDS),
+    ({"MCP_ACCEPT_SDK_WARM": "", "CI": "", "PYTEST_CURRENT_TEST": "t.py::x (call)"}, 0.0),
+    ({"MCP_ACCEPT_SDK_WARM": "45", "CI": "true", "PYTEST_CURRENT_TEST": "t.py::x (call)"}, 45.0),
+    ({"MCP_ACCEPT_SDK_WARM": "off", "CI": "", "PYTEST_CURRENT_TEST": ""}, 0.0),
+])
+def test_nothing_is_kept_warm_in_ci_or_under_pytest_unless_asked(monkeypatch, env, seconds):
+    for key, value in env.items():
+        if value:
+            monkeypatch.setenv(key, value)
+        else:
+            monkeypatch.delenv(key, raising=False)
+    assert sdk_warm.warm_seconds() == seconds

@@ -8,7 +8,7 @@ forks a child that already has the SDK imported, reads that run's job from the
 connection, replays it and answers on the same connection. It leaves after
 ``MCP_ACCEPT_SDK_WARM`` seconds without a run (default 600), or at once when its socket
 file is removed or taken over by a newer one; ``MCP_ACCEPT_SDK_WARM=0`` keeps every
-replay process to its own run.
+replay process to its own run, and so does the default in CI or under pytest.
 
 The socket's name carries what the replay depends on (the Python interpreter, the SDK's
 and this package's files), so a run never reaches a process that would replay with
@@ -33,9 +33,17 @@ SUN_PATH_MAX = 107  # sockaddr_un's path, less its final NUL, on Linux
 
 
 def warm_seconds() -> float:
-    """How long a replay process stays after its last run; 0 when switched off."""
+    """How long a replay process stays after its last run; 0 when switched off. Unless
+    ``MCP_ACCEPT_SDK_WARM`` says otherwise, nothing is kept warm in CI (``CI`` set, as
+    GitHub Actions, GitLab and most others do) or under pytest (``PYTEST_CURRENT_TEST``):
+    there a process that outlives its job is a surprise, not a saving."""
     raw = os.environ.get(WARM_ENV, "").strip().lower()
-    if raw in ("", "on", "yes", "true"):
+    if raw == "":
+        ci = os.environ.get("CI", "").strip().lower()
+        if (ci and ci not in ("0", "false", "no")) or os.environ.get("PYTEST_CURRENT_TEST"):
+            return 0.0
+        return WARM_SECONDS
+    if raw in ("on", "yes", "true"):
         return WARM_SECONDS
     if raw in ("off", "no", "false"):
         return 0.0
