@@ -381,31 +381,37 @@ def _interrupted_outcome(opts, folder, sheet, profile, given, redactor) -> RunOu
                           transport, store, utc_now(), redactor, None, interrupted=True, lang=opts.lang)
 
 
-def _warm_up(report: bool = False) -> threading.Thread:
-    """Import what judging needs (the checks' modules, jsonschema-rs, the URI pattern: about
-    0.15 s) on a thread, while this one waits for the server to start and to answer; with
-    ``report``, what writing the run folder needs (Jinja and the sheet's template), started
-    once the recording is over, while the server is asked to exit. Jinja waits until then
-    because it maps OpenSSL (through hashlib), memory a run would otherwise carry through
-    its largest answer. The verdicts do not depend on it: every module would be imported
-    the same way on first use."""
+def _judging_imports() -> None:
+    """What judging needs: the checks' modules, jsonschema-rs (the Python validator is
+    imported only when a result is not valid) and the wire layer's URI pattern."""
+    from rfc3986_validator import validate_rfc3986
+
+    from mcp_accept.checks import _load_all
+    from mcp_accept.checks.types import _warm_imports
+
+    _load_all()
+    _warm_imports(compiled_only=True)
+    validate_rfc3986("urn:x", rule="URI")  # compiles its pattern
+
+
+def _report_imports() -> None:
+    """What writing the run folder needs: Jinja and the sheet's template. Imported once the
+    recording is over: Jinja maps OpenSSL (through hashlib), memory a run would otherwise
+    carry through its largest answer."""
+    from mcp_accept.report import _template
+
+    _template(None, "sheet.md.j2")
+
+
+def _warm_up(imports) -> threading.Thread:
+    """Run ``imports`` on a thread while this one waits (for the server to start and answer,
+    or to exit): about 0.15 s each that the run no longer pays in turn. The verdicts do not
+    depend on it: every module would be imported the same way on first use."""
 
     def work() -> None:
         _quick_switches(True)
         try:
-            if report:
-                from mcp_accept.report import _template
-
-                _template(None, "sheet.md.j2")
-                return
-            from mcp_accept.checks import _load_all
-            from mcp_accept.checks.types import _warm_imports
-
-            _load_all()
-            _warm_imports(compiled_only=True)  # the Python validator only when a result is not valid
-            from rfc3986_validator import validate_rfc3986
-
-            validate_rfc3986("urn:x", rule="URI")  # the wire layer's URI check compiles its pattern
+            imports()
         except Exception:  # the first use imports it again and says what is wrong
             pass
         finally:
@@ -466,7 +472,7 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
             rows = unreached_rows(sheet, "interrupted while the server started")
             return _finish(folder, sheet, profile, given, previous, rows, Recording(entries=transport.log.entries),
                            transport, store, started, redactor, None, interrupted=True, lang=opts.lang)
-        warm = _warm_up()
+        warm = _warm_up(_judging_imports)
         session = Session(transport, timeout=opts.timeout)
         recorder = Recorder(session, profile, deadline=clock + opts.run_timeout, max_rounds=opts.max_rounds)
         recording = recorder.recording
@@ -501,7 +507,7 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
             transport.log.record("event", event="interrupted", detail="the run was interrupted")
         finally:
             transport.close()
-            late = _warm_up(report=True)
+            late = _warm_up(_report_imports)
         warm.join()  # judging forks (bounded.call): no import may be half done in another thread
         late.join()
         if status_override is None and not interrupted and sdk_worker is not None:

@@ -220,8 +220,11 @@ def _parse_yaml(text: str, shown: str, loader_class: type = _FastLoader) -> tupl
             loader.dispose()
 
 
-def _read_yaml_mapping(path: str | Path, shown: str) -> tuple[dict, Index]:
-    text = _read_text(Path(path), shown)
+def _read_yaml_mapping(path: str | Path, shown: str, text: str | None = None) -> tuple[dict, Index]:
+    """The file's mapping and where each part of it sits; ``text``: the file as
+    :func:`_read_text` read it already."""
+    if text is None:
+        text = _read_text(Path(path), shown)
     data, index = _parse_yaml(text, shown)
     _require_mapping(data, index, shown)
     return data, index
@@ -379,9 +382,9 @@ def load_yaml(path: str | Path, schema_name: str) -> dict:
     return _load(path, schema_name)[0]
 
 
-def _load(path: str | Path, schema_name: str) -> tuple[dict, Index, str]:
+def _load(path: str | Path, schema_name: str, text: str | None = None) -> tuple[dict, Index, str]:
     shown = str(path)
-    data, index = _read_yaml_mapping(path, shown)
+    data, index = _read_yaml_mapping(path, shown, text)
     _validate(data, index, schema_name, shown)
     return data, index, shown
 

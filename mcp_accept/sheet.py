@@ -17,7 +17,7 @@ from typing import Any
 from .conditions import CONDITION_KEYS, load_conditions, parse_set  # noqa: F401
 from .data import data_path
 from .errors import InputError
-from .input_files import _line, _load, _show, _validator, format_path, load_yaml  # noqa: F401
+from .input_files import _line, _load, _read_text, _show, _validator, format_path, load_yaml  # noqa: F401
 
 __all__ = [
     "CONDITION_KEYS", "ROW_ID_RE", "DEFAULT_UNKNOWN_URI", "TOOL_FORMS", "format_path", "Check",
@@ -128,20 +128,17 @@ _LOADED: dict[tuple, Sheet] = {}
 def load_sheet(path: str | Path | None = None) -> Sheet:
     """Load and check a sheet; ``None`` loads the default sheet shipped with the package."""
     target = Path(path) if path is not None else default_sheet_path()
-    try:
-        key = (str(target), target.read_text(encoding="utf-8"))
-    except (OSError, UnicodeError):
-        key = None  # reading it again says what is wrong
-    if key in _LOADED:
-        return _LOADED[key]
-    sheet = _load_sheet(target)
-    if key is not None and len(_LOADED) < 64:
-        _LOADED[key] = sheet
+    text = _read_text(target, str(target))  # read once: the memo's key and the parse's input
+    sheet = _LOADED.get((str(target), text))
+    if sheet is None:
+        sheet = _load_sheet(target, text)
+        if len(_LOADED) < 64:
+            _LOADED[(str(target), text)] = sheet
     return sheet
 
 
-def _load_sheet(target: Path) -> Sheet:
-    data, index, shown = _load(target, "sheet")
+def _load_sheet(target: Path, text: str) -> Sheet:
+    data, index, shown = _load(target, "sheet", text)
     first: dict[str, int] = {}
     for i, raw in enumerate(data["rows"]):
         where = ("rows", i, "id")

@@ -631,8 +631,6 @@ class WarmWorker:
     a new replay process instead; when it takes longer than the replay may take, the
     replay has failed, as with a process of the run's own."""
 
-    proc = None
-
     def __init__(self, conn):
         self.conn = conn
         self.peak_rss = 0
@@ -643,15 +641,14 @@ class WarmWorker:
 
         limit = replay_limit(job)
         chunks: list[bytes] = []
-        failed: list[BaseException] = []
 
         def feed() -> None:
             try:
                 with self.conn.makefile("wb") as writer:
                     write_job(writer, job)
                 self.conn.shutdown(socket.SHUT_WR)
-            except OSError as exc:
-                failed.append(exc)
+            except OSError:
+                pass  # the warm process dropped the job: no answer comes, and a new process takes it
 
         feeder = threading.Thread(target=feed, name="sdk-job", daemon=True)
         feeder.start()
