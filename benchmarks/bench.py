@@ -175,7 +175,7 @@ class Bench:
         """The default sheet without its SDK-layer checks, and how many checks were dropped."""
         import yaml
 
-        from mcp_accept.sheet import default_sheet_path
+        from mcp_accept.inputs.sheet import default_sheet_path
 
         data = yaml.safe_load(default_sheet_path().read_text(encoding="utf-8"))
         dropped = 0
@@ -193,7 +193,7 @@ class Bench:
         return done.returncode == 0
 
     def http_server(self):
-        from mcp_accept.execute import fixture_path
+        from mcp_accept.running.execute import fixture_path
 
         proc = subprocess.Popen([PY, str(fixture_path()), "--http", "0"], stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
@@ -227,7 +227,7 @@ class Bench:
         return [version, helps]
 
     def full_sheet(self, transport: str, sheets: dict, sdk: bool) -> list[Row]:
-        from mcp_accept.execute import fixture_path
+        from mcp_accept.running.execute import fixture_path
 
         key = "b" if transport == "stdio" else "c"
         server = None

@@ -43,8 +43,8 @@ def root(
 
 
 def environment(quiet: bool = False, verbose: bool = False):
-    """The streams to print to and what they are (see mcp_accept.console.Environment)."""
-    from mcp_accept.console import NORMAL, QUIET, VERBOSE, Environment
+    """The streams to print to and what they are (see mcp_accept.output.console.Environment)."""
+    from mcp_accept.output.console import NORMAL, QUIET, VERBOSE, Environment
 
     if quiet and verbose:
         raise fail(InputError("-q and -v contradict each other: give one", field="--quiet"))
@@ -85,9 +85,9 @@ def run(
     verbose: bool = typer.Option(False, "-v", "--verbose", help="Show each row's checks, with rule kind and spec source, below it."),
 ) -> None:
     """Drive a server through the sheet and write a filled run folder."""
-    from mcp_accept.console import print_run
-    from mcp_accept.execute import RunOptions, run as do_run
-    from mcp_accept.report import check_lang
+    from mcp_accept.output.console import print_run
+    from mcp_accept.running.execute import RunOptions, run as do_run
+    from mcp_accept.output.render import check_lang
 
     env = environment(quiet, verbose)
     try:
@@ -97,7 +97,7 @@ def run(
 
     from mcp_accept.schemas import VERSIONS
 
-    from mcp_accept.checks import RULES
+    from mcp_accept.checks.base import RULES
 
     if fail_on not in RULES:
         raise fail(InputError(f"must be one of {', '.join(RULES)}", field="--fail-on"))
@@ -117,7 +117,7 @@ def run(
                       profile=profile, sheet=sheet, schema_dir=schema_dir, offline=offline,
                       max_bytes=max_bytes, fail_on=fail_on, max_rounds=max_rounds, lang=lang)
     if protocol == "all":
-        from mcp_accept.eras import print_all, run_all
+        from mcp_accept.running.eras import print_all, run_all
 
         try:
             with env.waiting("running the sheet once per protocol version..."):
@@ -132,9 +132,9 @@ def run(
             print_all(every, console=env.console())
         raise typer.Exit(int(every.status))
     if targets is not None:
-        from mcp_accept.console import FleetProgress, print_fleet
-        from mcp_accept.fleet import run_fleet
-        from mcp_accept.shard import resolve_shard
+        from mcp_accept.output.console import FleetProgress, print_fleet
+        from mcp_accept.running.fleet import run_fleet
+        from mcp_accept.running.shard import resolve_shard
 
         try:
             with FleetProgress(env) as progress:
@@ -154,8 +154,8 @@ def run(
             print_fleet(fleet, env)
         raise typer.Exit(int(fleet.status))
     try:
-        from mcp_accept.evidence import Redactor
-        from mcp_accept.execute import url_secrets
+        from mcp_accept.evidence.redaction import Redactor
+        from mcp_accept.running.execute import url_secrets
         from mcp_accept.untrusted import console_text
 
         shown = Redactor(url_secrets(url)).text(url) if url else None  # no password or token on screen
@@ -163,7 +163,7 @@ def run(
             outcome = do_run(opts)
     except (InputError, ServerError, InternalError) as exc:
         raise fail(exc)
-    from mcp_accept.execute import condition_warnings
+    from mcp_accept.running.execute import condition_warnings
 
     for warning in condition_warnings(outcome.results):
         typer.echo(f"mcp-accept: warning: {console_safe(warning)}", err=True)
@@ -188,15 +188,15 @@ def proxy(
     set_: List[str] = typer.Option([], "--set", help="KEY=VALUE for an execution condition the wire cannot show (e.g. model_and_settings). Repeatable."),
 ) -> None:
     """Record what a real host does with a real server: forward every message unchanged, record both directions."""
-    from mcp_accept.execute import RunOptions, check_target
-    from mcp_accept.proxy.folder import DEFAULT_OUT, new_run_folder
+    from mcp_accept.running.execute import RunOptions, check_target
+    from mcp_accept.hosts.proxy.folder import DEFAULT_OUT, new_run_folder
 
     try:
         if bool(server) == bool(url):
             raise InputError("give --server CMD (stdio) or --url URL (Streamable HTTP), one of them",
                              field="--server")
         headers, redactor = check_target(RunOptions(server=server, url=url, headers=list(header)))
-        from mcp_accept.observe import given_conditions
+        from mcp_accept.hosts.observe import given_conditions
 
         given = given_conditions(None, None, list(set_))
         base = out or DEFAULT_OUT
@@ -206,11 +206,11 @@ def proxy(
             raise InputError(f"cannot write the output folder: {exc.strerror or exc}", file=str(base),
                              field="--out") from None
         if server:
-            from mcp_accept.proxy.stdio import run_stdio_proxy
+            from mcp_accept.hosts.proxy.stdio import run_stdio_proxy
 
             run_stdio_proxy(server, base, name, given=given)
             return
-        from mcp_accept.proxy.http import parse_listen, serve_http_proxy
+        from mcp_accept.hosts.proxy.http import parse_listen, serve_http_proxy
 
         address = parse_listen(listen)
         if address is None:
@@ -239,7 +239,7 @@ def host_config(
     markers: bool = typer.Option(False, "--markers", help="Point the host at the fixture in marker mode (its log under OUT/fixture-log)."),
 ) -> None:
     """Print the snippet or command that makes HOST launch `mcp-accept proxy`."""
-    from mcp_accept.hosts import config
+    from mcp_accept.hosts.config import config
 
     try:
         typer.echo(config(host, server, out, name=name, markers=markers), nl=False)
@@ -252,7 +252,7 @@ def fixture(
     path: bool = typer.Option(False, "--path", help="Print where the fixture file lives."),
 ) -> None:
     """The built-in reference fixture: copy it out and run it with `python fixture.py`."""
-    from mcp_accept.execute import fixture_path
+    from mcp_accept.running.execute import fixture_path
 
     if path:
         typer.echo(str(fixture_path()))
@@ -272,7 +272,7 @@ def verify(
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print only the summary line (and errors)."),
 ) -> None:
     """Run the fixture in every break mode and every protocol version (2026-07-28, 2025-11-25, 2025-06-18); show each check catches its defect."""
-    from mcp_accept.console import Progress
+    from mcp_accept.output.console import Progress
     from mcp_accept.verify import VerifyOptions, print_verify, verify as do_verify
 
     env = environment(quiet)
@@ -310,7 +310,7 @@ def observe(
     format_: Optional[str] = typer.Option(None, "--format", help="The transcript's format: claude-code-stream-json (claude -p --output-format stream-json --verbose)."),
 ) -> None:
     """Fill host observation rows: one row by hand, or H01/H02 from a marker answer or a host's transcript."""
-    from mcp_accept import observe as obs
+    from mcp_accept.hosts import observe as obs
 
     try:
         if transcript is not None or format_ is not None:
@@ -355,7 +355,7 @@ def report(
     json_: bool = typer.Option(False, "--json", help="The same as --format json: one JSON document (every run's results and the summary by host)."),
 ) -> None:
     """Render runs as one report: every filled sheet and a summary table by host."""
-    from mcp_accept.report import build_report, print_text
+    from mcp_accept.output.report import build_report, print_text
 
     if json_:
         if format_ not in ("markdown", "json"):
@@ -377,7 +377,7 @@ def diff(
     current_run: Path = typer.Argument(..., metavar="CURRENT_RUN", help="Run folder of the change."),
 ) -> None:
     """Compare two runs row by row; exit 1 when a row PASS in BASE_RUN is not PASS now."""
-    from mcp_accept.diff import diff_runs, print_diff
+    from mcp_accept.output.diff import diff_runs, print_diff
 
     try:
         outcome = diff_runs(base_run, current_run)
@@ -452,9 +452,9 @@ def profile_init(
     json_: bool = typer.Option(False, "--json", help="Print the profile as JSON (the same data as the YAML, without its comments) instead of YAML."),
 ) -> None:
     """Write a starting profile from the server's tools/list, marking what had to be guessed."""
-    from mcp_accept.evidence import atomic_write_text
-    from mcp_accept.execute import RunOptions, check_target
-    from mcp_accept.profile_init import check_out, init_profile
+    from mcp_accept.evidence.files import atomic_write_text
+    from mcp_accept.running.execute import RunOptions, check_target
+    from mcp_accept.inputs.profile_init import check_out, init_profile
     from mcp_accept.schemas import VERSIONS
     from mcp_accept.transport.factory import make_probe_transport
 
@@ -498,7 +498,7 @@ def _internal_error(exc: BaseException) -> None:
     """A fault of mcp-accept itself: one line, a crash report file, exit 70 (not 1, 2 or 3)."""
     import tempfile
 
-    from mcp_accept.errors import write_crash_report
+    from mcp_accept.evidence.files import write_crash_report
 
     report = write_crash_report(tempfile.mkdtemp(prefix="mcp-accept-crash-"), exc)
     typer.echo(f"mcp-accept: error: {console_safe(InternalError(f'{type(exc).__name__}: {exc}', report).one_line())}",

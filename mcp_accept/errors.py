@@ -67,24 +67,3 @@ class InternalError(Exception):
     def one_line(self) -> str:
         where = f"; crash report: {self.report}" if self.report else ""
         return f"internal error of mcp-accept: {self}{where}".replace("\n", " ")
-
-
-def write_crash_report(folder, exc: BaseException, redactor=None) -> str | None:
-    """Write the traceback of ``exc`` into ``folder``/crash-report.txt (secrets masked);
-    give its path, or None when it could not be written."""
-    import traceback
-    from pathlib import Path
-
-    from mcp_accept import __version__
-    from mcp_accept.evidence import atomic_write_text
-
-    text = (f"mcp-accept {__version__} stopped on an internal error.\n"
-            "Please report it with this file.\n\n" + "".join(traceback.format_exception(exc)))
-    if redactor is not None:
-        text = redactor.text(text)
-    path = Path(folder) / "crash-report.txt"
-    try:
-        atomic_write_text(path, text)
-    except OSError:
-        return None
-    return str(path)

@@ -3,7 +3,7 @@
     pytest --mcp-server "python server.py"            # or --mcp-url URL
            [--mcp-profile FILE] [--mcp-protocol auto|VERSION] [--mcp-sheet FILE] [--mcp-out DIR]
 
-The sheet runs once (in this process, through :func:`mcp_accept.execute.run`) when the
+The sheet runs once (in this process, through :func:`mcp_accept.running.execute.run`) when the
 first row item runs; every row then reports from the same run folder: PASS passes, FAIL
 fails with the reason, the rule kind and the evidence path, UNOBTAINABLE and PENDING are
 skipped with their reason. ``-k W01``, ``-x`` and ``--junitxml`` work as on any test.
@@ -101,7 +101,7 @@ class SheetPlugin:
 
     # -- options ----------------------------------------------------------------------------------
     def _options(self):
-        from mcp_accept.execute import RunOptions
+        from mcp_accept.running.execute import RunOptions
 
         get = self.config.getoption
         base = Path(self.config.invocation_params.dir)
@@ -116,10 +116,10 @@ class SheetPlugin:
         """Check the options and read the sheet at start-up: a mistake is a usage error
         naming the file and field, before any server starts."""
         from mcp_accept.errors import InputError
-        from mcp_accept.execute import check_target
+        from mcp_accept.running.execute import check_target
         from mcp_accept.schemas import VERSIONS
-        from mcp_accept.profile import load_profile
-        from mcp_accept.sheet import load_sheet
+        from mcp_accept.inputs.profile import load_profile
+        from mcp_accept.inputs.sheet import load_sheet
 
         protocol = self.config.getoption("mcp_protocol")
         if protocol not in ("auto", *VERSIONS):
@@ -171,7 +171,7 @@ class SheetPlugin:
     def _execute(self) -> str | None:
         """Run the sheet; give the error that kept it from writing a run folder, if any."""
         from mcp_accept.errors import InputError, ServerError
-        from mcp_accept.execute import run
+        from mcp_accept.running.execute import run
 
         try:
             run(self._options())

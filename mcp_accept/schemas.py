@@ -29,7 +29,7 @@ from typing import Any
 # import, and a run whose messages all pass the jsonschema-rs check never needs them.
 
 from mcp_accept.data import data_path
-from mcp_accept.evidence import atomic_write_text
+from mcp_accept.evidence.files import atomic_write_text
 
 MODERN = "2026-07-28"
 LEGACY = ("2025-11-25", "2025-06-18")

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Callable
 
 from mcp_accept import __version__
-from mcp_accept.checks import APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, breaks_threshold
+from mcp_accept.checks.base import APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, breaks_threshold
 from mcp_accept.errors import ExitStatus, InputError
-from mcp_accept.evidence import atomic_write_json, atomic_write_text, utc_now
+from mcp_accept.evidence.files import atomic_write_json, atomic_write_text, utc_now
 
 FORMAT = "mcp-accept/verify/1"
 MODERN, LEGACY, OLDEST = "2026-07-28", "2025-11-25", "2025-06-18"
@@ -300,7 +300,7 @@ def prepare(out: Path) -> Path:
 
 
 def _run_one(view: RunView, opts: VerifyOptions, sdk_available: bool) -> RunView:
-    from mcp_accept.execute import RunOptions, fixture_path, run
+    from mcp_accept.running.execute import RunOptions, fixture_path, run
 
     url = None
     argv = [sys.executable, str(fixture_path())]
@@ -392,9 +392,9 @@ async def _live_sdk(args: list[str], era: str, errlog: Path, timeout: float) -> 
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     from mcp_accept.checks.sdk import describe_exception
-    from mcp_accept.execute import fixture_path
+    from mcp_accept.running.execute import fixture_path
     from mcp_accept.fixture import LINK_URI
-    from mcp_accept.profile import load_profile
+    from mcp_accept.inputs.profile import load_profile
 
     profile = load_profile(None)
     params = StdioServerParameters(command=sys.executable, args=[str(fixture_path()), *args])
@@ -429,7 +429,7 @@ def verify(opts: VerifyOptions) -> VerifyOutcome:
     from mcp_accept.schemas import SchemaStore, require_dir
 
     require_dir(opts.schema_dir)
-    from mcp_accept.execute import default_out
+    from mcp_accept.running.execute import default_out
 
     folder = prepare(opts.out or default_out("verify-"))
     started = utc_now()
@@ -993,7 +993,7 @@ def _requests_valid(era: str, views: list[RunView], store) -> Condition:
 
 def _sdk_advisory(era: str, views: list[RunView], sdk_available: bool) -> Condition:
     """The sdk layer reports; a row's status comes from wire, type and meaning alone."""
-    from mcp_accept.checks import Verdict, row_status
+    from mcp_accept.checks.base import Verdict, row_status
 
     wrong, shown = [], []
     for view in views:
@@ -1104,7 +1104,7 @@ def _sdk_conditions(era: str, views: list[RunView], runs, info) -> list[Conditio
 def render(report: dict) -> str:
     import jinja2
 
-    from mcp_accept.report import cell, templates_dir
+    from mcp_accept.output.render import cell, templates_dir
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=False,
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)

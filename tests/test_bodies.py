@@ -295,8 +295,8 @@ def test_prose_under_the_default_json_body_fails_the_profiles_rule_with_a_hint(t
 
 
 def test_a_forms_own_reference_overrides_the_profiles_and_null_turns_it_off(tmp_path):
-    from mcp_accept import profile as profiles
-    from mcp_accept.sheet import ToolRef, load_profile
+    from mcp_accept.inputs import profile as profiles
+    from mcp_accept.inputs.profile import ToolRef, load_profile
 
     shutil.copy(DATA / "report.pdf", tmp_path / "report.pdf")
     path = tmp_path / "p.yaml"

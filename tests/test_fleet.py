@@ -14,8 +14,8 @@ import pytest
 
 from conftest import fixture_command, free_port, load_results, run_cli, statuses
 from mcp_accept.errors import ExitStatus
-from mcp_accept.execute import RunOptions
-from mcp_accept.fleet import TargetResult, default_name, fleet_status, load_targets
+from mcp_accept.running.execute import RunOptions
+from mcp_accept.running.fleet import TargetResult, default_name, fleet_status, load_targets
 
 
 def write(path: Path, text: str) -> Path:
@@ -226,7 +226,7 @@ def test_interrupting_a_fleet_keeps_the_folders_of_runs_under_way(tmp_path):
 
 
 def test_one_job_runs_the_targets_in_turn_in_this_process(tmp_path):
-    from mcp_accept.fleet import run_fleet
+    from mcp_accept.running.fleet import run_fleet
 
     targets = write(tmp_path / "t.yaml", f"targets:\n  - name: a\n"
                                          f"  - {{name: b, server: {quoted(fixture_command('--break', 'size-wrong'))}}}\n")

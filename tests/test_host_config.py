@@ -10,7 +10,7 @@ import pytest
 
 from conftest import fixture_command, run_cli
 
-from mcp_accept.hosts import snippet_json
+from mcp_accept.hosts.config import snippet_json
 
 
 def argv_of(host: str, text: str) -> list[str]:

@@ -41,7 +41,7 @@ def automated(results: dict) -> dict[str, str]:
 
 def run_here(folder: Path, **options):
     """One run in this process (the servers are real processes all the same)."""
-    from mcp_accept.execute import RunOptions, run
+    from mcp_accept.running.execute import RunOptions, run
 
     return run(RunOptions(out=folder, offline=True, **options))
 
@@ -429,8 +429,8 @@ def test_header_values_are_encoded_as_the_sdk_decodes_them(value):
 
 
 def test_non_ascii_name_travels_base64_and_the_fixture_reads_it(fixture_url):
-    from mcp_accept.evidence import WireLog
-    from mcp_accept.protocol import Session
+    from mcp_accept.evidence.wirelog import WireLog
+    from mcp_accept.transport.session import Session
     from mcp_accept.transport.http import HttpTransport
 
     log = WireLog(None)

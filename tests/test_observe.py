@@ -20,7 +20,7 @@ import pytest
 
 from conftest import FIXTURE, free_port, host_session_stdio, load_results, run_cli, statuses
 
-from mcp_accept.sheet import validate_results
+from mcp_accept.inputs.results import validate_results
 
 ALL_TOOLS = ("search_text", "search_structured", "search_embedded", "search_link")
 

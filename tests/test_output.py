@@ -11,9 +11,9 @@ import pytest
 
 from conftest import fixture_command, load_results, run_cli
 
-from mcp_accept.console import QUIET, VERBOSE, Environment, cell_width, print_run
-from mcp_accept.i18n import translate_reason, untranslated_parts
-from mcp_accept.report import render_run
+from mcp_accept.output.console import QUIET, VERBOSE, Environment, cell_width, print_run
+from mcp_accept.output.i18n import translate_reason, untranslated_parts
+from mcp_accept.output.render import render_run
 from mcp_accept.untrusted import markdown_cell
 
 BOX = set("┏┃━┡│└┳╇┩┗┛┓─")

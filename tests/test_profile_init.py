@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from conftest import FIXTURE, SERVERS, load_results, run_cli, start_http_server, statuses, stop_http_server
-from mcp_accept.profile_init import build_profile, choose_tools, guess_arguments, Discovery
-from mcp_accept.sheet import load_profile
+from mcp_accept.inputs.profile_init import build_profile, choose_tools, guess_arguments, Discovery
+from mcp_accept.inputs.profile import load_profile
 
 AUTOMATED = ("W01", "W02", "T01", "S01", "S02", "S03", "E01", "L01", "L02", "L03", "X01")
 FIXTURE_TOOLS = {"text": "search_text", "structured": "search_structured", "embedded": "search_embedded",
@@ -18,7 +18,7 @@ FIXTURE_TOOLS = {"text": "search_text", "structured": "search_structured", "embe
 
 
 def run_with(profile, folder, **options):
-    from mcp_accept.execute import RunOptions, run
+    from mcp_accept.running.execute import RunOptions, run
 
     return run(RunOptions(profile=profile, out=folder, offline=True, **options))
 
@@ -60,7 +60,7 @@ def test_fixture_over_http_prints_the_profile_and_keeps_header_values_out(tmp_pa
 
 def test_sdk_server_profile_maps_its_tools_and_passes(tmp_path):
     pytest.importorskip("mcp.server.mcpserver", reason="needs the MCP Python SDK 2.x (pip install '.[test]')")
-    from mcp_accept.profile_init import init_profile
+    from mcp_accept.inputs.profile_init import init_profile
     from mcp_accept.transport.factory import make_probe_transport
 
     command = shlex.join([sys.executable, str(SERVERS / "sdk_server.py")])

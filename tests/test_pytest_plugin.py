@@ -145,7 +145,7 @@ def test_without_its_options_the_plugin_adds_no_items_and_imports_nothing_heavy(
 
         def test_light():
             assert "mcp_accept.pytest_plugin" in sys.modules  # loaded through the entry point
-            heavy = [m for m in ("mcp_accept.execute", "mcp_accept.sheet", "filelock", "jsonschema",
+            heavy = [m for m in ("mcp_accept.running.execute", "mcp_accept.inputs.sheet", "filelock", "jsonschema",
                                  "jinja2", "httpx") if m in sys.modules]
             assert heavy == []
     """)

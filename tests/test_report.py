@@ -17,7 +17,7 @@ from junitparser import Failure, JUnitXml, Skipped
 
 from conftest import fixture_command, host_session_stdio, load_results, run_cli
 
-from mcp_accept import report
+from mcp_accept.output import render as report
 
 STATUS_CELL = re.compile(r"^\[(?P<status>[^\]]+)\]\((?P<href>[^)]+)\)$")
 

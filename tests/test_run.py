@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURE, SCHEMA_DIR, fixture_command, load_results, run_cli, statuses
-from mcp_accept.execute import RunOptions, run
-from mcp_accept.sheet import validate_results
+from mcp_accept.running.execute import RunOptions, run
+from mcp_accept.inputs.results import validate_results
 
 AUTOMATED = ["W01", "W02", "W03", "T01", "S01", "S02", "S03", "E01", "L01", "L02", "L03", "X01"]
 MANUAL = ["H01", "H02", "H03"]
@@ -280,7 +280,7 @@ def test_the_profile_twin_mode_applies_unless_a_row_option_overrides_it(tmp_path
 
 
 def test_a_lone_surrogate_from_a_server_is_kept_in_the_wire_log(tmp_path):
-    from mcp_accept.evidence import WireLog
+    from mcp_accept.evidence.wirelog import WireLog
 
     log = WireLog(tmp_path / "wire.jsonl")
     log.record("in", message={"jsonrpc": "2.0", "id": 1, "result": {"text": "a\ud800b"}})

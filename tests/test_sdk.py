@@ -18,7 +18,7 @@ import pytest
 from conftest import FIXTURE, fixture_command, load_results, run_cli
 from mcp_accept import fixture as fx
 from mcp_accept import verify as vf
-from mcp_accept.checks import FAIL, PASS, UNOBTAINABLE
+from mcp_accept.checks.base import FAIL, PASS, UNOBTAINABLE
 
 mcp = pytest.importorskip("mcp", reason="the sdk extra is not installed")
 
@@ -223,7 +223,7 @@ def test_the_layer_can_be_switched_off(tmp_path):
 
 
 def recorded(tmp_path: Path, monkeypatch, *args: str, protocol: str):
-    from mcp_accept.execute import RunOptions, run
+    from mcp_accept.running.execute import RunOptions, run
 
     from mcp_accept.checks import sdk
 
@@ -273,7 +273,7 @@ def test_a_replay_process_started_early_is_ended_when_the_sheet_has_no_sdk_check
     import yaml
 
     from mcp_accept.checks import sdk
-    from mcp_accept.sheet import default_sheet_path, load_sheet
+    from mcp_accept.inputs.sheet import default_sheet_path, load_sheet
 
     monkeypatch.setenv("MCP_ACCEPT_SDK", "on")
     data = yaml.safe_load(default_sheet_path().read_text(encoding="utf-8"))

@@ -110,7 +110,7 @@ def test_a_later_run_replays_in_the_process_the_first_one_left_warm(tmp_path, wa
 
 @pytest.mark.parametrize("args", [(), ("--break", "total-string"), ("--break", "content-missing")])
 def test_the_warm_process_says_what_an_in_process_replay_says(tmp_path, warm_env, args):
-    from mcp_accept.execute import RunOptions, run
+    from mcp_accept.running.execute import RunOptions, run
 
     recording = run(RunOptions(server=fixture_command(*args), out=tmp_path / "run", timeout=5.0)).recording
     job = sdk.make_job(recording, 1.0)
@@ -127,7 +127,7 @@ def test_the_warm_process_says_what_an_in_process_replay_says(tmp_path, warm_env
 
 
 def test_a_warm_process_that_drops_the_job_is_replaced_and_the_verdicts_hold(tmp_path, warm_env):
-    from mcp_accept.execute import RunOptions, run
+    from mcp_accept.running.execute import RunOptions, run
 
     recording = run(RunOptions(server=fixture_command(), out=tmp_path / "run", timeout=5.0)).recording
     job = sdk.make_job(recording, 1.0)
@@ -193,7 +193,7 @@ def test_nothing_is_kept_warm_where_others_could_reach_it_or_when_switched_off(w
 
 def test_a_warm_process_that_takes_the_job_and_never_answers_is_a_failed_replay(tmp_path, warm_env, monkeypatch):
     """No second wait in a new process: a replay that hangs would hang there too."""
-    from mcp_accept.execute import RunOptions, run
+    from mcp_accept.running.execute import RunOptions, run
 
     monkeypatch.setenv("MCP_ACCEPT_SDK_WARM", "0")  # the recording's own run keeps nothing warm
     recording = run(RunOptions(server=fixture_command(), out=tmp_path / "run", timeout=5.0)).recording

@@ -19,9 +19,9 @@ import yaml
 
 from conftest import ROOT, fixture_command, run_cli
 from mcp_accept.errors import InputError
-from mcp_accept.execute import RunOptions
-from mcp_accept.fleet import load_targets
-from mcp_accept.shard import parse_shard, resolve_shard, select, shard_from_env
+from mcp_accept.running.execute import RunOptions
+from mcp_accept.running.fleet import load_targets
+from mcp_accept.running.shard import parse_shard, resolve_shard, select, shard_from_env
 
 CI_DOC = ROOT / "docs" / "ci.md"
 
@@ -44,8 +44,8 @@ def test_shards_of_twenty_targets_are_complete_disjoint_and_balanced(tmp_path, n
     # The same file gives the same shards again, in another process with another hash seed.
     assert [[t.name for t in select(load_targets(file, RunOptions(), tmp_path / "o2"), (k, n))]
             for k in range(1, n + 1)] == shards
-    probe = ("import json, sys; from pathlib import Path; from mcp_accept.execute import RunOptions;"
-             "from mcp_accept.fleet import load_targets; from mcp_accept.shard import select;"
+    probe = ("import json, sys; from pathlib import Path; from mcp_accept.running.execute import RunOptions;"
+             "from mcp_accept.running.fleet import load_targets; from mcp_accept.running.shard import select;"
              f"t = load_targets(Path({str(file)!r}), RunOptions(), Path('o'));"
              f"print(json.dumps([[x.name for x in select(t, (k, {n}))] for k in range(1, {n + 1})]))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,

@@ -10,8 +10,13 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from mcp_accept import credentials
-from mcp_accept import sheet as sh
+from mcp_accept.evidence import credentials
+from mcp_accept.inputs import sheet as sh
+from mcp_accept.data import data_path
+from mcp_accept.inputs.conditions import CONDITION_KEYS, load_conditions, parse_set
+from mcp_accept.inputs.files import load_yaml
+from mcp_accept.inputs.profile import DEFAULT_UNKNOWN_URI, ToolRef, default_profile_path, load_profile
+from mcp_accept.inputs.results import validate_results
 from mcp_accept.errors import ExitStatus, InputError
 
 REFERENCE = {"query": "MCP", "total": 2, "hits": [
@@ -69,25 +74,25 @@ def small_sheet(tmp_path: Path) -> sh.Sheet:
 
 @pytest.mark.parametrize("name", ["sheet", "profile", "conditions", "results"])
 def test_package_schemas_are_valid(name):
-    schema = json.loads(sh.data_path("schemas", f"{name}.schema.json").read_text("utf-8"))
+    schema = json.loads(data_path("schemas", f"{name}.schema.json").read_text("utf-8"))
     Draft202012Validator.check_schema(schema)
 
 
 def test_results_conditions_match_conditions_schema():
     def props(name, *where):
-        doc = json.loads(sh.data_path("schemas", f"{name}.schema.json").read_text("utf-8"))
+        doc = json.loads(data_path("schemas", f"{name}.schema.json").read_text("utf-8"))
         for key in where:
             doc = doc[key]
         return {k: {kk: vv for kk, vv in v.items() if kk != "description"}
                 for k, v in doc["properties"].items()}
 
     conditions = props("conditions")
-    assert list(conditions) == list(sh.CONDITION_KEYS)
+    assert list(conditions) == list(CONDITION_KEYS)
     assert props("results", "$defs", "conditions") == conditions
 
 
 def test_fixture_profile_loads():
-    profile = sh.load_profile()
+    profile = load_profile()
     assert profile.name == "reference-fixture"
     assert {form: (t.name, t.arguments) for form, t in profile.tools.items()} == {
         "text": ("search_text", {"q": "MCP"}),
@@ -100,14 +105,14 @@ def test_fixture_profile_loads():
     assert profile.assertions == (("total-matches-hits", "total == length(hits)"),)
     assert profile.unknown_uri == "search://results/does-not-exist"
     assert profile.guessed == ()
-    assert profile.path == sh.default_profile_path()
+    assert profile.path == default_profile_path()
 
 
 def test_conditions_template_loads_and_names_every_key():
-    path = sh.data_path("sheets", "conditions-template.yaml")
-    assert sh.load_conditions(path) == {}
+    path = data_path("sheets", "conditions-template.yaml")
+    assert load_conditions(path) == {}
     text = path.read_text("utf-8")
-    for key in sh.CONDITION_KEYS:
+    for key in CONDITION_KEYS:
         assert f"\n{key}:" in text
 
 
@@ -213,13 +218,13 @@ def test_merge_keys_may_override(tmp_path: Path):
         <<: *t
         name: search_structured
     """)
-    profile = sh.load_profile(path)
-    assert profile.tools["structured"] == sh.ToolRef("search_structured", {"q": "MCP"})
+    profile = load_profile(path)
+    assert profile.tools["structured"] == ToolRef("search_structured", {"q": "MCP"})
 
 
 def test_recursive_alias_refused(tmp_path: Path):
     path = write(tmp_path, "p.yaml", "profile: x\ntools: {}\nreference: &a [1, *a]\n")
-    assert "recursive" in error_of(sh.load_profile, path).message
+    assert "recursive" in error_of(load_profile, path).message
 
 
 def test_alias_bomb_refused(tmp_path: Path):
@@ -227,7 +232,7 @@ def test_alias_bomb_refused(tmp_path: Path):
     for i in range(1, 8):
         prev = f"*a{i - 1}"
         lines.append(f"a{i}: &a{i} [{', '.join([prev] * 10)}]")
-    err = error_of(sh.load_profile, write(tmp_path, "p.yaml", "\n".join(lines) + "\n"))
+    err = error_of(load_profile, write(tmp_path, "p.yaml", "\n".join(lines) + "\n"))
     assert "too many" in err.message
 
 
@@ -313,7 +318,7 @@ def test_first_problem_in_the_file_is_reported(tmp_path: Path):
 
 
 def test_load_yaml_returns_data(tmp_path: Path):
-    data = sh.load_yaml(write(tmp_path, "s.yaml", SHEET), "sheet")
+    data = load_yaml(write(tmp_path, "s.yaml", SHEET), "sheet")
     assert data["rows"][0]["id"] == "S01"
 
 
@@ -329,31 +334,31 @@ assertions:
 
 
 def test_profile_defaults(tmp_path: Path):
-    profile = sh.load_profile(write(tmp_path, "p.yaml", PROFILE))
+    profile = load_profile(write(tmp_path, "p.yaml", PROFILE))
     assert set(profile.tools) == {"structured"}
     assert profile.reference is None and not profile.has_reference
     assert profile.twin == "json-equal" and profile.guessed == ()
-    assert profile.unknown_uri == sh.DEFAULT_UNKNOWN_URI
+    assert profile.unknown_uri == DEFAULT_UNKNOWN_URI
     assert profile.path == tmp_path / "p.yaml"
 
 
 def test_profile_reference_null_and_guesses(tmp_path: Path):
     text = PROFILE + "reference: null\ntwin: off\nguessed: [tool names]\n"
-    profile = sh.load_profile(write(tmp_path, "p.yaml", text))
+    profile = load_profile(write(tmp_path, "p.yaml", text))
     assert profile.reference is None and profile.twin == "off"
     assert profile.guessed == ("tool names",)
 
 
 def test_profile_bad_jmespath(tmp_path: Path):
     text = PROFILE + "  - {name: broken, expr: \"total == length(hits\"}\n"
-    err = error_of(sh.load_profile, write(tmp_path, "p.yaml", text))
+    err = error_of(load_profile, write(tmp_path, "p.yaml", text))
     assert (err.line, err.field) == (6, "assertions[1].expr")
     assert "JMESPath" in err.message
 
 
 def test_profile_duplicate_assertion_name(tmp_path: Path):
     text = PROFILE + "  - {name: count, expr: \"total > `0`\"}\n"
-    err = error_of(sh.load_profile, write(tmp_path, "p.yaml", text))
+    err = error_of(load_profile, write(tmp_path, "p.yaml", text))
     assert (err.line, err.field) == (6, "assertions[1].name")
 
 
@@ -363,16 +368,16 @@ def test_profile_duplicate_assertion_name(tmp_path: Path):
     ("guessed: yes\n", 6, "guessed"),
 ])
 def test_profile_wrong_values(tmp_path, extra, line, field):
-    err = error_of(sh.load_profile, write(tmp_path, "p.yaml", PROFILE + extra))
+    err = error_of(load_profile, write(tmp_path, "p.yaml", PROFILE + extra))
     assert (err.line, err.field) == (line, field), err.one_line()
 
 
 def test_profile_unknown_form_and_missing_name(tmp_path: Path):
     text = PROFILE.replace("  structured:", "  audio: {name: a}\n  structured:")
-    err = error_of(sh.load_profile, write(tmp_path, "p.yaml", text))
+    err = error_of(load_profile, write(tmp_path, "p.yaml", text))
     assert (err.line, err.field) == (3, "tools.audio")
     text = PROFILE.replace("{name: find, arguments: {query: x}}", "{arguments: {query: x}}")
-    err = error_of(sh.load_profile, write(tmp_path, "p.yaml", text))
+    err = error_of(load_profile, write(tmp_path, "p.yaml", text))
     assert (err.line, err.field) == (3, "tools.structured")
     assert "'name'" in err.message
 
@@ -391,7 +396,7 @@ def test_conditions_load(tmp_path: Path):
     executed_at_utc: 2026-07-28T10:15:00Z
     model_and_settings:
     """)
-    assert sh.load_conditions(path) == {
+    assert load_conditions(path) == {
         "host_product": "Claude Code",
         "host_version": "1.10",
         "server_commit": "0123456789abcdef0123456789abcdef01234567",
@@ -400,9 +405,9 @@ def test_conditions_load(tmp_path: Path):
         "result_size_utf8_bytes": 180,
         "executed_at_utc": "2026-07-28T10:15:00Z",
     }
-    assert sh.load_conditions(None) == {}
-    assert sh.load_conditions(write(tmp_path, "empty.yaml", "# nothing yet\n")) == {}
-    assert "mapping" in error_of(sh.load_conditions, write(tmp_path, "l.yaml", "- a\n")).message
+    assert load_conditions(None) == {}
+    assert load_conditions(write(tmp_path, "empty.yaml", "# nothing yet\n")) == {}
+    assert "mapping" in error_of(load_conditions, write(tmp_path, "l.yaml", "- a\n")).message
 
 
 @pytest.mark.parametrize("text, line, field, words", [
@@ -413,14 +418,14 @@ def test_conditions_load(tmp_path: Path):
     ("host_product: [a, b]\n", 1, "host_product", "string"),
 ])
 def test_conditions_wrong(tmp_path, text, line, field, words):
-    err = error_of(sh.load_conditions, write(tmp_path, "c.yaml", text))
+    err = error_of(load_conditions, write(tmp_path, "c.yaml", text))
     assert (err.line, err.field) == (line, field) and words in err.message
 
 
 def test_conditions_credential_refused_without_echo(tmp_path: Path):
     secret = "Bearer abc123def456ghi789"
     path = write(tmp_path, "c.yaml", f"host_product: x\nauth_context: \"{secret}\"\n")
-    err = error_of(sh.load_conditions, path)
+    err = error_of(load_conditions, path)
     assert (err.line, err.field) == (2, "auth_context")
     assert "bearer token" in err.message and "never recorded" in err.message
     assert "abc123" not in err.one_line()
@@ -496,13 +501,13 @@ def test_check_condition_value_passes_others():
 
 
 def test_parse_set(small_sheet: sh.Sheet):
-    conditions, options = sh.parse_set(
+    conditions, options = parse_set(
         ["host_product=Claude Code", "result_size_utf8_bytes=180", "S02.mode=exact",
          "S02.mode=off", "auth_context=tenant=acme role=reader"], small_sheet)
     assert conditions == {"host_product": "Claude Code", "result_size_utf8_bytes": 180,
                           "auth_context": "tenant=acme role=reader"}
     assert options == {"S02": {"mode": "off"}}
-    assert sh.parse_set([], small_sheet) == ({}, {})
+    assert parse_set([], small_sheet) == ({}, {})
 
 
 @pytest.mark.parametrize("item, field, words", [
@@ -521,14 +526,14 @@ def test_parse_set(small_sheet: sh.Sheet):
     ("S02.mode=bogus", "S02.mode", "must be one of json-equal, exact, off"),
 ])
 def test_parse_set_errors(small_sheet: sh.Sheet, item, field, words):
-    err = error_of(sh.parse_set, [item], small_sheet)
+    err = error_of(parse_set, [item], small_sheet)
     assert err.file == "--set" and err.field == field and words in err.message
     if "abc" in item:
         assert item.split("=", 1)[1] not in err.one_line()
 
 
 def test_parse_set_source_name(small_sheet: sh.Sheet):
-    assert error_of(sh.parse_set, ["x=1"], small_sheet, source="-s").file == "-s"
+    assert error_of(parse_set, ["x=1"], small_sheet, source="-s").file == "-s"
 
 
 # --------------------------------------------------------------------------- results
@@ -576,7 +581,7 @@ def line_containing(path: Path, needle: str, last: bool = False) -> int:
 
 
 def test_results_valid(tmp_path: Path):
-    assert sh.validate_results(write_results(tmp_path, results_doc())) == results_doc()
+    assert validate_results(write_results(tmp_path, results_doc())) == results_doc()
 
 
 @pytest.mark.parametrize("change, field, needle, words", [
@@ -603,7 +608,7 @@ def test_results_invalid(tmp_path, change, field, needle, words):
     doc = results_doc()
     change(doc)
     path = write_results(tmp_path, doc)
-    err = error_of(sh.validate_results, path)
+    err = error_of(validate_results, path)
     assert err.field == field, err.one_line()
     text, last = needle if isinstance(needle, tuple) else (needle, False)
     assert err.line == line_containing(path, text, last=last), err.one_line()
@@ -614,7 +619,7 @@ def test_results_missing_field_names_its_object(tmp_path: Path):
     doc = results_doc()
     del doc["rows"][1]["filled_by"]
     path = write_results(tmp_path, doc)
-    err = error_of(sh.validate_results, path)
+    err = error_of(validate_results, path)
     assert err.field == "rows[1]" and "filled_by" in err.message
     assert err.line == line_containing(path, '"id": "W02"') - 1
 
@@ -622,14 +627,14 @@ def test_results_missing_field_names_its_object(tmp_path: Path):
 def test_results_not_json(tmp_path: Path):
     path = tmp_path / "results.json"
     path.write_text('{\n  "format": "x",\n  "tool": \n}\n', encoding="utf-8")
-    err = error_of(sh.validate_results, path)
+    err = error_of(validate_results, path)
     assert err.line == 4 and "JSON" in err.message
 
 
 def test_results_duplicate_key(tmp_path: Path):
     path = tmp_path / "results.json"
     path.write_text('{\n  "format": "x",\n  "format": "y"\n}\n', encoding="utf-8")
-    err = error_of(sh.validate_results, path)
+    err = error_of(validate_results, path)
     assert (err.line, err.field) == (3, "format") and "duplicate" in err.message
 
 
@@ -638,19 +643,19 @@ def test_results_compact_json_lines(tmp_path: Path):
     doc["interrupted"] = "no"
     path = tmp_path / "results.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    err = error_of(sh.validate_results, path)
+    err = error_of(validate_results, path)
     assert (err.line, err.field) == (1, "interrupted")
 
 
 def test_results_top_level_and_missing(tmp_path: Path):
     path = tmp_path / "results.json"
     path.write_text("[1, 2]\n", encoding="utf-8")
-    assert "mapping" in error_of(sh.validate_results, path).message
-    assert "no such file" in error_of(sh.validate_results, tmp_path / "none.json").message
+    assert "mapping" in error_of(validate_results, path).message
+    assert "no such file" in error_of(validate_results, tmp_path / "none.json").message
 
 
 def test_a_sheet_changed_on_disk_is_read_again_and_an_unchanged_one_is_not(tmp_path):
-    from mcp_accept.sheet import default_sheet_path, load_sheet
+    from mcp_accept.inputs.sheet import default_sheet_path, load_sheet
 
     path = tmp_path / "sheet.yaml"
     text = default_sheet_path().read_text(encoding="utf-8")

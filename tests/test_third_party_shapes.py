@@ -168,7 +168,7 @@ def test_a_tool_that_runs_only_as_a_task_is_not_chosen_nor_failed(tmp_path):
 
 
 def test_tools_whose_annotations_say_they_change_state_are_passed_over():
-    from mcp_accept.profile_init import choose_tools
+    from mcp_accept.inputs.profile_init import choose_tools
 
     schema = {"type": "object"}
     tools = [

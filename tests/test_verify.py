@@ -11,10 +11,10 @@ import pytest
 from conftest import fixture_command, load_results, run_cli
 from mcp_accept import fixture as fx
 from mcp_accept import verify as vf
-from mcp_accept.checks import FAIL, PASS, UNOBTAINABLE
+from mcp_accept.checks.base import FAIL, PASS, UNOBTAINABLE
 from mcp_accept.checks.sdk import SdkInfo
 from mcp_accept.errors import ExitStatus
-from mcp_accept.execute import RunOptions, run
+from mcp_accept.running.execute import RunOptions, run
 from mcp_accept.schemas import SchemaStore
 
 MODERN, LEGACY, OLDEST = vf.ERAS

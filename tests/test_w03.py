@@ -29,7 +29,7 @@ def variant(*modes: str) -> str:
 
 
 def run_here(folder: Path, **options):
-    from mcp_accept.execute import RunOptions, run
+    from mcp_accept.running.execute import RunOptions, run
 
     return run(RunOptions(out=folder, offline=True, timeout=10, **options))
 

@@ -159,9 +159,10 @@ def test_l03_is_judged_by_the_words_of_each_version(tmp_path, protocol, defect, 
 
 
 def test_every_wire_and_type_check_names_its_rule(tmp_path):
-    from mcp_accept.checks import REGISTRY, RULES, _load_all
+    from mcp_accept.checks.base import REGISTRY, RULES
+    from mcp_accept.checks.registry import load_all
 
-    _load_all()
+    load_all()
     for name, found in REGISTRY.items():
         if found.layer in ("wire", "type"):
             assert found.rule in RULES, name

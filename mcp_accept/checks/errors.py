@@ -8,11 +8,10 @@ afterwards. Each rule is judged by the words of the version on the wire.
 
 from __future__ import annotations
 
-from mcp_accept.checks import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, check,
-                               spec_for)
+from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, check, spec_for)
 from mcp_accept.schemas import MODERN
 
-# Step names, as the runner records them (mcp_accept.runner.PROBE_*).
+# Step names, as the runner records them (mcp_accept.running.runner.PROBE_*).
 UNKNOWN_TOOL = "probe:unknown-tool"
 UNKNOWN_METHOD = "probe:unknown-method"
 NO_NAME = "probe:call-without-name"
@@ -181,7 +180,7 @@ def unfinished_round_trips(ctx: Context, step_names) -> list[Verdict]:
     ("MAY choose to return an InputRequiredResult on multiple attempts"), so the row's final
     result cannot be had: UNOBTAINABLE.
     """
-    from mcp_accept.protocol import UNANSWERABLE
+    from mcp_accept.transport.session import UNANSWERABLE
 
     out = []
     source = spec_for(ctx.version, "basic/patterns/mrtr.mdx", "server-requirements-basic-workflow")

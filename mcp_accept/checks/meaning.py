@@ -22,8 +22,7 @@ from typing import Any
 
 import jmespath
 
-from mcp_accept.checks import (APP, FAIL, FORMS, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome,
-                               check, content_items, first_difference, same_json)
+from mcp_accept.checks.base import (APP, FAIL, FORMS, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, first_difference, same_json)
 from mcp_accept.transport.messages import MAX_DEPTH, nesting_depth
 
 
@@ -520,7 +519,7 @@ def assertions(ctx: Context) -> list[Verdict]:
         found, seqs = bodies(ctx, "structured")
     except NoBody as exc:
         return [exc.verdict("assertions")]
-    from mcp_accept import bounded
+    from mcp_accept.evidence import bounded
 
     value = found[0].value
     out = []

@@ -14,7 +14,7 @@ started with the run so that the import overlaps the recording; it is handed the
 to replay and the recorded answers) and says what the SDK did. A process that has the SDK
 already (a fleet, ``verify``) replays itself. Both replay the same job the same way.
 
-The layer is advisory (see :data:`mcp_accept.checks.ADVISORY_LAYERS`): it tells how one
+The layer is advisory (see :data:`mcp_accept.checks.base.ADVISORY_LAYERS`): it tells how one
 client library treats the answer, which is not a rule of the spec, so its verdicts are
 reported in the row's ``layers.sdk`` and evidence but never change the row's status.
 
@@ -31,7 +31,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_accept.checks import FAIL, PASS, UNOBTAINABLE, Context, Verdict, check
+from mcp_accept.checks.base import FAIL, PASS, UNOBTAINABLE, Context, Verdict, check
 
 LAYER = "sdk"
 INSTALL_HINT = "pip install 'mcp-accept[sdk]'"
@@ -748,7 +748,7 @@ class Worker:
 # has no raw line break). An answer is written in pieces (evidence.compact_pieces): a 16 MiB
 # result is never held whole as text, nor as bytes, by the run.
 def write_job(stream, job: dict) -> None:
-    from mcp_accept.evidence import compact_pieces
+    from mcp_accept.evidence.wirelog import compact_pieces
 
     head = {**job, "answers": [[method, params] for method, params, _ in job["answers"]]}
     stream.write(json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")

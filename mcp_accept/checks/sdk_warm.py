@@ -25,6 +25,7 @@ import socket
 import stat
 import sys
 import time
+from typing import BinaryIO, Callable
 
 WARM_ENV = "MCP_ACCEPT_SDK_WARM"
 WARM_SECONDS = 600.0
@@ -184,10 +185,12 @@ def end_processes(folder: str, wait: float = 10.0) -> list[int]:
 # -- the process that stays --------------------------------------------------------------------
 
 
-def stay(path: str, seconds: float) -> None:
+def stay(path: str, seconds: float, replay: "Callable[[BinaryIO], bytes | None]") -> None:
     """Called by a replay process that has answered its run: leave that run (a child of a
-    new session goes on, this process returns to exit) and serve later ones on ``path``.
-    Only a process with no other thread forks; anything that fails leaves nothing behind."""
+    new session goes on, this process returns to exit) and serve later ones on ``path``,
+    each answered by ``replay`` (a job's bytes in, its encoded Replay out, or None when no
+    job came). Only a process with no other thread forks; anything that fails leaves nothing
+    behind."""
     import threading
 
     if seconds <= 0 or threading.active_count() > 1:
@@ -206,14 +209,14 @@ def stay(path: str, seconds: float) -> None:
         for fd in (0, 1, 2):
             os.dup2(null, fd)
         os.close(null)
-        _serve(path, seconds)
+        _serve(path, seconds, replay)
     except BaseException:  # noqa: BLE001 - a detached process has no one to tell
         code = 1
     finally:
         os._exit(code)
 
 
-def _serve(path: str, seconds: float) -> None:
+def _serve(path: str, seconds: float, replay) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     # Bound beside, then renamed over the path: a run never finds a half-made socket, and a
     # dead process's socket is replaced at once.
@@ -250,7 +253,7 @@ def _serve(path: str, seconds: float) -> None:
             if child == 0:
                 listener.close()
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                _answer(conn)  # never returns
+                _answer(conn, replay)  # never returns
             conn.close()
     finally:
         listener.close()
@@ -268,19 +271,14 @@ def _still_ours(path: str, inode: int) -> bool:
         return False
 
 
-def _answer(conn: socket.socket) -> None:
+def _answer(conn: socket.socket, replay) -> None:
     """In a child of the warm process: one run's job in, its Replay out, then exit."""
     code = 0
     try:
-        from mcp_accept.checks import sdk
-
         conn.settimeout(None)
         with conn.makefile("rb") as reader:
-            job = sdk.read_job(reader)
-        if job is not None:
-            # The run stops waiting after this long; so does this child, whatever the SDK does.
-            signal.alarm(int(sdk.replay_limit(job)) + 5)
-            data = sdk.encode_replay(sdk.replay_job(job), peak_rss())
+            data = replay(reader)
+        if data is not None:
             conn.sendall(data)
     except BaseException:  # noqa: BLE001 - the run reads no answer as a failed replay
         code = 1

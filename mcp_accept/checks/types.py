@@ -19,15 +19,14 @@ from urllib.parse import urldefrag, urljoin
 # referencing, regex and jsonschema are imported where they are used: about 100 ms that a
 # result passing the jsonschema-rs check (below) never needs.
 
-from mcp_accept.checks import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict,
-                               call_outcome, check, spec_for)
+from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, spec_for)
 from mcp_accept.schemas import MODERN, VERSIONS
 
 PATTERN_SECONDS = 1.0  # one pattern match
 VALIDATION_SECONDS = 3.0  # one whole validation, patterns included (clock checks between keywords)
 # The hard limit: the validation runs in a child process killed after this long, so that one
 # keyword that runs long (uniqueItems over 50,000 items, a huge enum, a megabyte pattern being
-# compiled) is stopped too. See mcp_accept/bounded.py.
+# compiled) is stopped too. See mcp_accept/evidence/bounded.py.
 HARD_SECONDS = VALIDATION_SECONDS + 3.0
 TOO_COSTLY = "too costly to check"
 DEFAULT_BASE = "urn:mcp-accept:output-schema"
@@ -256,7 +255,7 @@ def _validate_bounded(schema: Any, instance: Any) -> tuple[str, str, str | None,
     then, only if that settled nothing, the Python validator. A run whose results are
     valid never imports jsonschema, referencing or regex (0.13 s and 10 MiB). The two steps
     share one time limit."""
-    from mcp_accept import bounded
+    from mcp_accept.evidence import bounded
 
     _warm_imports(compiled_only=True)  # the child must not import: another thread may hold the import lock
     hard = bounded.seconds_left(HARD_SECONDS)
@@ -421,7 +420,7 @@ def _validate_output(schema: Any, instance: Any,
         return FAIL, f"outputSchema is not a valid schema: {exc.message[:200]}", None, INVALID_SCHEMA
     except RecursionError:
         return FAIL, "outputSchema nests too deeply to check", None, BOUNDS
-    from mcp_accept.bounded import seconds_left
+    from mcp_accept.evidence.bounded import seconds_left
 
     budget = _Budget(seconds_left(VALIDATION_SECONDS))
     cls = _validators.extend(base_cls, _keywords(base_cls, budget))

@@ -1,6 +1,6 @@
 """Wire layer: messages against the official schema of their version, and the shape of items.
 
-Each check names the rule its FAIL breaks (see ``mcp_accept.checks``): the spec page and
+Each check names the rule its FAIL breaks (see ``mcp_accept.checks.base``): the spec page and
 section are given beside it, resolved to the version on the wire.
 """
 
@@ -10,10 +10,9 @@ import base64
 import binascii
 import re
 
-from mcp_accept.checks import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict,
-                               call_outcome, check, content_items, server_capabilities, spec_for)
+from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, server_capabilities, spec_for)
 from mcp_accept.checks.errors import DELIBERATELY_INVALID
-from mcp_accept.protocol import INPUT_REQUIRED_METHODS
+from mcp_accept.transport.session import INPUT_REQUIRED_METHODS
 from mcp_accept.schemas import MODERN, SchemaUnavailable
 from mcp_accept.transport.messages import timed_out, violation_rule
 

@@ -6,7 +6,7 @@ import abc
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_accept.evidence import WireLog
+from mcp_accept.evidence.wirelog import WireLog
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from mcp_accept.evidence import Redactor, WireLog
+from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.transport.base import Transport
 
 

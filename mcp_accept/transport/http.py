@@ -39,7 +39,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from mcp_accept import __version__
 from mcp_accept.errors import ServerError
-from mcp_accept.evidence import Redactor, WireLog
+from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport, wire_text
 from mcp_accept.transport.headers import header_value as _header_value, param_headers
 from mcp_accept.transport.messages import MODERN, Inbox, decode_message
@@ -619,7 +620,7 @@ class HttpTransport(Transport):
 
     # -- legacy sessions --------------------------------------------------------------------
     def _reinitialize(self, deadline: float) -> bool:
-        from mcp_accept.protocol import CLIENT_INFO
+        from mcp_accept.transport.session import CLIENT_INFO
 
         version = self.legacy_version
         if not version or self.reinitialized >= 100:

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from mcp_accept.evidence import WireLog
+from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.transport.base import Reply
 
 MODERN = "2026-07-28"

@@ -19,7 +19,9 @@ import time
 from pathlib import Path
 
 from mcp_accept.errors import ServerError
-from mcp_accept.evidence import Redactor, WireLog, open_nofollow
+from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.evidence.wirelog import WireLog
+from mcp_accept.evidence.files import open_nofollow
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport
 from mcp_accept.transport.base import wire_text
 from mcp_accept.transport.messages import Inbox, decode_message

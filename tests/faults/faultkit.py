@@ -14,7 +14,8 @@ from pathlib import Path
 
 from conftest import load_results
 
-from mcp_accept.sheet import load_sheet, validate_results
+from mcp_accept.inputs.sheet import load_sheet
+from mcp_accept.inputs.results import validate_results
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 MISBEHAVE = SERVERS / "misbehave.py"

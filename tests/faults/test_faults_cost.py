@@ -1,7 +1,7 @@
 """Schemas and results that cost without bound to check: uniqueItems over 60,000 objects, an
 enum of 300,000 objects, a chain of 20,000 $refs, a pattern of a megabyte, contains nested
 four deep over 800,000 items. Each check is stopped at its budget (a child process killed at
-the hard limit, see mcp_accept/bounded.py): S01 FAILs saying so, the other rows are judged as
+the hard limit, see mcp_accept/evidence/bounded.py): S01 FAILs saying so, the other rows are judged as
 usual, and the run's time and peak memory stay within generous bounds."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from faultkit import assert_no_traceback
 
 BROKEN = """
 import sys
-import mcp_accept.execute as execute
+import mcp_accept.running.execute as execute
 def judge(*args, **kwargs):
     raise ZeroDivisionError("a fault inside judging")
 execute.judge = judge

@@ -19,7 +19,7 @@ from conftest import free_port, run_cli
 from faultkit import (wait_for_entry, assert_no_traceback, assert_one_line_error, events, hostile, kill_quietly, process_gone,
                       read_pids, server, wire)
 
-from mcp_accept.sheet import validate_results
+from mcp_accept.inputs.results import validate_results
 
 
 @pytest.mark.parametrize("planted", ["wire.jsonl", "stderr.log", "results.json", "rows"])

@@ -24,8 +24,7 @@ import argparse
 import copy
 import sys
 
-from mcp_accept.fixture import (INVALID_PARAMS, INVALID_REQUEST, LINK_URI, METHOD_NOT_FOUND, MIME_JSON,
-                                Fixture, RpcError, compact, serve_http, serve_stdio)
+from mcp_accept.fixture import (INVALID_PARAMS, INVALID_REQUEST, LINK_URI, METHOD_NOT_FOUND, MIME_JSON, Fixture, RpcError, compact, serve_http, serve_stdio)
 
 MODES = ("mrtr-once", "mrtr-never", "mrtr-ask", "mrtr-bare", "no-discover", "paged-resources", "array-structured",
          "strict-cursor", "unknown-result", "unknown-code")

@@ -1,0 +1,175 @@
+"""``wire.jsonl``: every message both ways, in order, one line each, flushed as written; and
+the compact JSON encoding its sizes are counted in."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+from mcp_accept.evidence.files import open_nofollow, utc_now
+from mcp_accept.evidence.redaction import Redactor
+
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+BATCH = 256  # items of a long array serialised by one call
+PIECE_CAP = 1 << 20  # a batch that serialises larger than this is done again item by item
+RAW_CAP = 4096  # characters of a received text that was not a message, kept as evidence
+
+
+def compact_pieces(value: Any, measure: dict | None = None) -> Iterable[str]:
+    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` in pieces.
+
+    Joined, the pieces are exactly that text; but a 16 MiB result is never held as one
+    string (nor as the list of every token the encoder builds before joining, which
+    takes about twice the result's size): long arrays are serialised a batch of items at
+    a time and objects key by key. A JSON string is never split across two pieces.
+
+    ``measure`` maps ``id(v)`` of values inside ``value`` to None; each one met is
+    measured on the way (as :func:`compact_size` counts) and its entry set to ``(v, size)``.
+    """
+    if measure and id(value) in measure:
+        size = 0
+        for piece in compact_pieces(value):
+            size += len(piece) if piece.isascii() else len(piece.encode("utf-8", "surrogatepass"))
+            yield piece
+        measure[id(value)] = (value, size)
+    elif isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
+        yield "{"
+        for n, (key, item) in enumerate(value.items()):
+            head = ("," if n else "") + _compact(key) + ":"
+            if isinstance(item, (dict, list)):
+                yield head
+                yield from compact_pieces(item, measure)
+            else:
+                yield head + _compact(item)
+        yield "}"
+    elif isinstance(value, list) and len(value) > BATCH:
+        yield "["
+        for start in range(0, len(value), BATCH):
+            part = value[start:start + BATCH]
+            if start:
+                yield ","
+            text = _compact(part)  # C speed; an item-by-item look costs seconds on a million items
+            if len(text) <= PIECE_CAP:
+                yield text[1:-1]
+                continue
+            del text
+            for n, item in enumerate(part):
+                if n:
+                    yield ","
+                yield from compact_pieces(item, measure)
+        yield "]"
+    elif isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
+        yield "["
+        for n, item in enumerate(value):
+            if n:
+                yield ","
+            yield from compact_pieces(item, measure)
+        yield "]"
+    else:
+        yield _compact(value)
+
+
+def compact_size(value: Any, known: dict | None = None) -> int:
+    """UTF-8 bytes of ``value`` as compact JSON (ensure_ascii off), counted piece by piece;
+    or taken from ``known`` (:attr:`WireLog.result_sizes`) when it was counted as written."""
+    seen = known.get(id(value)) if known else None
+    if seen is not None and seen[0] is value:
+        return seen[1]
+    return sum(len(p) if p.isascii() else len(p.encode("utf-8", "surrogatepass")) for p in compact_pieces(value))
+
+
+class WireLog:
+    """Append-only ``wire.jsonl``: one line per message or event, flushed as written.
+
+    ``entries`` keeps the parsed messages in memory as well, in order, for the checks:
+    the checks judge what was recorded, never the live transport.
+    """
+
+    def __init__(self, path: Path | None, redactor: Redactor | None = None, transport: str = "stdio"):
+        self.path = path
+        self.redactor = redactor or Redactor()
+        self.transport = transport
+        self.entries: list[dict] = []
+        # id(result) -> (result, compact UTF-8 size) of each received result, counted while it
+        # was written: the run reports the largest without serialising it once more
+        self.result_sizes: dict[int, tuple[Any, int]] = {}
+        self.step: str | None = None
+        self.era: str | None = None  # protocol version messages are currently sent under
+        self._seq = 0
+        self._lock = threading.Lock()
+        self._start = time.monotonic()
+        self._handle = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = open_nofollow(path, "wb")
+
+    def record(self, direction: str, *, message: Any = None, raw: str | None = None,
+               event: str | None = None, detail: str | None = None, http: dict | None = None,
+               era: str | None = None) -> int:
+        """Record one thing that crossed (or failed to cross) the wire; return its sequence number.
+
+        ``direction`` is ``out`` (we sent), ``in`` (we received) or ``event`` (something
+        happened: spawn, exit, timeout, violation). ``raw`` is the received text when it
+        was not a JSON-RPC message, kept (cut to 4 KiB, after redaction) as evidence.
+        """
+        with self._lock:
+            self._seq += 1
+            entry: dict[str, Any] = {
+                "seq": self._seq,
+                "t": utc_now(),
+                "ms": round((time.monotonic() - self._start) * 1000, 1),
+                "dir": direction,
+                "transport": self.transport,
+                "step": self.step,
+            }
+            if era or self.era:
+                entry["era"] = era or self.era
+            if event:
+                entry["event"] = event
+            if detail:
+                entry["detail"] = self.redactor.text(detail, edges=True)
+            if http:
+                entry["http"] = http
+            if raw is not None:
+                entry["raw"] = self.redactor.cut(raw, RAW_CAP)
+                if len(raw) > RAW_CAP:
+                    entry["raw_truncated_from"] = len(raw)
+            if message is not None:
+                entry["message"] = message
+            self.entries.append(entry)
+            if self._handle is not None:
+                self._write_line(entry)
+            return self._seq
+
+    def _write_line(self, entry: dict) -> None:
+        # piece by piece: a large message is not serialised whole once more. A line cut
+        # short by an interrupt is taken back, so every line of the file stays JSON.
+        handle = self._handle
+        start = handle.tell()
+        message = entry.get("message")
+        result = message.get("result") if entry["dir"] == "in" and isinstance(message, dict) else None
+        measure = {id(result): None} if isinstance(result, (dict, list)) else None
+        try:
+            for piece in compact_pieces(entry, measure):
+                handle.write(self.redactor.text(piece).encode("utf-8", "backslashreplace"))
+            handle.write(b"\n")
+            handle.flush()
+            if measure and measure[id(result)] is not None:
+                self.result_sizes[id(result)] = measure[id(result)]
+        except BaseException:
+            try:
+                handle.seek(start)
+                handle.truncate()
+                handle.flush()
+            except (OSError, ValueError):
+                pass
+            raise
+
+    def close(self) -> None:
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None

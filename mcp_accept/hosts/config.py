@@ -1,0 +1,80 @@
+"""``mcp-accept host config HOST``: the snippet that makes a host launch the recording proxy.
+
+Each format is the host's own, as its documentation gives it:
+
+* Claude Code: ``claude mcp add [options] <name> -- <command> [args...]``; options such as
+  ``--scope`` go before the name, ``--`` separates the server's command
+  (https://docs.anthropic.com/en/docs/claude-code/mcp, "Installing MCP servers": local stdio servers).
+* VS Code: ``.vscode/mcp.json`` (workspace) or the user profile's mcp.json, ``{"servers": {NAME:
+  {"type": "stdio", "command": ..., "args": [...]}}}``
+  (https://code.visualstudio.com/docs/copilot/reference/mcp-configuration, "Standard I/O (stdio) servers").
+* Claude Desktop: ``claude_desktop_config.json``, ``{"mcpServers": {NAME: {"command", "args"}}}``,
+  at ``~/Library/Application Support/Claude/`` (macOS) or ``%APPDATA%\\Claude\\`` (Windows)
+  (https://modelcontextprotocol.io/quickstart/user, "Add the Filesystem MCP Server").
+* Cursor: ``.cursor/mcp.json`` (project) or ``~/.cursor/mcp.json`` (global), ``{"mcpServers":
+  {NAME: {"command", "args", "env"}}}`` (https://cursor.com/docs/mcp, "Configuration").
+
+The proxy's own command is written with absolute paths (the interpreter running mcp-accept
+and an absolute ``--out``): hosts start servers from a working folder of their own choosing.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from mcp_accept.errors import InputError
+
+HOSTS = ("claude-code", "vscode", "claude-desktop", "cursor")
+DESKTOP_CONFIG = {
+    "macOS": "~/Library/Application Support/Claude/claude_desktop_config.json",
+    "Windows": "%APPDATA%\\Claude\\claude_desktop_config.json",
+}
+
+
+def proxy_argv(server: str, out: Path, name: str) -> list[str]:
+    """The command line a host runs: this interpreter, ``-m mcp_accept proxy ...``."""
+    return [sys.executable, "-m", "mcp_accept", "proxy", "--server", server,
+            "--out", str(Path(out).resolve()), "--name", name]
+
+
+def marker_server(log_dir: Path) -> str:
+    """The fixture in marker mode, logging to ``log_dir`` (see fixture.py --markers --log)."""
+    from mcp_accept.running.execute import fixture_path
+
+    return shlex.join([sys.executable, str(fixture_path()), "--markers", "--log", str(Path(log_dir).resolve())])
+
+
+def config(host: str, server: str | None, out: Path, *, name: str = "mcp-accept-proxy",
+           markers: bool = False) -> str:
+    """The snippet for ``host``, as text to paste or run."""
+    if host not in HOSTS:
+        raise InputError(f"must be one of {', '.join(HOSTS)}", field="HOST")
+    if markers:
+        server = server or marker_server(Path(out) / "fixture-log")
+    if not server:
+        raise InputError("give --server CMD (the real server's command), or --markers for the fixture",
+                         field="--server")
+    try:
+        if not shlex.split(server):
+            raise InputError("the command is empty", field="--server")
+    except ValueError as exc:
+        raise InputError(f"cannot split the command: {exc}", field="--server") from None
+    argv = proxy_argv(server, out, name)
+    if host == "claude-code":
+        return shlex.join(["claude", "mcp", "add", "--scope", "local", name, "--", *argv]) + "\n"
+    if host == "vscode":
+        body = {"servers": {name: {"type": "stdio", "command": argv[0], "args": argv[1:]}}}
+        return "// .vscode/mcp.json\n" + json.dumps(body, indent=2) + "\n"
+    body = {"mcpServers": {name: {"command": argv[0], "args": argv[1:]}}}
+    if host == "claude-desktop":
+        where = "; ".join(f"{os_name}: {path}" for os_name, path in DESKTOP_CONFIG.items())
+        return f"// claude_desktop_config.json ({where})\n" + json.dumps(body, indent=2) + "\n"
+    return "// .cursor/mcp.json (or ~/.cursor/mcp.json)\n" + json.dumps(body, indent=2) + "\n"
+
+
+def snippet_json(text: str) -> dict:
+    """The JSON of a snippet printed by :func:`config` (its first line is a comment)."""
+    return json.loads(text.split("\n", 1)[1])

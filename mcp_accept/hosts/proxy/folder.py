@@ -1,0 +1,197 @@
+"""The run folder a proxy writes, and how it is completed.
+
+Forwarding threads hand each message's bytes to :meth:`ProxyRecord.put` and go back to
+forwarding; one recorder thread parses and appends them to ``wire.jsonl`` (flushed per
+message, redacted), in the order they were forwarded. :meth:`ProxyRecord.finish` derives
+the host facts and writes ``host.json``, ``rows/H0x.json``, ``results.json`` and
+``sheet.md`` (atomically), once, whatever ended the session.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import queue
+import re
+import threading
+from pathlib import Path
+
+from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.evidence.wirelog import WireLog
+from mcp_accept.evidence.files import atomic_write_json, utc_now
+from mcp_accept.hosts.proxy import derive
+from mcp_accept.transport.messages import decode_message
+
+DEFAULT_OUT = Path("mcp-accept-runs") / "proxy"
+_STOP = object()
+
+
+def new_run_folder(base: Path, name: str | None = None) -> Path:
+    """A folder of its own under ``base`` for this start: a host may start the proxy
+    several times, even at once, and no two starts share a folder."""
+    label = re.sub(r"[^A-Za-z0-9._-]+", "_", name or "proxy").strip("._") or "proxy"
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    base = Path(base)
+    base.mkdir(parents=True, exist_ok=True)
+    # Named by time and process id (two starts at once differ in pid); a number is added
+    # when even that is taken. No random part: a folder name must not look like a token.
+    first = base.resolve() / f"{label}-{stamp}-{os.getpid()}"
+    folder, n = first, 1
+    while True:
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            n += 1
+            folder = Path(f"{first}-{n}")
+
+
+class ProxyRecord:
+    def __init__(self, folder: Path, transport: str, redactor: Redactor | None = None,
+                 given: dict | None = None):
+        self.folder = Path(folder)
+        self.transport = transport
+        self.redactor = redactor or Redactor()
+        self.given = dict(given or {})
+        self.started = utc_now()
+        self.log = WireLog(self.folder / "wire.jsonl", self.redactor, transport=transport)
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._drain, name="proxy-recorder", daemon=True)
+        self._thread.start()
+        self._finished = threading.Lock()
+        self._done = False
+        self.results: dict | None = None
+
+    # ----- recording ---------------------------------------------------------------
+
+    def put(self, direction: str, data: bytes, http: dict | None = None) -> None:
+        """One message as forwarded: ``out`` host -> server, ``in`` server -> host."""
+        self._queue.put((direction, data, http))
+
+    def event(self, event: str, detail: str | None = None, http: dict | None = None) -> None:
+        self._queue.put(("event", event, detail, http))
+
+    def _drain(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            try:
+                if item[0] == "event":
+                    self.log.record("event", event=item[1], detail=item[2], http=item[3])
+                else:
+                    self._record(*item)
+            except Exception as exc:  # the record must never stop the forwarding
+                try:
+                    self.log.record("event", event="record-error", detail=f"{type(exc).__name__}: {exc}")
+                except Exception:
+                    pass
+
+    def _record(self, direction: str, data: bytes, http: dict | None) -> None:
+        text = data.rstrip(b"\r\n")
+        if not text.strip():
+            return
+        decoded = decode_message(text)
+        who = "the host" if direction == "out" else "the server"
+        if decoded.message is None:
+            self.log.record("event", event="violation", detail=f"{who} sent {decoded.reason}",
+                            raw=decoded.raw, http=http)
+            return
+        message = decoded.message
+        era = None
+        meta = (message.get("params") or {}).get("_meta") if isinstance(message.get("params"), dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get(derive.META_VERSION), str):
+            era = meta[derive.META_VERSION]
+        seq = self.log.record(direction, message=message, http=http, era=era)
+        for flaw in decoded.flaws or ():  # read, but not proper JSON (NaN, a key twice)
+            self.log.record("event", event="violation", detail=f"message #{seq} from {who}: {flaw}", http=http)
+        result = message.get("result")
+        if direction == "in" and isinstance(result, dict) and isinstance(result.get("protocolVersion"), str) \
+                and "serverInfo" in result:  # an initialize result: later legacy messages speak this
+            self.log.era = result["protocolVersion"]
+
+    # ----- completion --------------------------------------------------------------
+
+    def finish(self, *, ended_by: str, interrupted: bool = False) -> dict:
+        """Stop recording and write the completed run folder (once)."""
+        with self._finished:
+            if self._done:
+                return self.results or {}
+            self._done = True
+            self._queue.put(_STOP)
+            self._thread.join(timeout=30)
+            self.log.record("event", event="proxy-end", detail=ended_by)
+            self.log.close()
+            self.results = write_results(self.folder, self.log.entries, transport=self.transport,
+                                         started=self.started, redactor=self.redactor,
+                                         given=self.given, interrupted=interrupted)
+            return self.results
+
+
+def write_results(folder: Path, entries: list[dict], *, transport: str, started: str,
+                  redactor: Redactor, given: dict | None = None, interrupted: bool = False) -> dict:
+    """``host.json``, the host rows' evidence, ``results.json`` and ``sheet.md``."""
+    from mcp_accept.checks.base import PENDING
+    from mcp_accept.running.execute import merge_conditions
+    from mcp_accept.inputs.results import INLINE_LIMIT, _larger_than, build
+    from mcp_accept.output.render import write_results
+    from mcp_accept.inputs.profile import load_profile
+    from mcp_accept.inputs.sheet import load_sheet
+
+    facts = derive.derive(entries, transport)
+    observed = derive.conditions(facts)
+    refused = _credential_like(observed)
+    observed.update({"executed_at_utc": started, "evidence_path_or_id": Path(folder).resolve().name})  # as a run: the folder, not where it lay
+    conditions = merge_conditions(observed, given or {}, None)
+    seqs = derive.condition_seqs(facts)
+    atomic_write_json(folder / "host.json", {
+        "wire_log": "wire.jsonl",
+        "conditions": {k: {"value": v, "seqs": seqs.get(k, [])} for k, v in observed.items()},
+        "refused_conditions": refused, "facts": facts}, redactor)
+
+    rows_facts = derive.host_rows(facts)
+    by_seq = {e["seq"]: e for e in entries}
+    sheet = load_sheet()
+    rows = []
+    for row in sheet.rows:
+        if row.automated:
+            continue  # a proxy drives nothing: only the observation rows belong to it
+        entry = {"id": row.id, "kind": row.kind, "title": row.title, "status": PENDING,
+                 "reason": None, "evidence": None, "filled_by": "runner"}
+        found = rows_facts.get(row.id)
+        if found is not None:
+            evidence = f"rows/{row.id}.json"
+            messages = []
+            for seq in found["seqs"]:
+                item = by_seq.get(seq)
+                if item is None:
+                    continue
+                if "message" in item and _larger_than(item["message"], INLINE_LIMIT):
+                    item = {k: v for k, v in item.items() if k != "message"}
+                    item["message_omitted"] = f"larger than {INLINE_LIMIT} bytes: see wire.jsonl seq {seq}"
+                messages.append(item)
+            atomic_write_json(folder / evidence, {
+                "id": row.id, "status": PENDING, "reason": found["reason"], "source": "proxy",
+                "observed": found["observed"], "seqs": found["seqs"], "wire_log": "wire.jsonl",
+                "messages": messages}, redactor)
+            entry.update(reason=found["reason"], evidence=evidence,
+                         observed={"mode": "proxy", **found["observed"], "seqs": found["seqs"]})
+        rows.append(entry)
+    results = build(sheet=sheet, profile=load_profile(), conditions=conditions, rows=rows,
+                    schemas=[], started_at=started, finished_at=utc_now(), interrupted=interrupted)
+    write_results(folder, results, redactor)
+    return results
+
+
+def _credential_like(observed: dict) -> dict:
+    """Drop (and name) any value from the wire that looks like a credential: no condition
+    may hold one (results.json would be refused), whoever sent it."""
+    from mcp_accept.evidence.credentials import looks_like_credential
+
+    refused = {}
+    for key, value in list(observed.items()):
+        kind = looks_like_credential(value) if isinstance(value, str) else None
+        if kind:
+            del observed[key]
+            refused[key] = f"looks like {kind}: not recorded"
+    return refused

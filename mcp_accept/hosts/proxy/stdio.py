@@ -1,0 +1,145 @@
+"""The stdio recording proxy: a host launches it as its MCP server.
+
+It starts the real server (its own process group, stderr to ``stderr.log``), then one
+thread per direction copies each line as received (bytes untouched, in order) and hands
+a copy to the recorder; nothing is parsed or re-serialised on the forwarding path.
+Standard output carries protocol bytes only: anything else the process might print goes
+to standard error. The session ends when the host closes its stdin, when the server
+exits, or on SIGINT/SIGTERM; in every case the server is stopped and the run folder
+completed.
+
+stdio framing: newline-delimited JSON-RPC, messages contain no raw newline
+(docs/specification/2025-11-25/basic/transports.mdx#stdio).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from mcp_accept.errors import ServerError
+from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.hosts.proxy.folder import ProxyRecord, new_run_folder
+from mcp_accept.transport.stdio import ServerProcess
+
+
+class StdioProxy:
+    def __init__(self, command: str, folder: Path, *, host_in=None, host_out=None,
+                 given: dict | None = None, redactor: Redactor | None = None,
+                 ended: threading.Event | None = None, why: list | None = None):
+        self.command = command
+        self.folder = folder
+        self.redactor = redactor or Redactor()
+        self.host_in = host_in
+        self.host_out = host_out
+        self.record = ProxyRecord(folder, "stdio", self.redactor, given)
+        self.ended = ended or threading.Event()
+        self.ended_by: str | None = why[0] if why else None
+        self._why = why
+        self.process: ServerProcess | None = None
+
+    def _end(self, why: str) -> None:
+        if self.ended_by is None:
+            self.ended_by = self._why[0] if self._why else why
+        self.ended.set()
+
+    def _host_to_server(self) -> None:
+        stdin = self.process.proc.stdin
+        try:
+            for line in iter(self.host_in.readline, b""):
+                # Queued before it is written: its answer can never be recorded ahead of it.
+                self.record.put("out", line)
+                try:
+                    stdin.write(line)
+                except (BrokenPipeError, OSError, ValueError):
+                    self.record.event("forward-failed", "the server's stdin is closed")
+                    break
+        except (OSError, ValueError):
+            pass
+        self._end("the host closed the proxy's stdin")
+
+    def _server_to_host(self, stdout) -> None:
+        try:
+            for line in iter(stdout.readline, b""):
+                self.record.put("in", line)
+                try:
+                    self.host_out.write(line)
+                    self.host_out.flush()
+                except (BrokenPipeError, OSError, ValueError):
+                    self.record.event("forward-failed", "the host's end of stdout is closed")
+                    break
+        except (OSError, ValueError):
+            pass
+        self._end("the server closed its stdout")
+
+    def run(self) -> int:
+        try:
+            self.process = ServerProcess(self.command, stderr_path=self.folder / "stderr.log",
+                                         redactor=self.redactor)
+        except ServerError as exc:
+            self.record.event("spawn-failed", str(exc))
+            self.record.finish(ended_by=str(exc))
+            raise
+        self.record.event("spawn", f"pid {self.process.pid}: {self.command}")
+        stdout = io.BufferedReader(self.process.proc.stdout, buffer_size=1 << 16)
+        down = threading.Thread(target=self._server_to_host, args=(stdout,), daemon=True)
+        up = threading.Thread(target=self._host_to_server, daemon=True)
+        down.start()
+        up.start()
+        try:
+            while not self.ended.wait(0.5):
+                pass
+        finally:
+            if self.ended_by is None and self._why:
+                self.ended_by = self._why[0]
+            # Whatever ended the session: the server's answers still in its pipe reach the
+            # host (it closed stdin first), then the server is stopped with its group.
+            code = self.process.stop()
+            down.join(timeout=5)
+            self.record.event("exit", f"server exit code {code}")
+            self.record.finish(ended_by=self.ended_by or "interrupted",
+                               interrupted=(self.ended_by or "").startswith("signal"))
+        return 0
+
+
+def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dict | None = None) -> Path:
+    """The ``proxy --server`` command: this process's stdin/stdout are the host's pipe.
+
+    The real standard output is kept for protocol bytes and ``sys.stdout`` pointed at
+    standard error, so no stray print can corrupt the stream. SIGINT and SIGTERM are
+    caught before the folder exists, so a signal at any moment leaves it complete."""
+    ended, why = threading.Event(), []
+
+    def on_signal(signum, frame):
+        why.append(f"signal {signal.Signals(signum).name}")
+        ended.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return _run(command, out, name, given, ended, why)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _run(command: str, out: Path, name: str | None, given: dict | None, ended, why: list) -> Path:
+    folder = new_run_folder(out, name)
+    host_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
+    sys.stdout.flush()
+    sys.stdout = sys.stderr
+    host_in = io.BufferedReader(os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0), 1 << 16)
+    proxy = StdioProxy(command, folder, host_in=host_in, host_out=host_out, given=given,
+                       ended=ended, why=why)
+    try:
+        proxy.run()
+    finally:
+        for handle in (host_out,):
+            try:
+                handle.close()
+            except OSError:
+                pass
+    return folder

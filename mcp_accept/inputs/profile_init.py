@@ -1,0 +1,307 @@
+"""``mcp-accept profile init``: a starting profile from what a server's ``tools/list`` shows.
+
+The server is asked for its tools (and, where it has them, its resource templates),
+never made to run a tool. Each result form gets the tool that most plainly offers it:
+the structured form the tool that declares an ``outputSchema``, the others a tool
+whose name or description says so. Arguments come from each tool's ``inputSchema``
+(``default``, ``examples``, ``enum``, ``const``) or else a placeholder. Whatever had
+to be guessed is listed under ``guessed:`` in the profile, for a person to check.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from mcp_accept.checks.base import needs_task
+from mcp_accept.untrusted import yaml_comment
+
+from mcp_accept.errors import InputError, ServerError
+from mcp_accept.transport.session import Session
+
+PLACEHOLDER_STRING = "MCP"
+PLACEHOLDERS = {"string": PLACEHOLDER_STRING, "integer": 1, "number": 1, "boolean": True, "array": [],
+                "object": {}, "null": None}
+# What a tool's name or description says about the form of its result.
+HINTS = {
+    "link": re.compile(r"link", re.I),
+    "embedded": re.compile(r"embed|resource", re.I),
+    "text": re.compile(r"text|plain|string", re.I),
+    "structured": re.compile(r"struct|json|object", re.I),
+}
+MAX_PAGES = 50
+# The first quoted example in a property's description: "e.g. 'X'", "e.g., \"X\"", "for example `X`".
+EXAMPLE_IN_TEXT = re.compile(r"(?:e\.g\.|for example)[,:]?\s*['\"`]([^'\"`\n]{1,200})['\"`]", re.I)
+
+
+@dataclass
+class Discovery:
+    """What the server showed: its name, version on the wire, tools and resource templates."""
+
+    server_name: str | None = None
+    version: str | None = None
+    tools: list[dict] = field(default_factory=list)
+    templates: list[str] = field(default_factory=list)
+
+
+def discover(transport, *, protocol: str = "auto", timeout: float = 10.0) -> Discovery:
+    """Open ``transport``, negotiate, list the tools and resource templates, close."""
+    found = Discovery()
+    transport.open()
+    try:
+        session = Session(transport, timeout=timeout)
+        negotiation = session.negotiate(protocol)
+        if not negotiation.ok:
+            raise ServerError("the server could not be spoken to: " + ("; ".join(negotiation.attempts)
+                                                                        or "no answer"))
+        found.version = negotiation.version
+        info = negotiation.server_info or {}
+        found.server_name = info.get("name") if isinstance(info.get("name"), str) else None
+        found.tools = _paged(session, "tools/list", "tools", required=True)
+        found.templates = [t["uriTemplate"] for t in _paged(session, "resources/templates/list",
+                                                            "resourceTemplates", required=False)
+                           if isinstance(t.get("uriTemplate"), str)]
+        try:
+            transport.end_session(timeout=timeout)
+        except Exception:  # a courtesy only
+            pass
+    finally:
+        transport.close()
+    return found
+
+
+def _paged(session: Session, method: str, key: str, *, required: bool) -> list[dict]:
+    items: list[dict] = []
+    cursor, seen = None, set()
+    for _ in range(MAX_PAGES):
+        reply = session.send(method, {"cursor": cursor} if cursor else {})
+        if not reply.has_result or not isinstance(reply.result, dict):
+            if required:
+                raise ServerError(f"{method}: {reply.describe_failure()}")
+            return items
+        items += [item for item in reply.result.get(key) or [] if isinstance(item, dict)]
+        cursor = reply.result.get("nextCursor")
+        if not isinstance(cursor, str) or not cursor or cursor in seen:
+            break
+        seen.add(cursor)
+    return items
+
+
+# -- guessing ---------------------------------------------------------------------------------
+
+def _tool_text(tool: dict) -> str:
+    return " ".join(str(tool.get(k) or "") for k in ("name", "title", "description"))
+
+
+def _annotation(tool: dict, key: str):
+    annotations = tool.get("annotations")
+    return annotations.get(key) if isinstance(annotations, dict) else None
+
+
+def changes_state(tool: dict) -> bool:
+    """Whether the tool says it modifies its environment: ``readOnlyHint: false``, or
+    ``destructiveHint: true`` without ``readOnlyHint: true`` (ToolAnnotations in the schema of
+    every version; hints only, which is why a tool that says nothing is not passed over).
+    The run calls every chosen tool, so a tool that says it creates, edits or deletes
+    something is never picked for a person to find out later."""
+    read_only = _annotation(tool, "readOnlyHint")
+    return read_only is False or (read_only is not True and _annotation(tool, "destructiveHint") is True)
+
+
+def _guesses(tool: dict) -> int:
+    """How many required arguments of the tool would be guessed (no const in its schema)."""
+    return len(guess_arguments(tool)[1])
+
+
+def _preference(tool: dict) -> tuple[int, int]:
+    """Sort key among the candidates for a form: a tool that says it is read-only first,
+    then the one needing the fewest guessed arguments (list order breaks ties)."""
+    return (0 if _annotation(tool, "readOnlyHint") is True else 1, _guesses(tool))
+
+
+def choose_tools(tools: list[dict]) -> tuple[dict[str, dict], list[str]]:
+    """Which tool serves each form; and the notes on what was guessed."""
+    chosen: dict[str, dict] = {}
+    guessed: list[str] = []
+    taken: set[str] = set()
+    named = [t for t in tools if isinstance(t.get("name"), str) and t["name"]]
+    passed = [t["name"] for t in named if changes_state(t)]
+    tasks = [t["name"] for t in named if needs_task(t) and not changes_state(t)]
+    named = [t for t in named if not changes_state(t) and not needs_task(t)]
+    if passed:
+        guessed.append(f"tools: passed over {', '.join(passed)} (their annotations say a call changes "
+                       "the server's state); name one only if that is safe")
+    if tasks:
+        guessed.append(f"tools: passed over {', '.join(tasks)} (execution.taskSupport: required: a client "
+                       "must call it as a task, and the run makes plain calls)")
+
+    structured = sorted((t for t in named if "outputSchema" in t), key=_preference)
+    if structured:
+        # The name or description breaks ties only: a read-only tool that needs no guessed
+        # argument is likelier to answer at all.
+        pick = min(structured, key=lambda t: (*_preference(t), not HINTS["structured"].search(_tool_text(t))))
+        chosen["structured"] = pick
+        taken.add(pick["name"])
+        if len(structured) > 1:
+            guessed.append(f"tools.structured: {pick['name']} is one of {len(structured)} tools that "
+                           "declare an outputSchema")
+    for form in ("link", "embedded", "text"):
+        hinted = sorted((t for t in named if t["name"] not in taken and HINTS[form].search(_tool_text(t))),
+                        key=_preference)
+        if form == "text":
+            hinted = [t for t in hinted if "outputSchema" not in t] or hinted
+        if hinted:
+            pick = hinted[0]
+            chosen[form] = pick
+            taken.add(pick["name"])
+            guessed.append(f"tools.{form}: {pick['name']} chosen by its name or description; "
+                           f"check that its result really is {_FORM_WORDS[form]}")
+    missing = [f for f in ("text", "structured", "embedded", "link") if f not in chosen]
+    for form in missing:
+        guessed.append(f"tools.{form}: no tool looked like it; its rows stay UNOBTAINABLE until one is named")
+    return chosen, guessed
+
+
+_FORM_WORDS = {"text": "a text item holding JSON", "embedded": "an embedded resource",
+               "link": "a resource_link", "structured": "structuredContent"}
+
+
+def guess_arguments(tool: dict) -> tuple[dict, list[str]]:
+    """Arguments for the required properties of the tool's inputSchema, and what was guessed."""
+    schema = tool.get("inputSchema")
+    if not isinstance(schema, dict):
+        return {}, []
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+    args: dict[str, Any] = {}
+    guessed: list[str] = []
+    for name in required:
+        prop = props.get(name) if isinstance(props.get(name), dict) else {}
+        value, certain = _value_for(prop)
+        args[name] = value
+        if not certain:
+            guessed.append(f"tools.*.arguments.{name} of {tool['name']}: placeholder {value!r}")
+    return args, guessed
+
+
+def _value_for(prop: dict) -> tuple[Any, bool]:
+    if "const" in prop:
+        return prop["const"], True
+    if "default" in prop:
+        return prop["default"], False
+    examples = prop.get("examples")
+    if isinstance(examples, list) and examples:
+        return examples[0], False
+    enum = prop.get("enum")
+    if isinstance(enum, list) and enum:
+        return enum[0], False
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), kind[0] if kind else None)
+    # Many servers give their example in prose ("IANA timezone name (e.g., 'Europe/London')"):
+    # a value the tool is meant to accept, where a made-up placeholder usually is not.
+    described = EXAMPLE_IN_TEXT.search(prop.get("description") or "") \
+        if isinstance(prop.get("description"), str) else None
+    if kind == "string" and described:
+        return described.group(1), False
+    return PLACEHOLDERS.get(kind, PLACEHOLDER_STRING), False
+
+
+def guess_assertions(tool: dict | None) -> list[dict]:
+    """``total == length(hits)`` where the outputSchema has an integer total and an array of hits."""
+    schema = (tool or {}).get("outputSchema")
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(props, dict):
+        return []
+    total, hits = props.get("total"), props.get("hits")
+    if isinstance(total, dict) and total.get("type") == "integer" and isinstance(hits, dict) \
+            and hits.get("type") == "array":
+        return [{"name": "total-matches-hits", "expr": "total == length(hits)"}]
+    return []
+
+
+def guess_unknown_uri(templates: list[str]) -> str:
+    schemes = [urlsplit(t).scheme for t in templates if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", t)]
+    scheme = schemes[0] if schemes else "mcp-accept"
+    return f"{scheme}://mcp-accept-unknown/does-not-exist"
+
+
+def profile_name(server_name: str | None) -> str:
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", server_name or "").strip("-._")
+    return name if name and name[0].isalnum() else "server"
+
+
+def build_profile(found: Discovery) -> dict:
+    chosen, guessed = choose_tools(found.tools)
+    tools: dict[str, dict] = {}
+    for form in ("text", "structured", "embedded", "link"):
+        tool = chosen.get(form)
+        if tool is None:
+            continue
+        args, notes = guess_arguments(tool)
+        tools[form] = {"name": tool["name"], "arguments": args}
+        guessed += [n.replace("tools.*", f"tools.{form}") for n in notes]
+        if form != "structured":  # tools/list says nothing of what a body holds
+            guessed.append(f"tools.{form}.body: json assumed (the default); say body: text for prose, "
+                           "body: bytes for a binary blob")
+    assertions = guess_assertions(chosen.get("structured"))
+    if assertions:
+        guessed.append("assertions: total == length(hits) guessed from the outputSchema's total and hits")
+    guessed.append("unknown_uri: made up; it must name a resource the server does not have")
+    return {
+        "profile": profile_name(found.server_name),
+        "tools": tools,
+        "reference": None,
+        "twin": "json-equal",
+        "assertions": assertions,
+        "unknown_uri": guess_unknown_uri(found.templates),
+        "guessed": guessed,
+    }
+
+
+def render(profile: dict, found: Discovery) -> str:
+    """The profile as YAML, with a header saying where it came from and what to check."""
+    from mcp_accept.inputs.files import _validator
+
+    errors = sorted(_validator("profile").iter_errors(profile), key=lambda e: list(e.path))
+    if errors:  # a bug here, not the user's input: say so plainly
+        raise ValueError(f"generated profile is invalid: {errors[0].message}")
+    head = [
+        # the server's own name and version: one line each, whatever it sent (no key injected)
+        f"# Starting profile for {yaml_comment(found.server_name or 'an MCP server')}, written by "
+        "`mcp-accept profile init`",
+        f"# from its tools/list (protocol {yaml_comment(found.version)}). Check every entry under `guessed:`,",
+        "# then set `reference:` to the document the tools should return (null compares the",
+        "# forms with each other) and remove `guessed:` once everything is checked. While a",
+        "# tool's arguments or body kind are listed there, a refusal of them is UNOBTAINABLE, not FAIL.",
+        "",
+    ]
+    try:
+        body = yaml.safe_dump(profile, sort_keys=False, allow_unicode=True, default_flow_style=None, width=1000)
+    except UnicodeEncodeError:  # lone surrogates from the server: written as escapes
+        body = yaml.safe_dump(profile, sort_keys=False, allow_unicode=False, default_flow_style=None, width=1000)
+    return "\n".join(head) + body
+
+
+def init_profile(transport, *, protocol: str = "auto", timeout: float = 10.0) -> str:
+    found = discover(transport, protocol=protocol, timeout=timeout)
+    if not found.tools:
+        raise ServerError("tools/list showed no tools: there is nothing to map")
+    return render(build_profile(found), found)
+
+
+def check_out(out: Path | None, force: bool) -> None:
+    """Refuse, before the server is started, to write where we should not."""
+    if out is None:
+        return
+    if out.exists() and out.is_dir():
+        raise InputError("is a folder; give a file name", file=str(out), field="--out")
+    if out.exists() and not force:
+        raise InputError("exists already; give --force to replace it", file=str(out), field="--out")
+    if not out.parent.is_dir():
+        raise InputError("its folder does not exist", file=str(out), field="--out")

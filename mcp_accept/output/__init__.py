@@ -1,0 +1,8 @@
+"""What people and CI read: the console table (:mod:`.console`), one filled sheet
+(:mod:`.render`: ``sheet.md``, Jinja, labels), reports over many runs (:mod:`.runs` loads
+them, :mod:`.report` renders them through the reporter classes of :mod:`.reporters`),
+``mcp-accept diff`` (:mod:`.diff`) and the Japanese texts (:mod:`.i18n`).
+
+May import: ``errors``, ``data``, ``untrusted``, ``evidence``, ``checks`` (statuses and rule
+kinds) and ``inputs`` (to read run folders back). Never transport, running or hosts.
+"""

@@ -1,0 +1,231 @@
+"""Rendering one filled sheet for people: the Jinja environment and templates, the labels of
+each language, and the helpers that make server text inert in a cell or a link.
+
+One run folder gives one filled sheet (``sheet.md``, :func:`render_run`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import urllib.parse
+from pathlib import Path
+
+from mcp_accept.data import data_dir
+from mcp_accept.errors import InputError
+from mcp_accept.evidence.files import atomic_write_json, atomic_write_text
+from mcp_accept.evidence.redaction import Redactor
+
+
+LANGS = ("en", "ja")
+REPORT_FORMAT = "mcp-accept/report/1"
+LABELS = {
+    "en": {"PASS": "PASS", "FAIL": "FAIL", "UNOBTAINABLE": "UNOBTAINABLE", "PENDING": "PENDING",
+           "conditions": "Execution conditions", "rows": "Rows", "id": "ID", "kind": "Kind",
+           "title": "Title", "status": "Status", "reason": "Reason", "evidence": "Evidence",
+           "normative": "normative", "additional": "additional", "observation": "observation",
+           "condition": "Condition", "value": "Value", "schemas": "Official schemas used",
+           "summary": "Summary", "unset": "(not recorded)", "note": "note",
+           "report": "mcp-accept report", "hosts": "Summary by host", "server": "Server",
+           "host_product": "Host", "host_version": "Host version", "transport": "Transport",
+           "protocol_version_on_wire": "Protocol version", "run": "Run", "runs": "Runs",
+           "folder": "Run folder", "absent": "—", "no_host": "no host recorded",
+           "pending_reason": "not observed yet (fill it with mcp-accept observe)",
+           "wire": "wire", "type": "type", "meaning": "meaning", "sdk": "sdk",
+           "details": "What each row establishes", "establishes": "A PASS establishes",
+           "procedure": "Procedure", "check": "Check", "layer": "Layer", "rule": "Rule",
+           "source": "Spec source", "must": "must", "should": "should", "app": "app (sheet or profile)",
+           "cause": "Nothing could be tested", "sheet": "Sheet",
+           "conditions_given": "Given values the wire contradicted (kept, not used)"},
+    "ja": {"PASS": "PASS", "FAIL": "FAIL", "UNOBTAINABLE": "取得不可", "PENDING": "未記入",
+           "conditions": "実行条件", "rows": "試験", "id": "ID", "kind": "種別", "title": "項目",
+           "status": "結果", "reason": "理由", "evidence": "証拠", "normative": "規範",
+           "additional": "追加", "observation": "観測", "condition": "条件", "value": "値",
+           "schemas": "使用した公式スキーマ", "summary": "集計", "unset": "（未記録）",
+           "note": "備考", "report": "mcp-accept 報告書", "hosts": "ホスト別の集計", "server": "サーバー",
+           "host_product": "ホスト", "host_version": "ホストのバージョン",
+           "transport": "トランスポート", "protocol_version_on_wire": "プロトコルバージョン",
+           "run": "実行", "runs": "実行一覧", "folder": "実行フォルダ", "absent": "—",
+           "no_host": "ホスト未記録",
+           "pending_reason": "未観測（mcp-accept observe で記入する）",
+           "wire": "wire", "type": "型", "meaning": "意味", "sdk": "SDK",
+           "details": "各項目が確かめること", "establishes": "PASSが示すこと", "procedure": "手順",
+           "check": "検査", "layer": "段", "rule": "規則", "source": "仕様の出典", "must": "MUST",
+           "should": "SHOULD", "app": "本票・プロファイルの規則", "cause": "試験できなかった理由",
+           "sheet": "試験票",
+           "conditions_given": "通信で観測した値と異なる指定値（記録のみ、不使用）"},
+}
+
+
+def templates_dir() -> Path:
+    return data_dir("templates")
+
+
+# --------------------------------------------------------------------------- Jinja
+
+
+def _bytecode_cache():
+    """Compiled templates kept in the user cache folder: compiling ``sheet.md.j2`` and its
+    macros takes about 80 ms of every run, loading them compiled a few. Jinja checks each
+    entry against the template's source, so an edited template is compiled again. None
+    (no cache) when the folder cannot be made; a cache that cannot be written is skipped."""
+    import jinja2
+
+    class Cache(jinja2.FileSystemBytecodeCache):
+        def load_bytecode(self, bucket):
+            try:
+                super().load_bytecode(bucket)
+            except (OSError, ValueError, EOFError):
+                pass  # unreadable or damaged: compile again
+
+        def dump_bytecode(self, bucket):
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
+
+    try:
+        import platformdirs
+
+        folder = Path(platformdirs.user_cache_dir("mcp-accept")) / "templates"
+        folder.mkdir(parents=True, exist_ok=True)
+    except Exception:  # no home, read-only file system...
+        return None
+    # the file names say how the templates were compiled (sandboxed, finalised as inert text):
+    # code compiled for another environment is never loaded
+    return Cache(str(folder), pattern="__jinja2_sandboxed_inert_%s.cache")
+
+
+@functools.cache
+def _environment(*folders: str):
+    import jinja2
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    loader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(f) for f in folders])
+    # A --template is the user's file, but it renders what servers wrote: sandboxed, so a
+    # template reaches the data it is given and the filters, never Python internals, and
+    # cannot change the data (docs/misbehaving-servers.md#templates).
+    # Every {{ expression }} is finalised as inert text (control characters and ANSI escapes
+    # made visible, < and > escaped): a server's name in a heading is as safe as in a cell.
+    env = ImmutableSandboxedEnvironment(loader=loader, autoescape=False, keep_trailing_newline=True,
+                                        undefined=jinja2.StrictUndefined, bytecode_cache=_bytecode_cache(),
+                                        finalize=_inert)
+    env.filters["cell"] = cell
+    env.filters["href"] = href
+    env.filters["reason_text"] = reason_text
+    env.filters["text_in"] = text_in
+    return env
+
+
+def reason_text(reason, lang: str = "en"):
+    """A row's reason in ``lang`` (fixed texts from the catalog in mcp_accept.output.i18n)."""
+    from mcp_accept.output.i18n import translate_reason
+
+    return translate_reason(reason, lang)
+
+
+def text_in(texts, lang: str = "en") -> str:
+    """A sheet text ({"en": ..., "ja": ...}) in ``lang``, English when that one is missing."""
+    if not isinstance(texts, dict):
+        return texts or ""
+    return texts.get(lang) or texts.get("en") or ""
+
+
+def _inert(value):
+    from mcp_accept.untrusted import inert_text
+
+    return inert_text(value) if isinstance(value, str) else value
+
+
+def cell(value) -> str:
+    """Text safe inside a Markdown table cell (see mcp_accept.untrusted.markdown_cell)."""
+    from mcp_accept.untrusted import markdown_cell
+
+    return markdown_cell(value)
+
+
+def joined(path: str | None, base: str = "") -> str:
+    """An evidence path relative to a run folder, seen from wherever the document sits
+    (``base`` is the run folder seen from there)."""
+    if not path:
+        return ""
+    return path if not base or base == "." else f"{base.rstrip('/')}/{path}"
+
+
+def href(path: str | None, base: str = "") -> str:
+    """The same, as a Markdown link target."""
+    # a folder name that is not UTF-8 (surrogate escapes) is quoted as its bytes, not a crash
+    try:
+        return urllib.parse.quote(joined(path, base), safe="/._-~:", errors="surrogateescape")
+    except UnicodeEncodeError:
+        return urllib.parse.quote(joined(path, base), safe="/._-~:", errors="backslashreplace")
+
+
+def _template(template: Path | None, default: str):
+    """The user's template (their folder first, then ours, so they can import our
+    macros), or one of ours by name."""
+    import jinja2
+
+    if template is None:
+        return _environment(str(templates_dir())).get_template(default)
+    path = Path(template)
+    if not path.is_file():
+        raise InputError("no such template file", file=str(template), field="--template")
+    env = _environment(str(path.resolve().parent), str(templates_dir()))
+    try:
+        return env.get_template(path.name)
+    except jinja2.TemplateSyntaxError as exc:
+        raise InputError(f"template syntax: {exc.message}", file=str(template),
+                         line=exc.lineno) from None
+    except UnicodeDecodeError:
+        raise InputError("not valid UTF-8", file=str(template)) from None
+
+
+def _render(tpl, template: Path | None, **context) -> str:
+    """Render, turning a template's mistake into one line naming its file and line."""
+    import jinja2
+
+    try:
+        return tpl.render(**context)
+    except (jinja2.TemplateError, TypeError, KeyError, AttributeError, ValueError) as exc:
+        if template is None:
+            raise
+        raise InputError(f"template failed: {getattr(exc, 'message', None) or exc}",
+                         file=str(template), line=_template_line(exc, template)) from None
+
+
+def _template_line(exc: BaseException, template: Path) -> int | None:
+    """Jinja rewrites tracebacks so template frames carry the template's file and line."""
+    wanted = str(Path(template).resolve())
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename) == wanted:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def render_run(results: dict, *, lang: str = "en", template: Path | None = None) -> str:
+    """One filled sheet (``sheet.md``); links are relative to the run folder."""
+    check_lang(lang)
+    tpl = _template(template, "sheet.md.j2")
+    return _render(tpl, template, results=results, lang=lang, L=LABELS[lang], base="")
+
+
+
+def check_lang(lang: str) -> None:
+    if lang not in LANGS:
+        raise InputError(f"must be one of {', '.join(LANGS)} (found {lang!r})", field="--lang")
+
+
+# --------------------------------------------------------------------------- the run's files
+
+def write_results(folder: Path, results: dict, redactor: Redactor | None = None, lang: str | None = None) -> None:
+    """Write results.json and sheet.md; sheet.md keeps the language it was first written in
+    (``sheet.lang``), so a later ``observe`` does not switch it."""
+    if lang is not None:
+        results["sheet"]["lang"] = lang
+    atomic_write_json(folder / "results.json", results, redactor)
+    shown = (results.get("sheet") or {}).get("lang") or "en"
+    atomic_write_text(folder / "sheet.md", (redactor or Redactor()).text(render_run(results, lang=shown)))

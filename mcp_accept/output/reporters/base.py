@@ -1,0 +1,63 @@
+"""What every reporter has: its name, its options, and one method that renders."""
+
+from __future__ import annotations
+
+import abc
+from pathlib import Path
+
+
+class Reporter(abc.ABC):
+    """Renders loaded runs as one document. Subclasses import what they need inside
+    :meth:`render`, so that choosing a format costs only that format's imports."""
+
+    name: str = ""
+    accepts_template = False  # only Jinja-rendered Markdown takes a template of the user's
+
+    def __init__(self, *, lang: str = "en", template: Path | None = None) -> None:
+        self.lang = lang
+        self.template = template
+
+    @property
+    def labels(self) -> dict:
+        from mcp_accept.output.render import LABELS
+
+        return LABELS[self.lang]
+
+    @abc.abstractmethod
+    def render(self, runs: list) -> str:
+        """The whole document, as text."""
+
+
+def failed_checks(row_file: dict | None) -> list[dict]:
+    """The checks of a row's evidence (rows/<ID>.json) that failed."""
+    return [c for c in (row_file or {}).get("checks") or [] if c.get("status") == "FAIL"]
+
+
+def spec_sources(checks: list[dict]) -> list[str]:
+    """The spec sections the checks rest on, each once, in order."""
+    seen: list[str] = []
+    for check in checks:
+        source = check.get("source")
+        if source and source not in seen:
+            seen.append(source)
+    return seen
+
+
+def row_rule(row: dict) -> str:
+    """The rule kind a FAIL row broke: its ``failed_rule``, or ``app`` for a row filled
+    by hand (a person's judgement against the sheet, not a spec rule)."""
+    return row.get("failed_rule") or "app"
+
+
+def load_row_file(run, row: dict) -> dict | None:
+    """The row's evidence file (rows/<ID>.json) of a run, when it is one and readable."""
+    import json
+
+    evidence = row.get("evidence") or ""
+    if not evidence.startswith("rows/") or not evidence.endswith(".json"):
+        return None
+    try:
+        data = json.loads((run.folder / evidence).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

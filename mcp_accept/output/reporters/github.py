@@ -1,0 +1,54 @@
+"""GitHub Actions workflow commands: one annotation per FAIL row, printed to the job's log
+(``mcp-accept report RUN --format github``). ``error`` for a MUST of the MCP spec,
+``warning`` for a SHOULD, ``notice`` for a rule of the sheet or profile.
+
+Escaping follows the runner's rules (actions/toolkit, ``command.ts``): in the message
+``%``, ``\\r``, ``\\n``; in a property value those and ``:`` and ``,`` too.
+"""
+
+from __future__ import annotations
+
+from mcp_accept.output.reporters.base import Reporter, failed_checks, load_row_file, row_rule, spec_sources
+
+COMMAND_BY_RULE = {"must": "error", "should": "warning", "app": "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(command: str, message: str, **properties: str) -> str:
+    props = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items() if value)
+    return f"::{command}{' ' + props if props else ''}::{escape_data(message)}"
+
+
+class GithubReporter(Reporter):
+    name = "github"
+
+    def render(self, runs: list) -> str:
+        from mcp_accept.output.render import joined
+        from mcp_accept.output.runs import run_label
+
+        L, lang = self.labels, self.lang
+        lines = []
+        for run in runs:
+            label = run_label(run, L)
+            for row in run.results["rows"]:
+                if row["status"] != "FAIL":
+                    continue
+                rule = row_rule(row)
+                title = row["title"].get(lang) or row["title"]["en"]
+                sources = spec_sources(failed_checks(load_row_file(run, row)))
+                message = f"{row.get('reason') or title}\n{L['kind']}: {row['kind']}; rule: {rule}"
+                if sources:
+                    message += f"\nspec: {', '.join(sources)}"
+                evidence = joined(row.get("evidence"), run.base)
+                if evidence:
+                    message += f"\n{L['evidence']}: {evidence}"
+                lines.append(annotation(COMMAND_BY_RULE.get(rule, "notice"), message,
+                                        title=f"{row['id']} {L['FAIL']} [{rule}] {title} — {label}"))
+        return "".join(line + "\n" for line in lines)

@@ -1,0 +1,70 @@
+"""SARIF 2.1.0 for code-scanning views: one SARIF run per mcp-accept run, one result per
+FAIL row. The level says which rule broke: ``error`` for a MUST of the MCP spec,
+``warning`` for a SHOULD, ``note`` for a rule of the sheet or profile (``app``).
+
+SARIF 2.1.0 (OASIS): https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
+"""
+
+from __future__ import annotations
+
+import json
+
+from mcp_accept.output.reporters.base import Reporter, failed_checks, load_row_file, row_rule, spec_sources
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+LEVEL_BY_RULE = {"must": "error", "should": "warning", "app": "note"}
+
+
+class SarifReporter(Reporter):
+    name = "sarif"
+
+    def render(self, runs: list) -> str:
+        from mcp_accept import __version__
+        from mcp_accept.output.render import joined
+        from mcp_accept.output.runs import run_label
+
+        L, lang = self.labels, self.lang
+        sarif_runs = []
+        for run in runs:
+            rules, results = [], []
+            for row in run.results["rows"]:
+                title = row["title"].get(lang) or row["title"]["en"]
+                rules.append({
+                    "id": row["id"],
+                    "name": row["id"],
+                    "shortDescription": {"text": title},
+                    "properties": {"kind": row["kind"]},
+                })
+                if row["status"] != "FAIL":
+                    continue
+                rule = row_rule(row)
+                checks = failed_checks(load_row_file(run, row)) or [
+                    c for c in row.get("checks") or [] if c.get("status") == "FAIL"]
+                sources = spec_sources(checks)
+                evidence = joined(row.get("evidence"), run.base)
+                text = f"{row['id']} {L['FAIL']} [{rule}]: {row.get('reason') or title}"
+                if sources:
+                    text += f" (spec: {', '.join(sources)})"
+                result = {
+                    "ruleId": row["id"],
+                    "ruleIndex": len(rules) - 1,
+                    "level": LEVEL_BY_RULE.get(rule, "note"),
+                    "message": {"text": text},
+                    "properties": {"rule": rule, "kind": row["kind"], "spec": sources,
+                                   "checks": [c.get("check") for c in checks],
+                                   "run_folder": run.base},
+                }
+                if evidence:
+                    result["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": evidence}}}]
+                results.append(result)
+            conditions = {k: v for k, v in (run.results.get("conditions") or {}).items() if v is not None}
+            sarif_runs.append({
+                "tool": {"driver": {"name": "mcp-accept", "version": __version__,
+                                    "rules": rules}},
+                "automationDetails": {"description": {"text": run_label(run, L)}},
+                "invocations": [{"executionSuccessful": not run.results.get("interrupted"),
+                                 "properties": {"conditions": conditions, "run_folder": run.base}}],
+                "results": results,
+            })
+        document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": sarif_runs}
+        return json.dumps(document, ensure_ascii=False, indent=2) + "\n"

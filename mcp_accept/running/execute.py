@@ -1,0 +1,590 @@
+"""``mcp-accept run``: from options to a filled run folder and an exit status.
+
+The CLI parses options into :class:`RunOptions` and calls :func:`run`; everything
+between (loading the sheet, starting the server, recording, judging, writing the
+evidence) happens here, so tests can call it in-process.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import shlex
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcp_accept import __version__
+from mcp_accept.checks.base import FAIL, PENDING, UNOBTAINABLE, breaks_threshold
+from mcp_accept.checks.sdk import start_worker
+from mcp_accept.evidence.bounded import DeadlinePassed, hard_deadline, judging_deadline
+from mcp_accept.errors import ExitStatus, InputError, InternalError, ServerError
+from mcp_accept.evidence.files import write_crash_report
+from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.evidence.wirelog import compact_size
+from mcp_accept.evidence.files import durable_only, utc_now
+from mcp_accept.transport.session import Session
+from mcp_accept.inputs.results import build, keep_observed, load_previous, row_entry, row_seconds, write_row_files
+from mcp_accept.output.render import write_results
+from mcp_accept.running.runner import Recorder, Recording, RowResult, judge
+from mcp_accept.schemas import SchemaStore
+from mcp_accept.transport.base import DEFAULT_MAX_BYTES
+
+
+@dataclass
+class RunOptions:
+    server: str | None = None
+    url: str | None = None
+    protocol: str = "auto"
+    timeout: float = 10.0
+    run_timeout: float = 300.0
+    out: Path | None = None
+    conditions: Path | None = None
+    sets: list[str] = field(default_factory=list)
+    profile: Path | None = None
+    sheet: Path | None = None
+    schema_dir: Path | None = None
+    max_bytes: int = DEFAULT_MAX_BYTES
+    headers: list[str] = field(default_factory=list)
+    offline: bool = False
+    fail_on: str = "app"  # the weakest rule whose FAIL makes exit 1: must, should or app
+    max_rounds: int = 5  # requests one step may send while following input_required results
+    lang: str = "en"  # language of sheet.md: en or ja
+    cwd: Path | None = None  # folder a started server runs in (run --targets: the targets file's folder)
+
+
+@dataclass
+class RunOutcome:
+    folder: Path
+    results: dict
+    status: ExitStatus
+    recording: Recording | None = None  # what the run recorded (for comparing eras)
+
+
+def fixture_path() -> Path:
+    return Path(__file__).parent.parent / "fixture.py"
+
+
+def builtin_server_command() -> str:
+    return shlex.join([sys.executable, str(fixture_path())])
+
+
+def default_out(prefix: str = "") -> Path:
+    """A new folder under ./mcp-accept-runs/, named by the UTC time (and ``prefix``)."""
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    base = Path("mcp-accept-runs") / f"{prefix}{stamp}"
+    folder, n = base, 1
+    while folder.exists():
+        n += 1
+        folder = Path(f"{base}-{n}")
+    return folder
+
+
+def prepare_folder(folder: Path) -> Path:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".mcp-accept-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise InputError(f"cannot write the output folder: {exc.strerror or exc}", file=str(folder),
+                         field="--out") from None
+    return folder
+
+
+def observed_conditions(recording: Recording, transport_name: str, folder: Path, started: str,
+                        sizes: dict | None = None) -> dict:
+    info = recording.negotiation.server_info or {}
+    out: dict = {
+        "transport": transport_name,
+        "protocol_version_on_wire": recording.version,
+        "client_sdk_and_version": f"mcp-accept {__version__} (raw JSON-RPC client)",
+        "executed_at_utc": started,
+        # the run folder's own name: evidence paths are relative to it, so it stays true
+        # when the folder is moved or archived (docs/evidence.md)
+        "evidence_path_or_id": folder.resolve().name,
+    }
+    read = recording.steps.get("read:link")
+    if read is not None and read.reply is not None:  # the runner read the link on the wire
+        out["resource_read_route"] = "resources/read"
+    if isinstance(info.get("name"), str):
+        out["server_name"] = info["name"]
+    known, sizes = sizes, []
+    for name, step in recording.steps.items():
+        if name.startswith("call:") and step.reply is not None and step.reply.has_result:
+            sizes.append(compact_size(step.reply.result, known))  # as the wire log counted it, or piece by piece
+    if sizes:
+        out["result_size_utf8_bytes"] = max(sizes)
+    return out
+
+
+def merge_conditions(observed: dict, given: dict, previous: dict | None) -> dict:
+    """One rule for every condition: what the runner observed on the wire is recorded as
+    observed; the user's value fills a condition the wire did not show. A given value that
+    differs from the observed one is not lost: see :func:`given_beside`."""
+    from mcp_accept.inputs.conditions import CONDITION_KEYS
+
+    merged = {}
+    earlier = (previous or {}).get("conditions") or {}
+    for key in CONDITION_KEYS:
+        value = observed.get(key)
+        if value is None:
+            value = given.get(key)
+        if value is None:
+            value = earlier.get(key)
+        merged[key] = value
+    return merged
+
+
+def given_beside(observed: dict, given: dict) -> dict:
+    """The given values that differ from what the wire showed (kept as ``conditions_given``)."""
+    return {key: value for key, value in given.items()
+            if value is not None and observed.get(key) is not None and observed[key] != value}
+
+
+def condition_warnings(results: dict) -> list[str]:
+    """One line per condition whose given value the wire contradicted."""
+    given = results.get("conditions_given") or {}
+    return [f"condition {key}: observed {results['conditions'].get(key)!r} on the wire; "
+            f"the given {value!r} is kept as conditions_given.{key}" for key, value in given.items()]
+
+
+# When the server cannot be started or spoken to, the cause is said once, in results.json's
+# "cause" and on the command line; every automated row points there instead of repeating it.
+SEE_RUN_STARTED = "see run: the server could not be started"
+SEE_RUN_SPOKEN = "see run: the server could not be spoken to"
+STDERR_TAIL_LINES = 3
+
+
+def stderr_tail(folder: Path, lines: int = STDERR_TAIL_LINES, limit: int = 300) -> str:
+    """The last non-empty lines of the server's stderr.log, joined with " | " (one line)."""
+    try:
+        data = (folder / "stderr.log").read_bytes()[-8192:]
+    except OSError:
+        return ""
+    kept = [line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+    text = " | ".join(kept[-lines:])
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def stop_for_cause(transport) -> int | None:
+    """Stop the server (if mcp-accept started one) and give its exit code if it had exited by
+    itself (a code from our own stop signal would mislead)."""
+    process = getattr(transport, "process", None)
+    code = process.exit_code(wait=0.2) if process is not None else None
+    transport.close()
+    return code
+
+
+def unreachable_cause(opts: "RunOptions", code: int | None, folder: Path, detail: str, *,
+                      started_ok: bool) -> str:
+    """One line: what was started or reached (the command or URL), how it ended (the exit code),
+    and the last lines of its stderr."""
+    target = opts.url or opts.server
+    if opts.url and not (code is not None and opts.server):
+        # nothing answered at the URL (or it answered nonsense): the attempts say how
+        what = f"{target}: {_first_failure(detail)}" if started_ok else detail
+    elif not started_ok:
+        what = detail if target is None or target.split()[0] in detail else f"{target}: {detail}"
+    else:
+        what = f"{target or 'the built-in fixture'}: {_first_failure(detail)}"
+    if code is not None and f"code {code}" not in what:
+        what += f"; exit code {code}"
+    tail = stderr_tail(folder)
+    if tail:
+        what += f"; stderr ends: {tail}"
+    return " ".join(what.split())
+
+
+def _first_failure(attempts: str) -> str:
+    """The negotiation tried several requests; the first failure is the telling one (the rest
+    fail the same way, or because the first one left the server gone)."""
+    first = attempts.split("; ")[0]
+    _, sep, rest = first.partition(": ")
+    return rest if sep else first
+
+
+def unreached_rows(sheet, reason: str) -> list[RowResult]:
+    return [RowResult(r.id, r.kind, r.title, UNOBTAINABLE if r.automated else PENDING,
+                      reason if r.automated else None, steps=r.steps) for r in sheet.rows]
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+class signals_held:
+    """SIGINT and SIGTERM are held off (main thread only) while the last files are written."""
+
+    def __enter__(self):
+        self._old = []
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old.append((sig, signal.signal(sig, signal.SIG_IGN)))
+        return self
+
+    def __exit__(self, *exc):
+        for sig, old in self._old:
+            signal.signal(sig, old)
+        return False
+
+
+HEADER_NAME_RE = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def resolve_headers(items: list[str], environ=None) -> tuple[list[tuple[str, str]], list[str]]:
+    """``--header "Name: value"`` items as (name, value) pairs, and the secrets to mask.
+
+    ``value`` may be ``env:VAR``, read from the environment. Every value counts as a
+    secret; error messages name the header, never its value.
+    """
+    environ = os.environ if environ is None else environ
+    headers, secrets = [], []
+    for n, item in enumerate(items, 1):
+        name, sep, value = item.partition(":")
+        name, value = name.strip(), value.strip()
+        where = f"--header #{n}"
+        if not sep or not name:
+            raise InputError("expected \"Name: value\" (or \"Name: env:VAR\")", field=where)
+        if not HEADER_NAME_RE.match(name):
+            raise InputError("the header name is not a valid HTTP field name", field=where)
+        where = f"--header {name}"
+        if value.startswith("env:"):
+            var = value[4:].strip()
+            if not ENV_NAME_RE.match(var):
+                raise InputError("env: must be followed by an environment variable name", field=where)
+            if var not in environ:
+                raise InputError(f"the environment variable {var} is not set", field=where)
+            value = environ[var].strip()
+            if not value:
+                raise InputError(f"the environment variable {var} is empty", field=where)
+        if not value:
+            raise InputError("the header has no value", field=where)
+        if any(not (32 <= ord(ch) < 127) for ch in value):
+            raise InputError("the value must be printable ASCII", field=where)
+        headers.append((name, value))
+        secrets += [value, json.dumps(value)[1:-1]]  # as written, and as it reads inside JSON
+        scheme, _, token = value.partition(" ")
+        if token.strip() and scheme.isalpha():  # "Bearer TOKEN": the token alone is secret too
+            secrets.append(token.strip())
+    return headers, secrets
+
+
+# Query parameters whose values are credentials (?token=, ?api_key=, ?key=, ?access_token=...).
+SECRET_QUERY = re.compile(r"(?i)(?:^|[_-])(?:token|key|apikey|secret|password|passwd|pwd|auth|"
+                          r"authorization|signature|sig|credential|credentials|session|sessionid|code)$")
+
+
+def url_secrets(url: str) -> list[str]:
+    """The secrets a URL carries: its password (and the ``user:password`` pair that httpx
+    sends as ``Authorization: Basic``), and the values of secret-looking query parameters."""
+    from urllib.parse import parse_qsl, unquote, urlsplit
+
+    parts = urlsplit(url)
+    found: list[str] = []
+    if parts.password:
+        user = parts.username or ""
+        found += [parts.password, unquote(parts.password), f"{unquote(user)}:{unquote(parts.password)}",
+                  f"{user}:{parts.password}"]
+    for name, value in parse_qsl(parts.query, keep_blank_values=False):
+        if SECRET_QUERY.search(name) or name.lower() in ("key", "code"):
+            found.append(value)
+            raw = [p.partition("=")[2] for p in parts.query.split("&") if p.partition("=")[0] == name]
+            found += raw
+    return found
+
+
+def claim_folder(folder: Path):
+    """Make ``folder`` this run's own: refuse symbolic links planted where the run writes,
+    and take the folder's lock so that a second run into it at once is refused."""
+    from mcp_accept.evidence.files import FolderLock, planted_links
+
+    links = planted_links(folder)
+    if links:
+        raise InputError(f"{', '.join(links[:3])} is a symbolic link; mcp-accept writes no file "
+                         "through one (remove it or choose another folder)", file=str(folder), field="--out")
+    lock = FolderLock(folder)
+    try:
+        held = lock.acquire()
+    except OSError as exc:
+        raise InputError(f"cannot lock the output folder: {exc.strerror or exc}", file=str(folder),
+                         field="--out") from None
+    if not held:
+        raise InputError("another mcp-accept run is writing this folder; wait for it or choose "
+                         "another --out", file=str(folder), field="--out")
+    return lock
+
+
+def check_target(opts: "RunOptions") -> tuple[list[tuple[str, str]], Redactor]:
+    """Check --url and --header before anything is written; give the headers and a Redactor."""
+    secrets: list[str] = []
+    if opts.server is not None:  # a command that cannot be split is the user's to fix
+        try:
+            argv = shlex.split(opts.server)
+        except ValueError as exc:
+            raise InputError(f"cannot split the command: {exc}", field="--server") from None
+        if not argv:
+            raise InputError("the command is empty", field="--server")
+    if opts.url:
+        from mcp_accept.transport.http import check_url  # httpx only for HTTP runs: 0.15 s of start-up
+
+        problem = check_url(opts.url)
+        if problem:
+            raise InputError(problem, field="--url")
+        secrets += url_secrets(opts.url)
+    elif opts.headers:
+        raise InputError("headers are sent over HTTP only: give --url too", field="--header")
+    headers, header_secrets = resolve_headers(opts.headers)
+    return headers, Redactor(secrets + header_secrets, header_names=[name for name, _ in headers])
+
+
+def run(opts: RunOptions) -> RunOutcome:
+    """Do one run; return the folder, the results and the exit status. Raises InputError."""
+    from mcp_accept.inputs.conditions import load_conditions, parse_set
+    from mcp_accept.inputs.profile import load_profile
+    from mcp_accept.inputs.sheet import load_sheet
+
+    from mcp_accept.schemas import require_dir
+
+    require_dir(opts.schema_dir)
+    headers, redactor = check_target(opts)  # secrets are known before anything is written
+    sheet = load_sheet(opts.sheet)
+    profile = load_profile(opts.profile)
+    given = load_conditions(opts.conditions)
+    set_conditions, row_options = parse_set(opts.sets, sheet)
+    given.update(set_conditions)
+    folder = prepare_folder(opts.out or default_out())
+    lock = claim_folder(folder)
+    try:
+        return _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options)
+    except KeyboardInterrupt:  # at a moment no inner step caught (stopping the server...)
+        with signals_held():
+            return _interrupted_outcome(opts, folder, sheet, profile, given, redactor)
+    except (InputError, ServerError, InternalError):
+        raise
+    except Exception as exc:  # a fault of mcp-accept: its own exit code and a crash report
+        report = write_crash_report(folder, exc, redactor)
+        raise InternalError(redactor.text(f"{type(exc).__name__}: {exc}")[:300], report) from exc
+    finally:
+        lock.release()
+
+
+def _interrupted_outcome(opts, folder, sheet, profile, given, redactor) -> RunOutcome:
+    """The run folder of a run interrupted where nothing else could write it: every row
+    unreached, marked interrupted; wire.jsonl stays as it was (whole lines only)."""
+    from types import SimpleNamespace
+
+    transport = SimpleNamespace(name="Streamable HTTP" if opts.url else "stdio")
+    store = SchemaStore(opts.schema_dir, allow_fetch=False)
+    rows = unreached_rows(sheet, "interrupted")
+    return _write_outcome(folder, sheet, profile, given, load_previous(folder), rows, Recording(entries=[]),
+                          transport, store, utc_now(), redactor, None, interrupted=True, lang=opts.lang)
+
+
+def _judging_imports() -> None:
+    """What judging needs: the checks' modules, jsonschema-rs (the Python validator is
+    imported only when a result is not valid) and the wire layer's URI pattern."""
+    from rfc3986_validator import validate_rfc3986
+
+    from mcp_accept.checks.registry import load_all
+    from mcp_accept.checks.types import _warm_imports
+
+    load_all()
+    _warm_imports(compiled_only=True)
+    validate_rfc3986("urn:x", rule="URI")  # compiles its pattern
+
+
+def _report_imports() -> None:
+    """What writing the run folder needs: Jinja and the sheet's template. Imported once the
+    recording is over: Jinja maps OpenSSL (through hashlib), memory a run would otherwise
+    carry through its largest answer."""
+    from mcp_accept.output.render import _template
+
+    _template(None, "sheet.md.j2")
+
+
+def _warm_up(imports) -> threading.Thread:
+    """Run ``imports`` on a thread while this one waits (for the server to start and answer,
+    or to exit): about 0.15 s each that the run no longer pays in turn. The verdicts do not
+    depend on it: every module would be imported the same way on first use."""
+
+    def work() -> None:
+        _quick_switches(True)
+        try:
+            imports()
+        except Exception:  # the first use imports it again and says what is wrong
+            pass
+        finally:
+            _quick_switches(False)
+
+    thread = threading.Thread(target=work, name="warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+_switches = {"warming": 0, "saved": 0.005}
+_switches_lock = threading.Lock()
+
+
+def _quick_switches(on: bool) -> None:
+    """While a warm-up imports, the threads that carry the run (the one that sends, the
+    readers, an HTTP request's thread) get the interpreter after 0.5 ms, not the default
+    5 ms, each time they wake up; the default comes back when no warm-up is left."""
+    with _switches_lock:
+        if on:
+            if not _switches["warming"]:
+                _switches["saved"] = sys.getswitchinterval()
+                sys.setswitchinterval(min(0.0005, _switches["saved"]))
+            _switches["warming"] += 1
+        else:
+            _switches["warming"] -= 1
+            if not _switches["warming"]:
+                sys.setswitchinterval(_switches["saved"])
+
+
+def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options) -> RunOutcome:
+    from mcp_accept.transport.factory import make_transport
+
+    previous = load_previous(folder)
+    started, clock = utc_now(), time.monotonic()
+    transport = make_transport(opts, folder=folder, redactor=redactor,
+                               builtin=builtin_server_command(), headers=headers)
+    store = SchemaStore(opts.schema_dir, allow_fetch=False if opts.offline else None)
+    recording: Recording
+    status_override = None
+    # SIGTERM ends a run like Ctrl-C; only the main thread may set handlers (verify runs in threads).
+    in_main = threading.current_thread() is threading.main_thread()
+    old_term = signal.signal(signal.SIGTERM, _raise_interrupt) if in_main else None
+    sdk_worker = start_worker(sheet)  # imports the SDK for the sdk layer on another core while the run records
+    try:
+        try:
+            transport.open()
+        except ServerError as exc:
+            transport.log.record("event", event="start-failed", detail=str(exc))
+            cause = unreachable_cause(opts, stop_for_cause(transport), folder, str(exc), started_ok=False)
+            rows = unreached_rows(sheet, SEE_RUN_STARTED)
+            return _finish(folder, sheet, profile, given, previous, rows, Recording(entries=transport.log.entries),
+                           transport, store, started, redactor, ExitStatus.SERVER, interrupted=False,
+                           cause=cause, lang=opts.lang)
+        except KeyboardInterrupt:  # while the server starts (an HTTP server's readiness wait)
+            transport.log.record("event", event="interrupted", detail="the run was interrupted while the server started")
+            transport.close()
+            rows = unreached_rows(sheet, "interrupted while the server started")
+            return _finish(folder, sheet, profile, given, previous, rows, Recording(entries=transport.log.entries),
+                           transport, store, started, redactor, None, interrupted=True, lang=opts.lang)
+        warm = _warm_up(_judging_imports)
+        session = Session(transport, timeout=opts.timeout)
+        recorder = Recorder(session, profile, deadline=clock + opts.run_timeout, max_rounds=opts.max_rounds)
+        recording = recorder.recording
+        recording.sdk_worker = sdk_worker
+        interrupted = False
+        cause = None
+        try:
+            try:  # --run-timeout bounds negotiation too, however many requests it takes
+                with hard_deadline(clock + opts.run_timeout):
+                    negotiation = recorder.negotiate(opts.protocol)
+                ok, why = negotiation.ok, "; ".join(negotiation.attempts) or "no answer"
+            except DeadlinePassed:
+                ok, why = False, f"no answer before --run-timeout ({opts.run_timeout:g}s) ran out"
+                transport.log.record("event", event="timeout", detail=f"negotiation: {why}")
+            if not ok:
+                # the exit code and the last of stderr are known once it has stopped
+                cause = unreachable_cause(opts, stop_for_cause(transport), folder, why, started_ok=True)
+                rows = unreached_rows(sheet, SEE_RUN_SPOKEN)
+                status_override = ExitStatus.SERVER
+            else:
+                recorder.run_steps()
+                try:
+                    transport.end_session(timeout=opts.timeout)
+                except Exception:  # ending a session is a courtesy; its failure is in the log
+                    pass
+        except KeyboardInterrupt:
+            interrupted = True
+            recording.unfinished = "interrupted"
+            for step in recording.steps.values():
+                if step.reply is None and step.skipped is None:  # the request in flight
+                    step.skipped = recording.unfinished
+            transport.log.record("event", event="interrupted", detail="the run was interrupted")
+        finally:
+            transport.close()
+            late = _warm_up(_report_imports)
+        warm.join()  # judging forks (bounded.call): no import may be half done in another thread
+        late.join()
+        if status_override is None and not interrupted and sdk_worker is not None:
+            from mcp_accept.checks.sdk import hand_over
+
+            hand_over(recording)  # the SDK replays in its process while this one judges
+        if status_override is None:
+            try:
+                with judging_deadline(clock + opts.run_timeout):
+                    rows = judge(sheet, recording, profile, store, row_options)
+            except KeyboardInterrupt:
+                interrupted = True
+                transport.log.record("event", event="interrupted", detail="the run was interrupted while judging")
+                rows = unreached_rows(sheet, "interrupted while judging")
+        elif interrupted:
+            rows = unreached_rows(sheet, "interrupted")
+        return _finish(folder, sheet, profile, given, previous, rows, recording, transport, store, started,
+                       redactor, status_override, interrupted=interrupted, fail_on=opts.fail_on, cause=cause, lang=opts.lang)
+    finally:
+        if sdk_worker is not None:
+            sdk_worker.close()
+        if in_main:
+            signal.signal(signal.SIGTERM, old_term)
+        transport.log.close()
+
+
+def _finish(folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor,
+            status: ExitStatus | None, *, interrupted: bool, fail_on: str = "app",
+            cause: str | None = None, lang: str = "en") -> RunOutcome:
+    """Write the run folder. An interrupt while writing does not leave it half done: the
+    files are written once more, marked interrupted, with further interrupts held off."""
+    args = (folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor)
+    if not interrupted:
+        try:
+            return _write_outcome(*args, status, interrupted=False, fail_on=fail_on, cause=cause, lang=lang)
+        except KeyboardInterrupt:
+            pass
+    with signals_held():
+        return _write_outcome(*args, None, interrupted=True, fail_on=fail_on, cause=cause, lang=lang)
+
+
+def _write_outcome(folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor,
+                   status: ExitStatus | None, *, interrupted: bool, fail_on: str = "app",
+                   cause: str | None = None, lang: str = "en") -> RunOutcome:
+    log = getattr(transport, "log", None)
+    observed = observed_conditions(recording, transport.name, folder, started, getattr(log, "result_sizes", None))
+    conditions = merge_conditions(observed, given, previous)
+    entries = [row_entry(r) for r in rows]
+    for entry, result in zip(entries, rows):
+        seconds = row_seconds(result, recording.entries)
+        if seconds is not None:
+            entry["seconds"] = seconds
+    entries = keep_observed(entries, previous)
+    results = build(sheet=sheet, profile=profile, conditions=conditions, rows=entries,
+                    schemas=store.used(), started_at=started,
+                    finished_at=None if interrupted else utc_now(), interrupted=interrupted)
+    differing = given_beside(observed, given)
+    if differing:
+        results["conditions_given"] = differing
+    if cause:
+        results["cause"] = cause
+    # redacted before anything cuts or escapes it (a Markdown cell escapes "|")
+    results = json.loads(redactor.text(json.dumps(results, ensure_ascii=False)))
+    with durable_only("results.json"):  # one fsync, not one per file (see evidence.durable_only)
+        write_row_files(folder, rows, recording.entries, redactor)
+        write_results(folder, results, redactor, lang=lang)
+    if status is None:
+        if interrupted:
+            status = ExitStatus.INTERRUPTED
+        else:
+            failed = any(r["status"] == FAIL and r["filled_by"] == "runner"
+                         and breaks_threshold(r.get("failed_rule") or "app", fail_on) for r in entries)
+            status = ExitStatus.FAILED if failed else ExitStatus.OK
+    return RunOutcome(folder, results, status, recording)
