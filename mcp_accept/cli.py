@@ -247,6 +247,38 @@ def host_config(
         raise fail(exc)
 
 
+@host_app.command("test")
+def host_test(
+    host: str = typer.Argument(..., metavar="HOST", help="claude-code, codex or gemini-cli."),
+    server: Optional[str] = typer.Option(None, "--server", help="The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),
+    url: Optional[str] = typer.Option(None, "--url", help="The MCP server's Streamable HTTP endpoint; the host reaches it through the recording proxy."),
+    profile: Optional[Path] = typer.Option(None, "--profile", help="YAML profile naming the server's tools for each form (default: the fixture's)."),
+    host_bin: Optional[str] = typer.Option(None, "--host-bin", help="The host's executable (default: found on PATH)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Run folder to write (default: a new folder under ./mcp-accept-runs/)."),
+    transport: str = typer.Option("stdio", "--transport", help="With the built-in fixture: stdio, or http (the fixture over Streamable HTTP behind the proxy)."),
+    timeout: float = typer.Option(180.0, "--timeout", min=5.0, max=3600.0, help="Seconds the host may take before it is stopped."),
+    json_: bool = typer.Option(False, "--json", help="Print results.json on stdout instead of the table."),
+) -> None:
+    """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
+    from mcp_accept.hosts.harness import HostTestOptions, host_test as run_host_test
+    from mcp_accept.output.host_run import print_host_test
+
+    try:
+        if transport not in ("stdio", "http"):
+            raise InputError(f"must be stdio or http (found {transport!r})", field="--transport")
+        outcome = run_host_test(HostTestOptions(host=host, server=server, url=url,
+                                                profile=str(profile) if profile else None, host_bin=host_bin,
+                                                out=str(out) if out else None, transport=transport,
+                                                timeout=timeout))
+    except (InputError, ServerError) as exc:
+        raise fail(exc)
+    if json_:
+        typer.echo(json.dumps(outcome.results, ensure_ascii=False, indent=2))
+    else:
+        print_host_test(outcome, environment())
+    raise typer.Exit(int(outcome.status))
+
+
 @app.command()
 def fixture(
     path: bool = typer.Option(False, "--path", help="Print where the fixture file lives."),

@@ -20,6 +20,28 @@ L02 against the reference, fail in marker mode by design) and
 ``--log DIR`` records every start's tokens (markers.json) and every message received
 (requests.jsonl), for the observation of hosts.
 
+Marker mode alone also lists three host tools, which show what a host does with results
+that are large, images or binary (without ``--markers`` tools/list holds the four search
+tools only):
+
+* ``search_large`` ``{"bytes": N}`` (1 <= N <= 16 MiB): one text item of exactly N bytes
+  of ASCII, in lines of 1024 bytes. The head token (``MKG-``) opens line 0, every later
+  line opens with its position marker ``[@OFFSET]``, OFFSET being the byte offset of its
+  ``[`` (k * 1024 for line k), and the tail token (``MKGZ-``) is the last bytes of the
+  body, after a space; a marker that would run into the tail is left out. Where a host
+  cut the body: take the last whole marker ``[@X]`` that reached the model and the L bytes
+  seen from its ``[`` on; the cut is at X + L bytes. Below 30 bytes the two tokens do not
+  both fit: the body is the first N bytes of "HEAD TAIL".
+* ``search_image``: an image item (a 64x64 PNG whose colours are drawn from its token
+  ``MKI-``, the token also in its tEXt chunk) and a text item naming that token.
+* ``search_blob``: two embedded resources with blob bodies, a one-page PDF whose text
+  stream opens with its head token (``MKP-``) and ends with its tail token (``MKPZ-``),
+  and a PNG (token ``MKB-`` in its tEXt chunk); ``resources/read`` of their URIs answers
+  the same bodies.
+
+markers.json keeps their tokens, sizes and SHA-256 under ``host_tools`` (this start) and
+``host_tools_history`` (every start with markers that used the folder, oldest first).
+
 Copy this file anywhere and run ``python fixture.py --help``.
 """
 
@@ -29,16 +51,19 @@ import argparse
 import base64
 import copy
 import datetime
+import hashlib
 import itertools
 import json
 import os
 import re
 import secrets
 import socket
+import struct
 import sys
 import tempfile
 import threading
 import urllib.parse
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 try:  # locks markers.json while a start adds itself to the history
@@ -160,6 +185,24 @@ JUNK_LINE = "fixture: this line is not JSON-RPC (break mode junk)"
 MARKER_FORMS = (("text", "T"), ("structured", "S"), ("twin", "W"), ("embedded", "E"),
                 ("link", "L"))
 
+# The host tools, listed in marker mode only: what a host does with a large text, an image
+# and binary blobs. Their tokens take letters of their own, none of the forms' letters, so
+# no token of one can be taken for a token of the other.
+LARGE_TOOL, IMAGE_TOOL, BLOB_TOOL = "search_large", "search_image", "search_blob"
+HOST_TOOLS = (LARGE_TOOL, IMAGE_TOOL, BLOB_TOOL)
+HOST_TOKENS = (("large", "G"), ("image", "I"), ("pdf", "P"), ("png", "B"))
+LARGE_MAX_BYTES = 16 * 1024 * 1024
+# Every line of a large body is this long (the newline included) and opens with its offset,
+# so a cut anywhere can be placed within the line it falls in.
+LARGE_LINE = 1024
+LARGE_FILLER = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor "
+PDF_URI = "search://blobs/demo-report.pdf"
+PNG_URI = "search://blobs/demo-chart.png"
+MIME_PDF = "application/pdf"
+MIME_PNG = "image/png"
+IMAGE_SIDE, IMAGE_CELLS = 64, 8  # search_image: 64x64 pixels in 8x8 cells of one colour each
+BLOB_PNG_SIDE, BLOB_PNG_CELLS = 32, 4
+
 # ----- the search document and its schemas ----------------------------------------
 
 INPUT_SCHEMA = {
@@ -167,6 +210,20 @@ INPUT_SCHEMA = {
     "properties": {"q": {"type": "string"}},
     "required": ["q"],
 }
+
+LARGE_INPUT_SCHEMA = {
+    "type": "object",
+    "properties": {"bytes": {
+        "type": "integer", "minimum": 1, "maximum": LARGE_MAX_BYTES,
+        "description": "length of the text to return, in UTF-8 bytes (1 to 16777216)",
+    }},
+    "required": ["bytes"],
+    "additionalProperties": False,
+}
+
+# The inputSchema docs/specification/2026-07-28/server/tools.mdx#tool recommends for a tool
+# without parameters (the same in 2025-11-25): it accepts only an empty object.
+NO_INPUT_SCHEMA = {"type": "object", "additionalProperties": False}
 
 OUTPUT_SCHEMA = {
     "type": "object",
@@ -288,17 +345,150 @@ def error_message(msg_id, code, message, data=None) -> dict:
 
 # ----- marker mode: head and tail tokens, the log of starts and requests -------------
 
+def new_token(letter: str, tail: bool, taken: set) -> str:
+    """"MK" + letter (+ "Z" for a tail) + "-" + a random part no other token has."""
+    part = secrets.token_hex(5)
+    while part in taken:
+        part = secrets.token_hex(5)
+    taken.add(part)
+    return "MK%s%s-%s" % (letter, "Z" if tail else "", part)
+
+
 def new_markers(tail: bool = False, taken=None) -> dict:
     """form -> token, every token with its own random part (never two alike);
     ``tail``: the tokens closing each body ("MK" + letter + "Z-")."""
-    markers, parts = {}, taken if taken is not None else set()
-    for form, letter in MARKER_FORMS:
-        part = secrets.token_hex(5)
-        while part in parts:
-            part = secrets.token_hex(5)
-        parts.add(part)
-        markers[form] = "MK%s%s-%s" % (letter, "Z" if tail else "", part)
-    return markers
+    parts = taken if taken is not None else set()
+    return {form: new_token(letter, tail, parts) for form, letter in MARKER_FORMS}
+
+
+# ----- marker mode: the bodies of the host tools ---------------------------------------
+
+def large_body(size: int, head: str, tail: str) -> str:
+    """search_large's text: exactly ``size`` ASCII bytes in lines of LARGE_LINE bytes.
+
+    Line 0 opens with ``head``, line k >= 1 with ``[@OFFSET]`` (OFFSET = k * LARGE_LINE, the
+    byte offset of its ``[``), and the body ends with a space and ``tail``. A marker that
+    would run into that space is left out, so every marker present is whole. Too short for
+    both tokens, the body is the first ``size`` bytes of ``head + " " + tail``."""
+    if size < len(head) + 1 + len(tail):
+        return (head + " " + tail)[:size]
+    tail_at = size - len(tail) - 1  # where the space before the tail token goes
+    filler = LARGE_FILLER * (LARGE_LINE // len(LARGE_FILLER) + 1)
+    lines = []
+    for start in range(0, tail_at, LARGE_LINE):
+        opening = head if start == 0 else "[@%d]" % start
+        if start and start + len(opening) > tail_at:
+            opening = ""
+        prefix = opening + " " if opening else ""
+        lines.append(prefix + filler[:LARGE_LINE - 1 - len(prefix)] + "\n")
+    return "".join(lines)[:tail_at] + " " + tail
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    # A chunk's CRC covers its type and data, not its length (PNG spec, 5.3).
+    return (struct.pack(">I", len(data)) + kind + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+
+def marker_png(token: str, side: int, cells: int) -> bytes:
+    """A side x side RGB PNG of cells x cells squares whose colours are drawn from ``token``
+    (so every start's image differs), with ``token`` in a tEXt chunk."""
+    need = cells * cells * 3
+    colours = b"".join(hashlib.sha256(("%s:%d" % (token, i)).encode("ascii")).digest()
+                       for i in range(need // 32 + 1))
+    cell = side // cells
+    rows = []
+    for y in range(side):
+        row = bytearray(b"\x00")  # filter type None
+        for x in range(side):
+            at = ((y // cell) * cells + x // cell) * 3
+            row += colours[at:at + 3]
+        rows.append(bytes(row))
+    header = struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)  # 8-bit RGB, no interlace
+    return (b"\x89PNG\r\n\x1a\n"
+            + _png_chunk(b"IHDR", header)
+            + _png_chunk(b"tEXt", b"Comment\x00" + token.encode("ascii"))
+            + _png_chunk(b"tEXt", b"Software\x00" + ("%s %s" % (FIXTURE_NAME, FIXTURE_VERSION)).encode("ascii"))
+            + _png_chunk(b"IDAT", zlib.compress(b"".join(rows), 9))
+            + _png_chunk(b"IEND", b""))
+
+
+def _pdf_string(text: str) -> str:
+    return "(%s)" % text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+def marker_pdf(head: str, tail: str) -> bytes:
+    """A one-page PDF (1.4, Helvetica, uncompressed) whose text stream opens with ``head``
+    and ends with ``tail``, the demo document's hits between them; the xref table holds the
+    real byte offset of every object."""
+    lines = [head, "Search report for MCP: 2 hits"]
+    lines += ["%s %s: %s" % (h["id"], h["title"], h["snippet"]) for h in REFERENCE_HITS]
+    lines.append(tail)
+    stream = "\n".join(["BT", "/F1 12 Tf", "16 TL", "72 720 Td"]
+                       + ["%s Tj T*" % _pdf_string(line) for line in lines] + ["ET"]).encode("ascii")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+         b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>"),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+    ]
+    # The second line's bytes above 127 tell file tools the file is binary (PDF 1.7, 7.5.2).
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref_at = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref_at)
+    return bytes(out)
+
+
+class HostAssets:
+    """The tokens and bodies of the host tools for one start of the fixture."""
+
+    def __init__(self, run: str, taken: set):
+        letters = dict(HOST_TOKENS)
+        self.run = run
+        self.large_head = new_token(letters["large"], False, taken)
+        self.large_tail = new_token(letters["large"], True, taken)
+        self.image_token = new_token(letters["image"], False, taken)
+        self.pdf_head = new_token(letters["pdf"], False, taken)
+        self.pdf_tail = new_token(letters["pdf"], True, taken)
+        self.png_token = new_token(letters["png"], False, taken)
+        self.image = marker_png(self.image_token, IMAGE_SIDE, IMAGE_CELLS)
+        self.pdf = marker_pdf(self.pdf_head, self.pdf_tail)
+        self.png = marker_png(self.png_token, BLOB_PNG_SIDE, BLOB_PNG_CELLS)
+        self.blobs = {PDF_URI: (MIME_PDF, self.pdf), PNG_URI: (MIME_PNG, self.png)}
+
+    def describe(self) -> dict:
+        """What markers.json keeps of them (``host_tools``)."""
+        def body(data: bytes) -> dict:
+            return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+        return {
+            "run": self.run,
+            # The same tokens by tool, shaped as a start's "markers" and "tails" (form -> token),
+            # so a reader of the starts' tokens can read these alike.
+            "markers": {"large": self.large_head, "image": self.image_token,
+                        "blob": self.pdf_head, "blob_png": self.png_token},
+            "tails": {"large": self.large_tail, "blob": self.pdf_tail},
+            "large": {"tool": LARGE_TOOL, "head": self.large_head, "tail": self.large_tail,
+                      "line_bytes": LARGE_LINE, "position_marker": "[@OFFSET]",
+                      "max_bytes": LARGE_MAX_BYTES},
+            "image": dict({"tool": IMAGE_TOOL, "token": self.image_token, "mimeType": MIME_PNG,
+                           "width": IMAGE_SIDE, "height": IMAGE_SIDE}, **body(self.image)),
+            "blob": {
+                "tool": BLOB_TOOL,
+                "pdf": dict({"uri": PDF_URI, "mimeType": MIME_PDF, "head": self.pdf_head,
+                             "tail": self.pdf_tail}, **body(self.pdf)),
+                "png": dict({"uri": PNG_URI, "mimeType": MIME_PNG, "token": self.png_token,
+                             "width": BLOB_PNG_SIDE, "height": BLOB_PNG_SIDE}, **body(self.png)),
+            },
+        }
 
 
 class _FileLock:
@@ -329,15 +519,14 @@ class _FileLock:
         return False
 
 
-def _earlier_starts(path: str) -> list:
-    """The history kept in an existing markers.json: every earlier start of the fixture
-    with this log folder. A file written before the history existed counts as one start;
-    a file that cannot be read is set aside (renamed), never silently lost."""
+def _earlier_info(path: str) -> dict:
+    """An existing markers.json, or {} when there is none. A file that cannot be read is
+    set aside (renamed), never silently lost."""
     try:
         with open(path, encoding="utf-8") as fh:
             info = json.load(fh)
     except FileNotFoundError:
-        return []
+        return {}
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         aside = "%s.unreadable-%s" % (path, secrets.token_hex(3))
         _log("markers.json cannot be read (%s); kept as %s, history restarted" % (exc, aside))
@@ -345,9 +534,21 @@ def _earlier_starts(path: str) -> list:
             os.replace(path, aside)
         except OSError:
             pass
-        return []
-    if not isinstance(info, dict):
-        return []
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
+def _earlier_host_tools(info: dict) -> list:
+    """The host tools of every earlier start with markers (``host_tools_history``)."""
+    history = info.get("host_tools_history")
+    if isinstance(history, list):
+        return [entry for entry in history if isinstance(entry, dict)]
+    return [info["host_tools"]] if isinstance(info.get("host_tools"), dict) else []
+
+
+def _earlier_starts(info: dict) -> list:
+    """The history kept in an existing markers.json: every earlier start of the fixture
+    with this log folder. A file written before the history existed counts as one start."""
     history = info.get("history")
     if isinstance(history, list):
         return [entry for entry in history if isinstance(entry, dict)]
@@ -365,9 +566,14 @@ class RequestLog:
     ``history``: the same keys for every start that used
     this folder, oldest first, this one last. A host may start the fixture several times
     in one session; each start has its own tokens, and all of them stay known.
+
+    In marker mode it also holds ``host_tools`` (HostAssets.describe: this start's tokens,
+    sizes and SHA-256 of the host tools' bodies, with its ``run``) and keeps
+    ``host_tools_history``: the same for every start with markers, oldest first. They sit
+    beside ``history``, whose entries keep their five keys.
     """
 
-    def __init__(self, folder: str, run: str, markers, tails=None):
+    def __init__(self, folder: str, run: str, markers, tails=None, host_tools=None):
         self.folder = folder
         self.run = run
         os.makedirs(folder, exist_ok=True)
@@ -376,7 +582,13 @@ class RequestLog:
             start["tails"] = tails
         path = os.path.join(folder, "markers.json")
         with _FileLock(os.path.join(folder, ".markers.lock")):
-            info = dict(start, history=_earlier_starts(path) + [start])
+            earlier = _earlier_info(path)
+            info = dict(start, history=_earlier_starts(earlier) + [start])
+            host_history = _earlier_host_tools(earlier) + ([host_tools] if host_tools else [])
+            if host_tools:
+                info["host_tools"] = host_tools
+            if host_history:
+                info["host_tools_history"] = host_history
             fd, tmp = tempfile.mkstemp(prefix=".markers-", suffix=".tmp", dir=folder)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -424,11 +636,17 @@ class Fixture:
         self.sticky = sticky
         self.log = log
         self.run = secrets.token_hex(4)
-        self.markers = self.tails = None
+        self.markers = self.tails = self.assets = None
         if markers:
             taken = set()
             self.markers = new_markers(taken=taken)
             self.tails = new_markers(tail=True, taken=taken)
+            self.assets = HostAssets(self.run, taken)
+
+    @property
+    def host_tools(self):
+        """What markers.json keeps of the host tools; None without markers."""
+        return self.assets.describe() if self.assets is not None else None
 
     # ----- documents ---------------------------------------------------------------
 
@@ -667,6 +885,27 @@ class Fixture:
             output_schema = copy.deepcopy(output_schema)
             output_schema["properties"]["source"] = {"enum": ["demo-index", {"$ref": self.ref_url}]}
         common = {"inputSchema": copy.deepcopy(INPUT_SCHEMA)}
+        return self._search_tools(output_schema, common) + (
+            self._host_tools() if self.assets is not None else [])
+
+    def _host_tools(self) -> list:
+        return [
+            {"name": LARGE_TOOL, "title": "Search (large text)",
+             "description": "Return one text item of exactly `bytes` UTF-8 bytes (1 to 16777216): "
+                            "a marker token at its start and end, and position markers "
+                            "[@OFFSET] at the start of every 1024-byte line.",
+             "inputSchema": copy.deepcopy(LARGE_INPUT_SCHEMA)},
+            {"name": IMAGE_TOOL, "title": "Search (image)",
+             "description": "Return a small PNG chart of the demo index as an image item, and "
+                            "a text item naming its marker token.",
+             "inputSchema": copy.deepcopy(NO_INPUT_SCHEMA)},
+            {"name": BLOB_TOOL, "title": "Search (binary resources)",
+             "description": "Return the demo report as two embedded resources with base64 "
+                            "bodies: a PDF and a PNG chart.",
+             "inputSchema": copy.deepcopy(NO_INPUT_SCHEMA)},
+        ]
+
+    def _search_tools(self, output_schema, common) -> list:
         return [
             dict(name="search_text", title="Search (text)",
                  description="Search the demo index; the result is the JSON document as a text item.",
@@ -686,6 +925,8 @@ class Fixture:
 
     def call_tool(self, params):
         name = params.get("name")
+        if self.assets is not None and name in HOST_TOOLS:
+            return self._host_tool(name, params.get("arguments")), None
         if name not in ("search_text", "search_structured", "search_embedded", "search_link"):
             raise RpcError(INVALID_PARAMS, "Unknown tool: %s" % _as_text(name))
         args = params.get("arguments")
@@ -718,6 +959,45 @@ class Fixture:
         link = {"type": "resource_link", "uri": uri, "name": LINK_NAME,
                 "mimeType": MIME_JSON, "size": size}
         return {"content": [link]}, None
+
+    def _host_tool(self, name, args) -> dict:
+        """search_large, search_image, search_blob. Every input is validated, and bad
+        arguments are a tool execution error, not a protocol error
+        (docs/specification/2026-07-28/server/tools.mdx#error-handling, #security-considerations)."""
+        assets = self.assets
+        if args is not None and not isinstance(args, dict):
+            return _tool_error("Invalid arguments: arguments must be an object")
+        args = args or {}
+        if name == LARGE_TOOL:
+            size = args.get("bytes")
+            if isinstance(size, float) and size.is_integer():
+                size = int(size)  # JSON Schema's integer is any number with no fraction
+            if not isinstance(size, int) or isinstance(size, bool) \
+                    or not 1 <= size <= LARGE_MAX_BYTES:
+                return _tool_error("Invalid arguments: bytes must be an integer from 1 to %d "
+                                   "(16 MiB), got %s" % (LARGE_MAX_BYTES, _as_text(size)))
+            extra = sorted(set(args) - {"bytes"})
+            if extra:
+                return _tool_error("Invalid arguments: %s takes only bytes, got %s"
+                                   % (name, ", ".join(extra)))
+            return {"content": [{"type": "text",
+                                 "text": large_body(size, assets.large_head, assets.large_tail)}]}
+        if args:
+            return _tool_error("Invalid arguments: %s takes no arguments, got %s"
+                               % (name, ", ".join(sorted(args))))
+        if name == IMAGE_TOOL:
+            return {"content": [
+                {"type": "image", "data": _b64(assets.image), "mimeType": MIME_PNG},
+                {"type": "text", "text": "The image item before this text is a %dx%d PNG chart "
+                                         "of the demo index; its marker token is %s."
+                                         % (IMAGE_SIDE, IMAGE_SIDE, assets.image_token)},
+            ]}
+        return {"content": [{"type": "resource", "resource": self._blob_contents(uri)}
+                            for uri in (PDF_URI, PNG_URI)]}
+
+    def _blob_contents(self, uri) -> dict:
+        mime, data = self.assets.blobs[uri]
+        return {"uri": uri, "mimeType": mime, "blob": _b64(data)}
 
     def _text(self, q) -> dict:
         if "is-error" in self.breaks:
@@ -762,6 +1042,8 @@ class Fixture:
 
     def read_resource(self, params, modern) -> dict:
         uri = params.get("uri")
+        if self.assets is not None and isinstance(uri, str) and uri in self.assets.blobs:
+            return {"contents": [self._blob_contents(uri)]}
         q = query_of_uri(uri)
         if q is None and "bad-uri" in self.breaks and uri == BAD_LINK_URI:
             q = "MCP"
@@ -775,6 +1057,14 @@ class Fixture:
 
 def _valid_id(value) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _tool_error(text: str) -> dict:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
 
 
 def _as_text(value):
@@ -1125,7 +1415,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fixture.py",
         description="Reference MCP server of mcp-accept (stdio by default).",
-        epilog="Break modes: " + ", ".join(BREAK_MODES),
+        epilog="Break modes: " + ", ".join(BREAK_MODES) + ". "
+               "Host tools (marker mode only): search_large {\"bytes\": N} returns one text "
+               "item of exactly N bytes (1 to 16 MiB) in 1024-byte lines, the head token "
+               "(MKG-) opening it, [@OFFSET] opening every later line (OFFSET: the byte offset "
+               "of its '['), the tail token (MKGZ-) ending it; search_image returns a PNG image "
+               "item (token MKI-) and a text item naming its token; search_blob returns a PDF "
+               "(tokens MKP-, MKPZ-) and a PNG (token MKB-) as embedded blob resources. "
+               "markers.json keeps their tokens and SHA-256 under host_tools.",
     )
     parser.add_argument("--http", type=int, metavar="PORT",
                         help="serve Streamable HTTP on PORT (0 picks a free port) instead of stdio")
@@ -1145,7 +1442,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="URL of the outside $ref used by --break external-ref")
     parser.add_argument("--markers", action="store_true",
                         help="give each result form (and the structured tool's text twin) "
-                             "its own marker token")
+                             "its own marker tokens, and list the host tools search_large, "
+                             "search_image and search_blob")
     parser.add_argument("--log", metavar="DIR",
                         help="keep markers.json (the tokens of every start) and a "
                              "requests.jsonl log in DIR")
@@ -1172,7 +1470,8 @@ def main(argv=None) -> int:
                       markers=args.markers, sticky=args.sticky)
     if args.log:
         try:
-            fixture.log = RequestLog(args.log, fixture.run, fixture.markers, fixture.tails)
+            fixture.log = RequestLog(args.log, fixture.run, fixture.markers, fixture.tails,
+                                     fixture.host_tools)
         except OSError as exc:
             sys.stderr.write("fixture.py: error: cannot write the log folder %s: %s\n"
                              % (args.log, exc))

@@ -28,6 +28,7 @@ STAGES = [
     ("inputs", ["mcp_accept.inputs"]),
     ("output", ["mcp_accept.output"]),
     ("running", ["mcp_accept.running"]),
+    ("model", ["mcp_accept.model"]),
     ("hosts", ["mcp_accept.hosts"]),
     ("entry points", ["mcp_accept.verify", "mcp_accept.pytest_plugin", "mcp_accept.cli",
                       "mcp_accept.__main__"]),

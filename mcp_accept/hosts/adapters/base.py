@@ -1,0 +1,92 @@
+"""What every host adapter provides, and the private folders a host run lives in."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from mcp_accept.model.script import ToolOffer
+
+# The one prompt every host is given; the stand-in's script decides what the "model" does.
+PROMPT = "Call each of the search tools once, one after the other, then say done."
+DUMMY_KEY = "mcp-accept-stand-in"  # hosts want some key; the stand-in accepts any
+
+
+@dataclass
+class HostContext:
+    """Where one host run lives: everything under the run folder."""
+
+    folder: Path
+    model_url: str  # the stand-in's base, http://127.0.0.1:PORT
+    server_name: str  # the name the host knows the MCP server by
+    mcp_command: list[str] | None = None  # stdio: the command the host launches (the proxy)
+    mcp_url: str | None = None  # Streamable HTTP: the URL the host connects to (the proxy)
+    prompt: str = PROMPT
+
+    @property
+    def home(self) -> Path:
+        return self.folder / "home"
+
+    @property
+    def work(self) -> Path:
+        return self.folder / "work"
+
+    def base_env(self) -> dict[str, str]:
+        """A fresh environment, not the user's: a private HOME and XDG folders, no key or proxy
+        setting of the user's, PATH kept so that ``#!/usr/bin/env node`` launchers work."""
+        home = self.home
+        dirs = {"XDG_CONFIG_HOME": home / ".config", "XDG_DATA_HOME": home / ".local" / "share",
+                "XDG_CACHE_HOME": home / ".cache", "XDG_STATE_HOME": home / ".local" / "state",
+                "TMPDIR": home / "tmp"}
+        for path in (home, self.work, *dirs.values()):
+            path.mkdir(parents=True, exist_ok=True)
+        env = {"HOME": str(home), "USERPROFILE": str(home), "PATH": os.environ.get("PATH", os.defpath),
+               "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb", "NO_COLOR": "1", "CI": "1",
+               "NO_PROXY": "*", "no_proxy": "*"}
+        env.update({k: str(v) for k, v in dirs.items()})
+        return env
+
+
+@dataclass
+class Launch:
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path
+    files: list[Path] = field(default_factory=list)  # configuration written for the run
+
+
+class HostAdapter:
+    name: str = ""
+    product: str = ""
+    binary: str = ""
+    npm_package: str = ""
+    tested_version: str = ""  # the version the adapter was written and tested against
+    api: str = ""
+    # Where each setting comes from (the host's own documentation or source).
+    sources: tuple[str, ...] = ()
+    # How the host stays offline: the settings the adapter writes, in a few words.
+    offline: str = ""
+
+    def find(self, given: str | None) -> str | None:
+        if given:
+            path = Path(given)
+            return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+        return shutil.which(self.binary)
+
+    def version_argv(self, binary: str) -> list[str]:
+        return [binary, "--version"]
+
+    def prepare(self, ctx: HostContext, binary: str) -> Launch:
+        raise NotImplementedError
+
+    def resource_reader(self, server_name: str) -> Callable[[list[ToolOffer], str], "tuple[ToolOffer, dict] | None"]:
+        """How the model reads an MCP resource through the host, if the host offers a tool for it:
+        a function of the offers and the URI giving the tool and its arguments, or None."""
+        return lambda offers, uri: None
+
+
+def offered(offers: list[ToolOffer], name: str) -> ToolOffer | None:
+    return next((o for o in offers if o.name == name), None)

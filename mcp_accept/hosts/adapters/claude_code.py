@@ -1,0 +1,74 @@
+"""Claude Code (npm ``@anthropic-ai/claude-code``), headless with ``claude -p``.
+
+Settings and where they come from:
+* model endpoint: ``ANTHROPIC_BASE_URL`` and ``ANTHROPIC_API_KEY`` (any value reaches the stand-in
+  as ``x-api-key``): https://docs.anthropic.com/en/docs/claude-code/settings ("Environment variables");
+* headless run, transcript and MCP: ``-p``, ``--output-format stream-json --verbose``,
+  ``--mcp-config FILE --strict-mcp-config`` (only that file's servers), ``--allowedTools`` (tools
+  that run without asking), ``--tools`` (which built-in tools exist):
+  https://docs.anthropic.com/en/docs/claude-code/cli-reference;
+* MCP configuration ``{"mcpServers": {NAME: {"type": "stdio", "command", "args"}}}`` or
+  ``{"type": "http", "url"}``, tools named ``mcp__NAME__TOOL``, the resource tools
+  ``ListMcpResourcesTool`` / ``ReadMcpResourceTool {server, uri}``:
+  https://docs.anthropic.com/en/docs/claude-code/mcp;
+* offline: ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`` (with ``DISABLE_TELEMETRY``,
+  ``DISABLE_AUTOUPDATER``, ``DISABLE_ERROR_REPORTING``, ``DISABLE_BUG_COMMAND``), same page
+  ("Environment variables"); measured: with it the only connection is the stand-in's port.
+  ``ENABLE_TOOL_SEARCH=false`` keeps the MCP tools in the request's tool list (with tool search
+  on, they are named only in a reminder text and fetched through a search tool).
+"""
+
+from __future__ import annotations
+
+import json
+
+from mcp_accept.hosts.adapters.base import DUMMY_KEY, HostAdapter, HostContext, Launch, offered
+from mcp_accept.model.script import ToolOffer
+
+MODEL = "claude-sonnet-4-5"
+RESOURCE_TOOLS = ("ListMcpResourcesTool", "ReadMcpResourceTool")
+
+
+class ClaudeCode(HostAdapter):
+    name = "claude-code"
+    product = "Claude Code"
+    binary = "claude"
+    npm_package = "@anthropic-ai/claude-code"
+    tested_version = "2.1.332"
+    api = "anthropic-messages"
+    sources = ("https://docs.anthropic.com/en/docs/claude-code/settings",
+               "https://docs.anthropic.com/en/docs/claude-code/cli-reference",
+               "https://docs.anthropic.com/en/docs/claude-code/mcp")
+    offline = ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, DISABLE_TELEMETRY=1, DISABLE_AUTOUPDATER=1, "
+               "DISABLE_ERROR_REPORTING=1, DISABLE_BUG_COMMAND=1")
+
+    def prepare(self, ctx: HostContext, binary: str) -> Launch:
+        env = ctx.base_env()
+        env.update({
+            "ANTHROPIC_BASE_URL": ctx.model_url, "ANTHROPIC_API_KEY": DUMMY_KEY,
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+            "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1", "DISABLE_BUG_COMMAND": "1",
+            "ENABLE_TOOL_SEARCH": "false", "CLAUDE_CONFIG_DIR": str(ctx.home / ".claude"),
+        })
+        if ctx.mcp_url:
+            server = {"type": "http", "url": ctx.mcp_url}
+        else:
+            server = {"type": "stdio", "command": ctx.mcp_command[0], "args": ctx.mcp_command[1:], "env": {}}
+        config = ctx.folder / "host-config" / "mcp.json"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps({"mcpServers": {ctx.server_name: server}}, indent=2), encoding="utf-8")
+        state = ctx.home / ".claude.json"  # onboarding answered, the working folder trusted
+        state.write_text(json.dumps({"hasCompletedOnboarding": True, "autoUpdates": False, "projects": {
+            str(ctx.work): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}}}),
+            encoding="utf-8")
+        argv = [binary, "-p", ctx.prompt, "--model", MODEL, "--output-format", "stream-json", "--verbose",
+                "--mcp-config", str(config), "--strict-mcp-config",
+                "--allowedTools", ",".join([f"mcp__{ctx.server_name}", *RESOURCE_TOOLS]),
+                "--tools", ",".join(RESOURCE_TOOLS), "--no-session-persistence"]
+        return Launch(argv, env, ctx.work, [config, state])
+
+    def resource_reader(self, server_name: str):
+        def pick(offers: list[ToolOffer], uri: str):
+            tool = offered(offers, "ReadMcpResourceTool")
+            return (tool, {"server": server_name, "uri": uri}) if tool else None
+        return pick

@@ -1,0 +1,89 @@
+"""Codex CLI (npm ``@openai/codex``), headless with ``codex exec``.
+
+Settings and where they come from (https://github.com/openai/codex/blob/main/docs/config.md and
+``docs/exec.md``; every key below passes ``--strict-config``, which refuses unknown keys):
+* ``CODEX_HOME`` holds ``config.toml``; a provider ``[model_providers.NAME]`` with ``base_url``,
+  ``env_key`` and ``wire_api = "responses"`` (Codex speaks the OpenAI Responses API; ``chat`` is
+  refused by this version), chosen by ``model_provider``;
+* MCP servers ``[mcp_servers.NAME]`` with ``command``/``args``/``env`` or ``url``;
+  ``required = true`` makes Codex wait for the server before the first turn (an optional
+  server that takes longer than about a second to start is silently left out);
+* ``codex exec --json --skip-git-repo-check --ephemeral --dangerously-bypass-approvals-and-sandbox``:
+  a JSONL transcript, no git repository needed, nothing kept, no approval asked;
+* tools reach the model grouped per server (``{"type": "namespace", "name": "mcp__NAME"}``);
+  the built-in ``read_mcp_resource {server, uri}`` reads a resource for the model;
+* offline: ``features.plugins = false`` (no plugin catalog sync, which runs ``git ls-remote``
+  to github.com), ``analytics.enabled = false`` and the ``otel`` exporters ``none`` (no metrics to
+  ab.chatgpt.com), ``check_for_update_on_startup = false``, ``feedback.enabled = false``;
+  measured: with them the only connection is the stand-in's port.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mcp_accept.hosts.adapters.base import DUMMY_KEY, HostAdapter, HostContext, Launch, offered
+from mcp_accept.model.script import ToolOffer
+
+MODEL = "gpt-5-codex"
+KEY_VAR = "MCP_ACCEPT_STAND_IN_KEY"
+
+
+def toml_string(value: str) -> str:
+    # a JSON string is a valid TOML basic string for everything json.dumps emits (ASCII escapes)
+    return json.dumps(value, ensure_ascii=True)
+
+
+class Codex(HostAdapter):
+    name = "codex"
+    product = "Codex CLI"
+    binary = "codex"
+    npm_package = "@openai/codex"
+    tested_version = "0.171.0"
+    api = "openai-responses"
+    sources = ("https://github.com/openai/codex/blob/main/docs/config.md",
+               "https://github.com/openai/codex/blob/main/docs/exec.md")
+    offline = ("features.plugins=false, analytics.enabled=false, otel exporters none, "
+               "check_for_update_on_startup=false, feedback.enabled=false")
+
+    def prepare(self, ctx: HostContext, binary: str) -> Launch:
+        env = ctx.base_env()
+        codex_home = ctx.home / ".codex"
+        codex_home.mkdir(parents=True, exist_ok=True)
+        env.update({"CODEX_HOME": str(codex_home), KEY_VAR: DUMMY_KEY})
+        name = ctx.server_name
+        lines = [
+            f"model = {toml_string(MODEL)}",
+            'model_provider = "mcpaccept"',
+            'approval_policy = "never"',
+            'sandbox_mode = "danger-full-access"',
+            "check_for_update_on_startup = false",
+            "",
+            "[features]", "plugins = false", "",
+            "[analytics]", "enabled = false", "",
+            "[feedback]", "enabled = false", "",
+            "[otel]", 'exporter = "none"', 'trace_exporter = "none"', 'metrics_exporter = "none"', "",
+            "[model_providers.mcpaccept]",
+            'name = "mcp-accept stand-in"',
+            f"base_url = {toml_string(ctx.model_url + '/v1')}",
+            f"env_key = {toml_string(KEY_VAR)}",
+            'wire_api = "responses"', "",
+            f"[mcp_servers.{name}]",
+            "required = true",
+        ]
+        if ctx.mcp_url:
+            lines.append(f"url = {toml_string(ctx.mcp_url)}")
+        else:
+            lines.append(f"command = {toml_string(ctx.mcp_command[0])}")
+            lines.append("args = [" + ", ".join(toml_string(a) for a in ctx.mcp_command[1:]) + "]")
+        config = codex_home / "config.toml"
+        config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        argv = [binary, "exec", "--strict-config", "--json", "--skip-git-repo-check", "--ephemeral",
+                "--dangerously-bypass-approvals-and-sandbox", "-C", str(ctx.work), ctx.prompt]
+        return Launch(argv, env, ctx.work, [config])
+
+    def resource_reader(self, server_name: str):
+        def pick(offers: list[ToolOffer], uri: str):
+            tool = offered(offers, "read_mcp_resource")
+            return (tool, {"server": server_name, "uri": uri}) if tool else None
+        return pick

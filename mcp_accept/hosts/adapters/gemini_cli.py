@@ -1,0 +1,75 @@
+"""Gemini CLI (npm ``@google/gemini-cli``), headless with ``gemini -p``.
+
+Settings and where they come from:
+* model endpoint: ``GOOGLE_GEMINI_BASE_URL`` (without ``/v1beta``: the SDK adds it) and
+  ``GEMINI_API_KEY`` (any value, sent as ``x-goog-api-key``); ``GEMINI_CLI_HOME`` replaces the
+  home folder for ``~/.gemini``: https://github.com/google-gemini/gemini-cli/blob/main/docs/get-started/configuration.md
+  ("Environment variables");
+* ``settings.json``: ``security.auth.selectedType = "gemini-api-key"`` (with a base URL and no
+  type the host picks a gateway type that headless mode refuses), ``security.folderTrust.enabled
+  = false`` (headless mode stops on an untrusted folder), ``mcpServers.NAME`` with
+  ``command``/``args`` or ``httpUrl`` and ``trust: true`` (no confirmation): same page
+  ("Settings"), and docs/tools/mcp-server.md; tools are named ``mcp_NAME_TOOL``; the resource
+  tools ``list_mcp_resources`` / ``read_mcp_resource {uri}`` are offered only when a server lists
+  a resource;
+* headless: ``gemini -m MODEL --approval-mode yolo --output-format stream-json -p PROMPT``;
+  ``GEMINI_CLI_NO_RELAUNCH=true`` keeps it one process;
+* offline: ``privacy.usageStatisticsEnabled = false`` (the only call home seen: usage
+  statistics to play.googleapis.com), ``telemetry.enabled = false``, auto-update off; measured:
+  with them the only connection is the stand-in's port.
+* Over Streamable HTTP this version sends no ``MCP-Protocol-Version`` header after ``initialize``;
+  the header is set in the server's entry so that servers which require it answer.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mcp_accept.hosts.adapters.base import DUMMY_KEY, HostAdapter, HostContext, Launch, offered
+from mcp_accept.model.script import ToolOffer
+
+MODEL = "gemini-2.5-flash"
+
+
+class GeminiCli(HostAdapter):
+    name = "gemini-cli"
+    product = "Gemini CLI"
+    binary = "gemini"
+    npm_package = "@google/gemini-cli"
+    tested_version = "0.61.0"
+    api = "gemini"
+    sources = ("https://github.com/google-gemini/gemini-cli/blob/main/docs/get-started/configuration.md",
+               "https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md",
+               "https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/headless.md")
+    offline = "privacy.usageStatisticsEnabled=false, telemetry.enabled=false, auto-update off"
+
+    def prepare(self, ctx: HostContext, binary: str) -> Launch:
+        env = ctx.base_env()
+        env.update({"GOOGLE_GEMINI_BASE_URL": ctx.model_url, "GEMINI_API_KEY": DUMMY_KEY,
+                    "GEMINI_CLI_HOME": str(ctx.home), "GEMINI_CLI_NO_RELAUNCH": "true",
+                    "GEMINI_CLI_TRUST_WORKSPACE": "true"})
+        if ctx.mcp_url:
+            server = {"httpUrl": ctx.mcp_url, "trust": True, "timeout": 60000,
+                      "headers": {"MCP-Protocol-Version": "2025-06-18"}}
+        else:
+            server = {"command": ctx.mcp_command[0], "args": ctx.mcp_command[1:], "env": {}, "trust": True,
+                      "timeout": 60000}
+        settings = {
+            "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False, "logPrompts": False},
+            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False,
+                        "checkpointing": {"enabled": False}},
+            "mcpServers": {ctx.server_name: server},
+        }
+        path = ctx.home / ".gemini" / "settings.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+        argv = [binary, "-m", MODEL, "--approval-mode", "yolo", "--output-format", "stream-json", "-p", ctx.prompt]
+        return Launch(argv, env, ctx.work, [path])
+
+    def resource_reader(self, server_name: str):
+        def pick(offers: list[ToolOffer], uri: str):
+            tool = offered(offers, "read_mcp_resource")
+            return (tool, {"uri": uri}) if tool else None
+        return pick

@@ -1,0 +1,458 @@
+"""``mcp-accept host test HOST``: a real host, headless, in a private folder, with its MCP server
+launched through ``mcp-accept proxy`` and its model answered by the stand-in on 127.0.0.1.
+
+The run folder holds everything: ``home/`` and ``work/`` (the host's private HOME, XDG folders
+and working folder), ``model.jsonl`` (every request the host sent its model, and each answer),
+``proxy/<name>-…/`` (the MCP wire between host and server, as ``mcp-accept proxy`` records it),
+``fixture-log/`` (the fixture's tokens and requests), ``host-stdout.txt`` / ``host-stderr.txt``,
+``connects.json`` (every address the host tried to reach, where strace is installed), and the
+filled host rows in ``results.json``, ``sheet.md`` and ``rows/H0*.json``.
+
+The run happens in a network namespace with loopback only when one can be made
+(:mod:`.netguard`): the command re-executes this module there with the job written to
+``job.json``, and waits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from mcp_accept.errors import ExitStatus, InputError, ServerError
+from mcp_accept.evidence.files import atomic_write_json, utc_now
+from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.hosts import model_view, netguard
+from mcp_accept.hosts.adapters import ADAPTERS
+from mcp_accept.hosts.adapters.base import HostAdapter, HostContext
+from mcp_accept.model.script import Script, Step, ToolOffer, Turn, find_tool, name_scheme
+from mcp_accept.model.server import StandIn
+
+SERVER_NAME = "mcpaccept"
+LARGE_SIZES = (1024, 8192, 32768, 65536, 262144, 1048576)
+URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>\]\)\\]+")
+HOST_TIMEOUT = 180.0
+
+
+class HostMissing(ServerError):
+    """The host's binary is not installed (exit 3, as a server that cannot be started)."""
+
+
+@dataclass
+class HostTestOptions:
+    host: str
+    server: str | None = None
+    url: str | None = None
+    profile: str | None = None
+    host_bin: str | None = None
+    out: str | None = None
+    timeout: float = HOST_TIMEOUT
+    transport: str = "stdio"  # with the built-in fixture: how the host reaches it
+    large: bool = True
+    netns: bool = True
+    trace: bool = True
+
+
+@dataclass
+class HostOutcome:
+    folder: Path
+    results: dict
+    status: ExitStatus
+    wall_seconds: float
+    guard: str
+    notes: list[str] = field(default_factory=list)
+
+
+def adapter_for(name: str) -> HostAdapter:
+    try:
+        return ADAPTERS[name]
+    except KeyError:
+        raise InputError(f"must be one of {', '.join(ADAPTERS)} (found {name!r})", field="HOST") from None
+
+
+def host_version(adapter: HostAdapter, binary: str, folder: Path, prefix: list[str]) -> str | None:
+    ctx = HostContext(folder=folder, model_url="http://127.0.0.1:9", server_name=SERVER_NAME)
+    try:
+        done = subprocess.run([*prefix, *adapter.version_argv(binary)], capture_output=True, timeout=60,
+                              env=ctx.base_env(), cwd=ctx.work, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (done.stdout or done.stderr).decode("utf-8", "replace").strip()
+    found = re.search(r"\d+\.\d+(?:\.\d+)?(?:[-+][\w.]+)?", text)
+    return found.group(0) if found else (text.splitlines()[0][:80] if text else None)
+
+
+def default_folder(host: str) -> Path:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return Path("mcp-accept-runs") / f"host-{host}-{stamp}"
+
+
+def host_test(opts: HostTestOptions) -> HostOutcome:
+    """Check the inputs, make the run folder, run the host (in its namespace), read the result."""
+    adapter = adapter_for(opts.host)
+    if opts.profile:
+        from mcp_accept.inputs.profile import load_profile
+
+        load_profile(opts.profile)  # bad input is said before anything starts
+    binary = adapter.find(opts.host_bin)
+    if binary is None:
+        where = f"at {opts.host_bin}" if opts.host_bin else f"on PATH ({adapter.binary})"
+        raise HostMissing(f"{adapter.product} is not installed {where}: install it with "
+                          f"`npm install -g {adapter.npm_package}` or give --host-bin PATH")
+    folder = Path(opts.out) if opts.out else default_folder(adapter.name)
+    from mcp_accept.running.execute import claim_folder, prepare_folder
+
+    folder = prepare_folder(folder).resolve()
+    lock = claim_folder(folder)
+    try:
+        prefix = netguard.unshare_argv() if opts.netns else None
+        version = host_version(adapter, binary, folder, prefix or [])
+        job = {"options": asdict(opts), "binary": os.path.abspath(binary), "version": version,
+               "guard": netguard.NETNS if prefix else netguard.SETTINGS_ONLY}
+        atomic_write_json(folder / "job.json", job)
+        started = time.monotonic()
+        if prefix:
+            try:
+                done = subprocess.run([*prefix, sys.executable, "-m", "mcp_accept.hosts.harness",
+                                       str(folder / "job.json")], timeout=opts.timeout + 60,
+                                      stdin=subprocess.DEVNULL, capture_output=True)
+            except subprocess.TimeoutExpired:
+                raise ServerError(f"the host run did not end within {opts.timeout + 60:g} s") from None
+            if done.returncode != 0 or not (folder / "results.json").is_file():
+                (folder / "harness-stderr.txt").write_bytes(done.stderr[-65536:])
+                tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(no output)"]
+                raise ServerError(f"the host run stopped (exit {done.returncode}): {tail[0][:300]} "
+                                  f"(see {folder / 'harness-stderr.txt'})")
+        else:
+            run_inside(job, folder)
+        wall = time.monotonic() - started
+    finally:
+        lock.release()
+    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    failed = any(r["status"] == "FAIL" for r in results["rows"])
+    return HostOutcome(folder, results, ExitStatus.FAILED if failed else ExitStatus.OK, wall, job["guard"])
+
+
+# --------------------------------------------------------------------------- inside the guard
+
+def server_argv(opts: dict, folder: Path) -> list[str]:
+    if opts.get("server"):
+        return shlex.split(opts["server"])
+    from mcp_accept.running.execute import fixture_path
+
+    argv = [sys.executable, str(fixture_path()), "--markers", "--log", str(folder / "fixture-log")]
+    return argv
+
+
+def link_reader(adapter: HostAdapter, link_tool: str):
+    pick = adapter.resource_reader(SERVER_NAME)
+
+    def step(offers: list[ToolOffer], turn: Turn):
+        offer = find_tool(offers, link_tool)
+        if offer is None:
+            return None
+        exchange = next((c for c in turn.calls if c.name == offer.name and c.answered), None)
+        if exchange is None:
+            return None
+        found = URI.search(model_view.block_text(exchange.result))
+        return pick(offers, found.group(0).rstrip(".,;")) if found else None
+
+    return step
+
+
+def build_script(adapter: HostAdapter, profile, large: bool) -> Script:
+    steps = []
+    for form in ("text", "structured", "embedded", "link"):
+        ref = profile.tools.get(form)
+        if ref is not None:
+            steps.append(Step(form, ref.name, dict(ref.arguments)))
+            if form == "link":
+                steps.append(Step("link-read", host_tool=link_reader(adapter, ref.name)))
+    if large:
+        steps += [Step(f"large-{size}", "search_large", {"bytes": size}) for size in LARGE_SIZES]
+    steps += [Step("image", "search_image", {}), Step("blob", "search_blob", {})]
+    return Script(steps)
+
+
+def free_port_url() -> str:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+
+
+def _wait_port(url: str, seconds: float) -> None:
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection((parts.hostname, parts.port or 80), 0.3).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise ServerError(f"nothing answers at {url}")
+
+
+def _stop(proc: subprocess.Popen | None, sig=signal.SIGTERM, wait: float = 10) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, sig)
+        proc.wait(wait)
+    except (OSError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait(5)
+
+
+def wait_for_proxies(base: Path, seconds: float) -> None:
+    """Let each proxy the host started finish its folder (its host closed its stdin): a folder
+    is done when its results.json exists or its process (the folder name's last part) is gone."""
+    deadline = time.monotonic() + seconds
+    for run in sorted(base.glob("*-*")) if base.is_dir() else []:
+        pid = run.name.rsplit("-", 1)[-1]
+        while time.monotonic() < deadline and not (run / "results.json").exists():
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                break
+            time.sleep(0.05)
+        if not (run / "results.json").exists():
+            complete_proxy_folder(run)
+
+
+def complete_proxy_folder(run: Path) -> None:
+    """A host that kills its server's process (Codex does, with SIGKILL, when it exits) leaves
+    the proxy no time to write ``host.json`` and ``results.json``; ``wire.jsonl`` was flushed line
+    by line, so the folder is completed from it, marked interrupted."""
+    from mcp_accept.hosts.proxy.folder import write_results as write_proxy_results
+
+    entries = []
+    try:
+        with open(run / "wire.jsonl", encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    entries.append(json.loads(line))
+                except ValueError:
+                    continue  # a last line cut by the kill
+    except OSError:
+        return
+    transport = next((e.get("transport") for e in entries if e.get("transport")), "stdio")
+    started = entries[0]["t"] if entries else utc_now()
+    write_proxy_results(run, entries, transport=transport, started=started, redactor=Redactor(),
+                        interrupted=True)
+
+
+def run_inside(job: dict, folder: Path) -> None:
+    """Everything of one host run, in this process (inside the namespace when there is one)."""
+    from mcp_accept.inputs.profile import load_profile
+    opts = job["options"]
+    adapter = adapter_for(opts["host"])
+    if job["guard"] == netguard.NETNS:
+        netguard.loopback_up()
+    profile = load_profile(opts.get("profile"))
+    fixture = not opts.get("server") and not opts.get("url")
+    script = build_script(adapter, profile, large=opts.get("large", True) and fixture)
+    redactor = Redactor()
+    server_proc = proxy_proc = None
+    stand_in = StandIn(script, folder / "model.jsonl", redactor).start()
+    ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME)
+    proxy_out = folder / "proxy"
+    proxy_base = [sys.executable, "-m", "mcp_accept", "proxy", "--out", str(proxy_out), "--name", SERVER_NAME]
+    logs = []
+    try:
+        http = bool(opts.get("url")) or (fixture and opts.get("transport") == "http")
+        if http:
+            url = opts.get("url")
+            if url is None or opts.get("server"):
+                if url is None:
+                    url = free_port_url()
+                    argv = server_argv(opts, folder) + ["--http", url.rsplit(":", 1)[1].split("/")[0]]
+                else:
+                    argv = server_argv(opts, folder)
+                log = open(folder / "server-stderr.txt", "wb")
+                logs.append(log)
+                server_proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                               start_new_session=True)
+                _wait_port(url, 30)
+            said = folder / "proxy-stdout.txt"
+            out = open(said, "wb")
+            logs.append(out)
+            proxy_proc = subprocess.Popen([*proxy_base, "--url", url, "--listen", "127.0.0.1:0"],
+                                          stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                          start_new_session=True)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not (m := re.search(r"listening on (http://\S+)",
+                                                                    said.read_text("utf-8", "replace"))):
+                if proxy_proc.poll() is not None:
+                    raise ServerError("the recording proxy stopped: " + said.read_text("utf-8", "replace")[-300:])
+                time.sleep(0.05)
+            if not m:
+                raise ServerError("the recording proxy did not start listening")
+            ctx.mcp_url = m.group(1)
+        else:
+            ctx.mcp_command = [*proxy_base, "--server", shlex.join(server_argv(opts, folder))]
+        launch = adapter.prepare(ctx, job["binary"])
+        trace = folder / "connect-trace.txt"
+        prefix = netguard.strace_prefix(str(trace)) if opts.get("trace", True) else None
+        out, err = open(folder / "host-stdout.txt", "wb"), open(folder / "host-stderr.txt", "wb")
+        logs += [out, err]
+        started = time.monotonic()
+        host = subprocess.Popen([*(prefix or []), *launch.argv], env=launch.env, cwd=launch.cwd,
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+        timed_out = False
+        try:
+            code = host.wait(opts.get("timeout", HOST_TIMEOUT))
+        except subprocess.TimeoutExpired:
+            timed_out, code = True, None
+            _stop(host)
+        host_seconds = time.monotonic() - started
+        wait_for_proxies(folder / "proxy", 20)
+        _stop(host, wait=5)  # whatever the host left in its process group
+    finally:
+        stand_in.stop()
+        _stop(proxy_proc, signal.SIGINT, 15)
+        _stop(server_proc)
+        for handle in logs:
+            handle.close()
+    connects = netguard.connects(trace.read_text("utf-8", "replace")) if trace.is_file() else None
+    if connects is not None:
+        atomic_write_json(folder / "connects.json", connects)
+    write_host_results(folder, adapter, job, profile, stand_in.log.entries, connects=connects,
+                       host_exit=code, timed_out=timed_out, host_seconds=host_seconds, redactor=redactor)
+
+
+# --------------------------------------------------------------------------- the rows
+
+def _proxy_facts(folder: Path) -> tuple[dict, Path | None]:
+    runs = sorted((folder / "proxy").glob("*/host.json"))
+    if not runs:
+        return {}, None
+    data = json.loads(runs[-1].read_text(encoding="utf-8"))
+    return data.get("facts") or {}, runs[-1].parent
+
+
+def _link_reads(facts: dict, model_entries: list[dict]) -> list[dict]:
+    """The host's ``resources/read`` of each link, and whether it came before the model asked."""
+    asked = [e["t"] for e in model_entries if e.get("dir") == "out"
+             and ((e.get("http") or {}).get("action") or {}).get("step") == "link-read"]
+    first_ask = asked[0] if asked else None
+    reads = []
+    for read in facts.get("resource_reads") or []:
+        reads.append({"uri": read.get("uri"), "request_seq": read.get("request_seq"),
+                      "before_model_asked": first_ask is None or str(read.get("t", "")) < first_ask})
+    return reads
+
+
+def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, entries: list[dict], *,
+                       connects: dict | None, host_exit, timed_out: bool, host_seconds: float,
+                       redactor: Redactor) -> dict:
+    from mcp_accept.inputs.results import build
+    from mcp_accept.inputs.sheet import load_sheet
+    from mcp_accept.output.render import write_results
+
+    facts, proxy_folder = _proxy_facts(folder)
+    markers_path = folder / "fixture-log" / "markers.json"
+    markers = json.loads(markers_path.read_text(encoding="utf-8")) if markers_path.is_file() else None
+    heads, tails = model_view.tokens(markers)
+    view = model_view.read_view(entries)
+    offers = [ToolOffer(name) for name in view.offers]
+    text_tool = profile.tools.get("text")
+    scheme = None
+    if text_tool is not None:
+        for shown in view.offers:
+            tail = shown.rsplit("/", 1)[-1]
+            if find_tool([ToolOffer(tail)], text_tool.name):
+                scheme = name_scheme(ToolOffer(tail, shown.rsplit("/", 1)[0] if "/" in shown else None),
+                                     text_tool.name)
+                break
+    read_tool = None
+    reader = adapter.resource_reader(SERVER_NAME)
+    picked = reader(offers, "x://y")
+    if picked is not None:
+        read_tool = picked[0].name
+    private = [folder / "home", folder / "work"]
+    verdicts = {
+        "H01": model_view.h01(view, heads, tails),
+        "H02": model_view.h02(view, heads, tails, _link_reads(facts, entries), read_tool),
+        "H03": model_view.h03(view, heads, tails, private),
+    }
+    extra = {}
+    for key in ("image", "blob"):
+        handed = view.steps.get(key)
+        if handed is not None and handed.answered:
+            extra[key] = {"handed": model_view.quote(handed),
+                          "reached": model_view.reach(handed.text, heads.get(key, set()), tails.get(key, set()))}
+    client = (facts.get("client_info") or {}).get("value") or {}
+    conditions = {
+        "host_product": adapter.product,
+        "host_version": job.get("version") or "unknown",
+        "client_sdk_and_version": f"{client.get('name')} {client.get('version')}".strip() if client else None,
+        "transport": (facts.get("transport") or {}).get("value") or "stdio",
+        "protocol_version_on_wire": (facts.get("protocol_version_on_wire") or {}).get("value"),
+        "model_and_settings": f"mcp-accept stand-in model ({view.api or adapter.api}), scripted tool calls",
+        "model_visible_capture_method": "debug trace",
+        "executed_at_utc": utc_now(),
+        "evidence_path_or_id": folder.name,
+    }
+    server = (facts.get("server_info") or {}).get("value") or {}
+    if isinstance(server.get("name"), str):
+        conditions["server_name"] = server["name"]
+    conditions = {k: v for k, v in conditions.items() if v}
+    host_facts = {
+        "host": adapter.name, "product": adapter.product, "version": job.get("version"),
+        "api": view.api, "tool_name_scheme": scheme, "offered_tools": view.offers,
+        "client_info": client or None,
+        "client_capabilities": (facts.get("client_capabilities") or {}).get("value"),
+        "protocol_version": conditions.get("protocol_version_on_wire"),
+        "network_guard": job["guard"], "connects": connects,
+        "offline_settings": adapter.offline, "settings_sources": list(adapter.sources),
+        "host_exit": host_exit, "timed_out": timed_out, "host_seconds": round(host_seconds, 2),
+        "model_requests": view.requests, "side_calls": view.side_calls,
+        "proxy_folder": str(proxy_folder.relative_to(folder)) if proxy_folder else None,
+        "extra_forms": extra,
+    }
+    atomic_write_json(folder / "host-run.json", host_facts, redactor)
+    sheet = load_sheet()
+    rows = []
+    for row in sheet.rows:
+        if row.id not in verdicts:
+            continue
+        verdict = verdicts[row.id]
+        reason = verdict.reason
+        if timed_out:
+            reason = f"the host did not finish within {job['options'].get('timeout')} s; " + reason
+        evidence = f"rows/{row.id}.json"
+        atomic_write_json(folder / evidence, {
+            "id": row.id, "status": verdict.status, "reason": reason, "source": "host test",
+            "observed": verdict.observed, "model_log": "model.jsonl", "host": host_facts}, redactor)
+        rows.append({"id": row.id, "kind": row.kind, "title": row.title, "status": verdict.status,
+                     "reason": reason, "evidence": evidence, "filled_by": "runner",
+                     "observed": {"mode": "host test", "host": adapter.name, "facts": "host-run.json",
+                                  **verdict.observed}})
+    results = build(sheet=sheet, profile=profile, conditions=conditions, rows=rows, schemas=[],
+                    started_at=conditions["executed_at_utc"], finished_at=utc_now())
+    write_results(folder, results, redactor)
+    return results
+
+
+def main(argv: list[str]) -> int:
+    job_file = Path(argv[0])
+    job = json.loads(job_file.read_text(encoding="utf-8"))
+    run_inside(job, job_file.parent)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

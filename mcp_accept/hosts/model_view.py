@@ -1,0 +1,319 @@
+"""What a host handed its model, read from the stand-in's record (``model.jsonl``), and the host
+rows H01-H03 judged from it. Pure functions over recorded entries: nothing here runs a host.
+
+For each step of the script the stand-in called a tool; the host's next request carries that
+call's result block as the host rendered it. The block is searched for what the server sent:
+with the fixture in marker mode, each body's head and tail tokens (``markers.json``); with any
+other server, the bodies the proxy recorded on the MCP wire, looked for as text and, for JSON,
+as values (whatever the host's serialisation: keys re-ordered, indented, wrapped).
+
+Statuses, as the sheet defines them for observation rows: PASS where the form's document
+reached the model whole (H02: by any route the host offers), FAIL where the evidence shows it
+did not (cut, replaced, or never handed), UNOBTAINABLE where it cannot be told (the tool was not
+offered, not called, or its result never came back). They are facts about the host, not rules
+of the MCP specification (the spec leaves what a host shows its model to the host).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_accept.model import anthropic, gemini, openai
+from mcp_accept.model.script import Exchange, Turn
+
+PASS, FAIL, UNOBTAINABLE = "PASS", "FAIL", "UNOBTAINABLE"
+QUOTE_LIMIT = 2000  # characters of a result block quoted in a reason's evidence
+POSITION = re.compile(r"\[@(\d+)\]")
+PATH = re.compile(r"(/[\w.@%+=:,~-]+(?:/[\w.@%+=:,~-]+)+)")
+
+_DIALECTS = {"anthropic": anthropic, "openai": openai, "gemini": gemini}
+
+
+@dataclass
+class Handed:
+    """One step: what the model asked for and what the host handed back."""
+
+    step: str
+    tool: str | None
+    arguments: Any = None
+    answered: bool = False
+    block: Any = None  # the result block as the host sent it
+    text: str = ""  # the block as text (its JSON), where tokens are looked for
+    request_seq: int | None = None
+
+
+@dataclass
+class ModelView:
+    api: str | None = None
+    requests: int = 0
+    side_calls: list[dict] = field(default_factory=list)
+    offers: list[str] = field(default_factory=list)
+    steps: dict[str, Handed] = field(default_factory=dict)
+    final_text_seen: bool = False
+
+
+def read_view(entries: list[dict]) -> ModelView:
+    """The stand-in's entries (``model.jsonl``) as steps. The k-th tool call in a request is the
+    k-th call the stand-in made (hosts may give calls ids of their own)."""
+    view = ModelView()
+    actions: list[dict] = []
+    last_turn: Turn | None = None
+    last_seq = None
+    for entry in entries:
+        http = entry.get("http") or {}
+        if entry.get("dir") == "in":
+            view.requests += 1
+        elif entry.get("dir") == "out":
+            view.api = view.api or http.get("api")
+            action = http.get("action") or {}
+            if http.get("side"):
+                view.side_calls.append({"seq": entry["seq"], "kind": http["side"], "path": http.get("path")})
+            if action.get("call"):
+                actions.append(action)
+            if action.get("say"):
+                view.final_text_seen = True
+            if http.get("offers") and not view.offers:
+                view.offers = list(http["offers"])
+    for entry in entries:
+        http = entry.get("http") or {}
+        dialect = _DIALECTS.get(http.get("api") or "")
+        if entry.get("dir") != "in" or dialect is None or not isinstance(entry.get("message"), dict):
+            continue
+        turn = dialect.parse(http.get("path") or "", entry["message"])
+        if turn.side is None and (last_turn is None or len(turn.calls) >= len(last_turn.calls)):
+            last_turn, last_seq = turn, entry["seq"]
+    calls: list[Exchange] = last_turn.calls if last_turn else []
+    for index, action in enumerate(actions):
+        handed = Handed(step=action.get("step"), tool=action.get("call"), arguments=action.get("arguments"))
+        if index < len(calls):
+            exchange = calls[index]
+            handed.answered, handed.block = exchange.answered, exchange.result
+            handed.text = json.dumps(exchange.result, ensure_ascii=False) if exchange.answered else ""
+            handed.request_seq = last_seq
+        view.steps.setdefault(handed.step, handed)
+    return view
+
+
+# Keys of a result block that frame it rather than carry what the model reads.
+FRAME_KEYS = frozenset({"type", "id", "tool_use_id", "call_id", "name", "cache_control", "role", "status"})
+
+
+def block_text(block: Any) -> str:
+    """The strings of a result block joined, JSON escapes undone: what a person reads of it
+    (the block's framing, such as its type and ids, left out)."""
+    out: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key not in FRAME_KEYS or not isinstance(item, str):
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(block)
+    return "\n".join(out)
+
+
+def quote(handed: Handed) -> str:
+    text = block_text(handed.block)
+    return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + f"… ({len(text)} characters in all)"
+
+
+# --------------------------------------------------------------------------- tokens
+
+def tokens(markers: dict | None) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """form -> every head token, and every tail token, of every start of the fixture."""
+    heads: dict[str, set[str]] = {}
+    tails: dict[str, set[str]] = {}
+    # every start of the fixture; the host tools' tokens (large, image, blob) are kept apart
+    starts = ((markers or {}).get("history") or ([markers] if markers else [])) + \
+        list((markers or {}).get("host_tools_history") or [])
+    for start in starts:
+        for form, token in (start.get("markers") or {}).items():
+            heads.setdefault(form, set()).add(token)
+        for form, token in (start.get("tails") or {}).items():
+            tails.setdefault(form, set()).add(token)
+    return heads, tails
+
+
+NO_TOKENS = "unknown"
+
+
+def reach(text: str, heads: set[str], tails: set[str]) -> str:
+    """``whole`` (head and tail tokens), ``cut`` (head without tail), ``tail only`` or ``absent``;
+    ``unknown`` where the form has no tokens to look for (the server is not the fixture in
+    marker mode): nothing can be told then, and nothing is judged."""
+    if not heads:
+        return NO_TOKENS
+    head = any(t in text for t in heads)
+    tail = any(t in text for t in tails) if tails else head
+    if head and tail:
+        return "whole"
+    if head:
+        return "cut"
+    return "tail only" if tail else "absent"
+
+
+# --------------------------------------------------------------------------- rows
+
+@dataclass
+class RowVerdict:
+    status: str
+    reason: str
+    observed: dict
+
+
+def _missing(handed: Handed | None, what: str) -> str | None:
+    if handed is None:
+        return f"{what}: the host offered no such tool, or the model never called it"
+    if not handed.answered:
+        return f"{what}: the host never handed back a result for the call"
+    return None
+
+
+def h01(view: ModelView, heads: dict, tails: dict) -> RowVerdict:
+    forms: dict[str, dict] = {}
+    parts, statuses = [], []
+    for form in ("text", "structured", "embedded"):
+        handed = view.steps.get(form)
+        missing = _missing(handed, form)
+        if missing:
+            forms[form] = {"reached": "unobtainable", "why": missing}
+            parts.append(missing)
+            statuses.append(UNOBTAINABLE)
+            continue
+        if form == "structured":
+            as_sc = reach(handed.text, heads.get("structured", set()), tails.get("structured", set()))
+            as_twin = reach(handed.text, heads.get("twin", set()), tails.get("twin", set()))
+            seen = [name for name, how in (("structuredContent", as_sc), ("text twin", as_twin)) if how != "absent"]
+            best = "whole" if "whole" in (as_sc, as_twin) else ("cut" if "cut" in (as_sc, as_twin) else "absent")
+            forms[form] = {"reached": best, "structuredContent": as_sc, "text_twin": as_twin,
+                           "model_saw": seen or ["neither"], "quote": quote(handed)}
+            parts.append(f"structured: {best}; the model saw {' and '.join(seen) if seen else 'neither'}"
+                         f" (structuredContent {as_sc}, text twin {as_twin})")
+        else:
+            how = reach(handed.text, heads.get(form, set()), tails.get(form, set()))
+            forms[form] = {"reached": how, "quote": quote(handed)}
+            parts.append(f"{form}: {how}")
+            best = how
+        if best == NO_TOKENS or (form == "structured" and NO_TOKENS in (as_sc, as_twin) and best != "whole"):
+            parts[-1] = f"{form}: no marker tokens to look for (run the fixture in marker mode)"
+            statuses.append(UNOBTAINABLE)
+            continue
+        statuses.append(PASS if best == "whole" else FAIL)
+    status = FAIL if FAIL in statuses else (UNOBTAINABLE if UNOBTAINABLE in statuses else PASS)
+    return RowVerdict(status, "; ".join(parts), {"forms": forms})
+
+
+def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_tool: str | None) -> RowVerdict:
+    handed = view.steps.get("link")
+    missing = _missing(handed, "link")
+    if missing:
+        return RowVerdict(UNOBTAINABLE, missing, {})
+    link_heads, link_tails = heads.get("link", set()), tails.get("link", set())
+    if not link_heads:
+        return RowVerdict(UNOBTAINABLE, "no marker tokens for the link's body to look for (run the "
+                          f"fixture in marker mode); handed: {quote(handed)[:200]!r}", {"handed": quote(handed)})
+    inline = reach(handed.text, link_heads, link_tails)
+    read = view.steps.get("link-read")
+    via_tool = reach(read.text, link_heads, link_tails) if read is not None and read.answered else None
+    by_itself = [r for r in link_reads if r.get("before_model_asked")]
+    observed = {"handed": quote(handed), "body_in_link_result": inline,
+                "host_read_by_itself": bool(by_itself), "host_reads": link_reads,
+                "read_tool_offered": read_tool, "body_via_read_tool": via_tool}
+    if read is not None and read.answered:
+        observed["read_tool_result"] = quote(read)
+    route = []
+    if inline == "whole":
+        route.append("the host put the body in the link's result")
+    if via_tool == "whole":
+        route.append(f"the model read it with the host's {read_tool}")
+    facts = (f"handed: {quote(handed)[:200]!r}; host read the link by itself: {'yes' if by_itself else 'no'}; "
+             f"read tool offered: {read_tool or 'none'}"
+             + (f"; body through it: {via_tool}" if via_tool else ""))
+    if route:
+        return RowVerdict(PASS, f"the body reached the model ({'; '.join(route)}); {facts}", observed)
+    if read_tool and (read is None or not read.answered):
+        return RowVerdict(UNOBTAINABLE, f"the model's read through {read_tool} got no result; {facts}", observed)
+    return RowVerdict(FAIL, f"the body never reached the model; {facts}", observed)
+
+
+def _position(text: str) -> int | None:
+    found = [int(m.group(1)) for m in POSITION.finditer(text)]
+    return max(found) if found else None
+
+
+def large_handling(handed: Handed, heads: set[str], tails: set[str], size: int, folders: list) -> dict:
+    """What the host did with one large result: whole, cut (and where), saved to a file with a
+    preview (the file is found on disk inside the run's private folders), or replaced."""
+    how = reach(handed.text, heads, tails)
+    out: dict[str, Any] = {"bytes": size, "reached": how}
+    text = block_text(handed.block)
+    out["handed_characters"] = len(text)
+    if how == "cut":
+        out["cut_after_position"] = _position(text)
+    from pathlib import Path
+
+    for candidate in PATH.findall(text):
+        target = Path(candidate.rstrip(".,)"))
+        for folder in folders:
+            base = Path(folder).resolve()
+            if not str(target).startswith(str(base) + "/"):
+                continue  # only a file in the run's own private folders is the host's doing
+            out["saved_to"] = str(target.relative_to(base.parent))
+            try:
+                data = target.read_text(encoding="utf-8", errors="replace") if target.is_file() else None
+            except OSError:
+                data = None
+            # a host may delete its saved results when it exits: then the name is the evidence
+            out["saved_file_whole"] = None if data is None else reach(data, heads, tails) == "whole"
+    if how == "whole":
+        out["handling"] = "whole"
+    elif "saved_to" in out:
+        error = how != "cut" and re.search(r"(?i)error|exceed|too large", text)
+        out["handling"] = ("replaced by an error, saved to a file" if error else
+                           "saved to a file" + (" with a preview" if how == "cut" else ""))
+    elif how == "cut":
+        out["handling"] = "cut"
+    else:
+        out["handling"] = "replaced" + (" by an error" if re.search(r"(?i)error|exceed|too large", text) else "")
+    return out
+
+
+def h03(view: ModelView, heads: dict, tails: dict, folders: list) -> RowVerdict:
+    sizes = sorted(((int(k.split("-", 1)[1]), h) for k, h in view.steps.items() if k.startswith("large-")),
+                   key=lambda item: item[0])
+    if not sizes:
+        return RowVerdict(UNOBTAINABLE, "no large-result tool was called (the fixture in marker mode "
+                          "offers search_large; another server needs one)", {})
+    if not heads.get("large"):
+        return RowVerdict(UNOBTAINABLE, "no marker tokens for the large results to look for", {})
+    results = []
+    for size, handed in sizes:
+        if not handed.answered:
+            results.append({"bytes": size, "handling": "no result handed back"})
+            continue
+        results.append(large_handling(handed, heads.get("large", set()), tails.get("large", set()), size, folders))
+    whole = [r["bytes"] for r in results if r.get("handling") == "whole"]
+    not_whole = [r["bytes"] for r in results if r.get("handling") not in ("whole", "no result handed back")]
+    bracket = None
+    if not_whole:
+        below = [b for b in whole if b < min(not_whole)]
+        bracket = [max(below) if below else None, min(not_whole)]
+    steps = "; ".join(f"{r['bytes']} B: {r.get('handling')}"
+                      + (f" after position {r['cut_after_position']}" if r.get("cut_after_position") else "")
+                      for r in results)
+    observed = {"sizes": results, "threshold_bracket_bytes": bracket}
+    if not not_whole and whole:
+        return RowVerdict(PASS, f"every size reached the model whole ({steps})", observed)
+    if not_whole:
+        where = (f"between {bracket[0]} and {bracket[1]} bytes" if bracket[0] else f"at or below {bracket[1]} bytes")
+        return RowVerdict(FAIL, f"the host stops handing a result whole {where} ({steps})", observed)
+    return RowVerdict(UNOBTAINABLE, f"no large result came back ({steps})", observed)

@@ -1,0 +1,90 @@
+"""Anthropic Messages (``POST /v1/messages``, and ``/v1/messages/count_tokens``), as Claude Code
+speaks it: tools in ``tools[]`` (``{name, description, input_schema}``), the model's calls as
+``tool_use`` blocks, the host's results as ``tool_result`` blocks of the next user message.
+Streaming answers are the API's SSE events: ``message_start``, ``content_block_start``,
+``content_block_delta`` (``text_delta`` or ``input_json_delta``), ``content_block_stop``,
+``message_delta``, ``message_stop``.
+
+Shapes from the API reference (https://docs.anthropic.com/en/api/messages and
+https://docs.anthropic.com/en/api/messages-streaming); checked in the tests against the
+official ``anthropic`` SDK's types where it is installed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcp_accept.model.answer import Answer
+from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn
+
+API = "anthropic-messages"
+ROUTES = (("POST", "/v1/messages"), ("POST", "/v1/messages/count_tokens"))
+
+
+def parse(path: str, body: dict) -> Turn:
+    turn = Turn(api=API, model=body.get("model"), stream=bool(body.get("stream")))
+    if path.rstrip("/").endswith("/count_tokens"):
+        turn.side = "count_tokens"
+        return turn
+    for tool in body.get("tools") or []:
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+            turn.offers.append(ToolOffer(tool["name"], description=str(tool.get("description") or "")))
+    pending: dict[str, Exchange] = {}
+    for message in body.get("messages") or []:
+        if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+            continue
+        for block in message["content"]:
+            if not isinstance(block, dict):
+                continue
+            if message.get("role") == "assistant" and block.get("type") == "tool_use":
+                exchange = Exchange(str(block.get("id")), str(block.get("name")), block.get("input"))
+                pending[exchange.call_id] = exchange
+                turn.calls.append(exchange)
+            elif message.get("role") == "user" and block.get("type") == "tool_result":
+                exchange = pending.get(str(block.get("tool_use_id")))
+                if exchange is not None:
+                    exchange.result, exchange.answered = block, True
+    if not turn.offers and not turn.calls:
+        turn.side = "no tools"
+    return turn
+
+
+def count_tokens(body: dict) -> int:
+    """A rough count, four characters a token, of what was sent: hosts compare it with their
+    own limits (Claude Code keeps a large result in a file past one of them)."""
+    return max(1, len(json.dumps(body, ensure_ascii=False)) // 4)
+
+
+def respond(turn: Turn, action: CallTool | Say | None, body: dict) -> Answer:
+    if turn.side == "count_tokens":
+        return Answer(json={"input_tokens": count_tokens(body)})
+    model = turn.model or "stand-in"
+    message_id = f"msg_mcpaccept_{len(turn.calls):02d}"
+    if isinstance(action, CallTool):
+        block: dict[str, Any] = {"type": "tool_use", "id": action.call_id, "name": action.offer.name,
+                                 "input": action.arguments}
+        stop = "tool_use"
+    else:
+        block = {"type": "text", "text": action.text if action else "ok"}
+        stop = "end_turn"
+    usage = {"input_tokens": count_tokens(body), "output_tokens": 1}
+    if not turn.stream:
+        return Answer(json={"id": message_id, "type": "message", "role": "assistant", "model": model,
+                            "content": [block], "stop_reason": stop, "stop_sequence": None,
+                            "usage": usage})
+    start = dict(block, input={}) if block["type"] == "tool_use" else dict(block, text="")
+    delta = ({"type": "input_json_delta", "partial_json": json.dumps(action.arguments)}
+             if block["type"] == "tool_use" else {"type": "text_delta", "text": block["text"]})
+    events = [
+        ("message_start", {"type": "message_start", "message": {
+            "id": message_id, "type": "message", "role": "assistant", "model": model, "content": [],
+            "stop_reason": None, "stop_sequence": None, "usage": dict(usage, output_tokens=0)}}),
+        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                           "usage": {"output_tokens": 1}}),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return Answer(events=events)

@@ -1,0 +1,82 @@
+"""The Gemini API (``POST /v1beta/models/MODEL:generateContent``, ``:streamGenerateContent``
+with ``alt=sse``, ``:countTokens``), as Gemini CLI speaks it: tools in
+``tools[].functionDeclarations``, the model's calls as ``functionCall`` parts of a ``model``
+content, the host's results as ``functionResponse`` parts of the next ``user`` content.
+A stream is ``data:`` lines of ``GenerateContentResponse`` objects with no event names; the last
+carries ``finishReason``.
+
+Shapes from the API reference (https://ai.google.dev/api/generate-content); checked in the
+tests against the official ``google-genai`` SDK's types where it is installed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from mcp_accept.model.answer import Answer
+from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, value_for_schema
+
+API = "gemini"
+ROUTES = (("POST", "/v1beta/models/{rest:path}"), ("POST", "/v1/models/{rest:path}"))
+_METHOD = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>[A-Za-z]+)$")
+
+
+def parse(path: str, body: dict) -> Turn:
+    match = _METHOD.search(path.split("?", 1)[0])
+    model, method = (match.group("model"), match.group("method")) if match else (None, "")
+    turn = Turn(api=API, model=model, stream=method == "streamGenerateContent")
+    if method == "countTokens":
+        turn.side = "count_tokens"
+        return turn
+    for tool in body.get("tools") or []:
+        for decl in (tool or {}).get("functionDeclarations") or []:
+            if isinstance(decl, dict) and isinstance(decl.get("name"), str):
+                turn.offers.append(ToolOffer(decl["name"], description=str(decl.get("description") or "")))
+    open_calls: list[Exchange] = []
+    for content in body.get("contents") or []:
+        if not isinstance(content, dict):
+            continue
+        for part in content.get("parts") or []:
+            if not isinstance(part, dict):
+                continue
+            if content.get("role") == "model" and isinstance(part.get("functionCall"), dict):
+                call = part["functionCall"]
+                exchange = Exchange(str(call.get("id") or ""), str(call.get("name")), call.get("args"))
+                turn.calls.append(exchange)
+                open_calls.append(exchange)
+            elif isinstance(part.get("functionResponse"), dict):
+                response = part["functionResponse"]
+                exchange = next((e for e in open_calls if response.get("id") and e.call_id == response.get("id")),
+                                None) or next((e for e in open_calls if e.name == response.get("name")), None)
+                if exchange is not None:
+                    exchange.result, exchange.answered = part, True
+                    open_calls.remove(exchange)
+    if not turn.offers and not turn.calls:
+        turn.side = "no tools"
+        config = body.get("generationConfig") or {}
+        turn.schema = config.get("responseJsonSchema") or config.get("responseSchema")
+    return turn
+
+
+def _tokens(body: dict) -> int:
+    return max(1, len(json.dumps(body, ensure_ascii=False)) // 4)
+
+
+def respond(turn: Turn, action: CallTool | Say | None, body: dict) -> Answer:
+    if turn.side == "count_tokens":
+        return Answer(json={"totalTokens": _tokens(body)})
+    if isinstance(action, CallTool):
+        part: dict[str, Any] = {"functionCall": {"name": action.offer.name, "args": action.arguments}}
+    else:
+        text = action.text if action else "ok"
+        if turn.schema is not None:
+            text = json.dumps(value_for_schema(turn.schema))
+        part = {"text": text}
+    usage = {"promptTokenCount": _tokens(body), "candidatesTokenCount": 1, "totalTokenCount": _tokens(body) + 1}
+    whole = {"candidates": [{"content": {"role": "model", "parts": [part]}, "index": 0, "finishReason": "STOP"}],
+             "usageMetadata": usage, "modelVersion": turn.model or "stand-in"}
+    if not turn.stream:
+        return Answer(json=whole)
+    return Answer(events=[(None, whole)])

@@ -1,0 +1,194 @@
+"""OpenAI's two APIs. **Responses** (``POST /v1/responses``, Codex): tools in ``tools[]``,
+MCP tools grouped per server as ``{"type": "namespace", "name": …, "tools": [...]}``; the model's
+calls are ``function_call`` items (echoing the ``namespace``), the host's results
+``function_call_output`` items; streamed as ``response.created``, ``response.output_item.added``,
+argument or text deltas, ``response.output_item.done``, ``response.completed``.
+**Chat Completions** (``POST /v1/chat/completions``): tools as ``{"type": "function",
+"function": {name, …}}``, calls in the assistant message's ``tool_calls``, results as
+``role: "tool"`` messages; streamed as ``chat.completion.chunk`` objects, then ``[DONE]``.
+
+Shapes from the API references (https://platform.openai.com/docs/api-reference/responses,
+https://platform.openai.com/docs/api-reference/chat) and Codex's use of them; checked in the
+tests against the official ``openai`` SDK's types where it is installed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcp_accept.model.answer import Answer
+from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn
+
+RESPONSES = "openai-responses"
+CHAT = "openai-chat"
+ROUTES = (("POST", "/v1/responses"), ("POST", "/responses"),
+          ("POST", "/v1/chat/completions"), ("POST", "/chat/completions"))
+CREATED = 1_700_000_000  # a fixed time: the same requests get the same answers
+
+
+def _usage_responses() -> dict:
+    return {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens": 1,
+            "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2}
+
+
+def api_of(path: str) -> str:
+    return CHAT if path.rstrip("/").endswith("/chat/completions") else RESPONSES
+
+
+def _arguments(raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def parse(path: str, body: dict) -> Turn:
+    api = api_of(path)
+    turn = Turn(api=api, model=body.get("model"), stream=bool(body.get("stream")))
+    if api == CHAT:
+        _parse_chat(body, turn)
+    else:
+        _parse_responses(body, turn)
+    if not turn.offers and not turn.calls:
+        turn.side = "no tools"
+        fmt = body.get("response_format") or ((body.get("text") or {}).get("format") if isinstance(body.get("text"), dict) else None)
+        if isinstance(fmt, dict):
+            turn.schema = (fmt.get("json_schema") or {}).get("schema") if "json_schema" in fmt else fmt.get("schema")
+    return turn
+
+
+def _parse_responses(body: dict, turn: Turn) -> None:
+    for tool in body.get("tools") or []:
+        if not isinstance(tool, dict):
+            continue
+        if tool.get("type") == "namespace":
+            for inner in tool.get("tools") or []:
+                if isinstance(inner, dict) and isinstance(inner.get("name"), str):
+                    turn.offers.append(ToolOffer(inner["name"], namespace=str(tool.get("name")),
+                                                 description=str(inner.get("description") or "")))
+        elif isinstance(tool.get("name"), str):
+            turn.offers.append(ToolOffer(tool["name"], description=str(tool.get("description") or "")))
+    items = body.get("input")
+    by_id: dict[str, Exchange] = {}
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "function_call":
+            exchange = Exchange(str(item.get("call_id")), str(item.get("name")), _arguments(item.get("arguments")))
+            by_id[exchange.call_id] = exchange
+            turn.calls.append(exchange)
+        elif item.get("type") == "function_call_output":
+            exchange = by_id.get(str(item.get("call_id")))
+            if exchange is not None:
+                exchange.result, exchange.answered = item, True
+
+
+def _parse_chat(body: dict, turn: Turn) -> None:
+    for tool in body.get("tools") or []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            turn.offers.append(ToolOffer(function["name"], description=str(function.get("description") or "")))
+    by_id: dict[str, Exchange] = {}
+    for message in body.get("messages") or []:
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") == "assistant":
+            for call in message.get("tool_calls") or []:
+                function = (call or {}).get("function") or {}
+                exchange = Exchange(str(call.get("id")), str(function.get("name")), _arguments(function.get("arguments")))
+                by_id[exchange.call_id] = exchange
+                turn.calls.append(exchange)
+        elif message.get("role") == "tool":
+            exchange = by_id.get(str(message.get("tool_call_id")))
+            if exchange is not None:
+                exchange.result, exchange.answered = message, True
+
+
+def respond(turn: Turn, action: CallTool | Say | None, body: dict) -> Answer:
+    if turn.api == CHAT:
+        return _respond_chat(turn, action)
+    return _respond_responses(turn, action)
+
+
+def _respond_responses(turn: Turn, action: CallTool | Say | None) -> Answer:
+    n = len(turn.calls)
+    response = {"id": f"resp_mcpaccept_{n:02d}", "object": "response", "created_at": CREATED,
+                "status": "in_progress", "model": turn.model or "stand-in", "output": [],
+                "parallel_tool_calls": False, "tool_choice": "auto", "tools": [],
+                "usage": _usage_responses()}
+    if isinstance(action, CallTool):
+        arguments = json.dumps(action.arguments)
+        item: dict[str, Any] = {"type": "function_call", "id": f"fc_mcpaccept_{n:02d}", "status": "completed",
+                                "call_id": action.call_id, "name": action.offer.name, "arguments": arguments}
+        if action.offer.namespace:
+            item["namespace"] = action.offer.namespace
+        added = dict(item, status="in_progress", arguments="")
+        middle = [("response.function_call_arguments.delta",
+                   {"type": "response.function_call_arguments.delta", "item_id": item["id"], "output_index": 0,
+                    "delta": arguments}),
+                  ("response.function_call_arguments.done",
+                   {"type": "response.function_call_arguments.done", "item_id": item["id"], "output_index": 0,
+                    "arguments": arguments})]
+    else:
+        text = action.text if action else "ok"
+        if turn.schema is not None:
+            from mcp_accept.model.script import value_for_schema
+
+            text = json.dumps(value_for_schema(turn.schema))
+        part = {"type": "output_text", "text": text, "annotations": []}
+        item = {"type": "message", "id": f"msg_mcpaccept_{n:02d}", "status": "completed", "role": "assistant",
+                "content": [part]}
+        added = dict(item, status="in_progress", content=[])
+        where = {"item_id": item["id"], "output_index": 0, "content_index": 0}
+        middle = [("response.content_part.added", {"type": "response.content_part.added", **where,
+                                                   "part": dict(part, text="")}),
+                  ("response.output_text.delta", {"type": "response.output_text.delta", **where, "delta": text}),
+                  ("response.output_text.done", {"type": "response.output_text.done", **where, "text": text}),
+                  ("response.content_part.done", {"type": "response.content_part.done", **where, "part": part})]
+    done = dict(response, status="completed", output=[item])
+    if not turn.stream:
+        return Answer(json=done)
+    events = [("response.created", {"type": "response.created", "response": response}),
+              ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": added}),
+              *middle,
+              ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
+              ("response.completed", {"type": "response.completed", "response": done})]
+    for number, (_, data) in enumerate(events):
+        data["sequence_number"] = number
+    return Answer(events=events)
+
+
+def _respond_chat(turn: Turn, action: CallTool | Say | None) -> Answer:
+    n = len(turn.calls)
+    base = {"id": f"chatcmpl-mcpaccept-{n:02d}", "created": CREATED, "model": turn.model or "stand-in"}
+    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    if isinstance(action, CallTool):
+        call = {"id": action.call_id, "type": "function",
+                "function": {"name": action.offer.name, "arguments": json.dumps(action.arguments)}}
+        message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
+        finish = "tool_calls"
+        delta: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [dict(call, index=0)]}
+    else:
+        text = action.text if action else "ok"
+        if turn.schema is not None:
+            from mcp_accept.model.script import value_for_schema
+
+            text = json.dumps(value_for_schema(turn.schema))
+        message = {"role": "assistant", "content": text}
+        finish = "stop"
+        delta = {"role": "assistant", "content": text}
+    if not turn.stream:
+        return Answer(json={**base, "object": "chat.completion", "usage": usage,
+                            "choices": [{"index": 0, "message": message, "finish_reason": finish}]})
+    chunk = {**base, "object": "chat.completion.chunk"}
+    events: list[tuple[str | None, Any]] = [
+        (None, dict(chunk, choices=[{"index": 0, "delta": delta, "finish_reason": None}])),
+        (None, dict(chunk, choices=[{"index": 0, "delta": {}, "finish_reason": finish}], usage=usage)),
+        (None, "[DONE]"),
+    ]
+    return Answer(events=events)
+
+

@@ -1,0 +1,180 @@
+"""What the stand-in model does, whatever API carries it.
+
+A host sends its model the whole conversation each turn: the tools it offers, and every tool
+call the model made so far with the result the host handed back. The script is a list of
+steps; the next step is the first one not yet called, found under the host's own name for its
+tool (hosts prefix MCP tool names each their own way: the name is looked up in the request's
+tool list, never guessed). When every step has a result the model says a short final text.
+Nothing here is random: the same requests get the same answers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+FINAL_TEXT = "done"
+SEPARATORS = "_.-/:"
+
+
+@dataclass(frozen=True)
+class ToolOffer:
+    """A tool in the request's tool list: its name as the model must call it, and the group
+    it sits in where the API has one (Codex's ``namespace``)."""
+
+    name: str
+    namespace: str | None = None
+    description: str = ""
+
+    @property
+    def shown(self) -> str:
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+
+@dataclass
+class Exchange:
+    """A tool call the model made earlier in the conversation, and what the host handed back."""
+
+    call_id: str
+    name: str
+    arguments: Any
+    result: Any = None  # the result block exactly as the host sent it (a JSON value)
+    answered: bool = False
+
+
+@dataclass
+class Turn:
+    """One request of the host, read by its API."""
+
+    api: str
+    model: str | None
+    stream: bool
+    offers: list[ToolOffer] = field(default_factory=list)
+    calls: list[Exchange] = field(default_factory=list)
+    side: str | None = None  # why this is no turn of the conversation (token count, a classifier)
+    schema: Any = None  # the JSON Schema a side call asks its answer to follow
+
+
+@dataclass
+class CallTool:
+    call_id: str
+    offer: ToolOffer
+    arguments: dict
+    step: str
+
+
+@dataclass
+class Say:
+    text: str
+
+
+@dataclass
+class Step:
+    """One tool call of the script. ``tool`` is the server's tool name; ``host_tool`` instead
+    picks a tool of the host's own (e.g. one that reads an MCP resource) and its arguments
+    from what is offered, or None when the host offers none."""
+
+    key: str
+    tool: str | None = None
+    arguments: dict = field(default_factory=dict)
+    host_tool: Callable[[list[ToolOffer], "Turn"], "tuple[ToolOffer, dict] | None"] | None = None
+
+    def resolve(self, offers: list[ToolOffer], turn: "Turn") -> tuple[ToolOffer, dict] | None:
+        if self.host_tool is not None:
+            return self.host_tool(offers, turn)
+        offer = find_tool(offers, self.tool or "")
+        return (offer, dict(self.arguments)) if offer else None
+
+
+def find_tool(offers: list[ToolOffer], tool: str) -> ToolOffer | None:
+    """The offer that is the server's ``tool`` under the host's name for it: the same name,
+    or the name after a separator (``mcp__server__tool``, ``mcp_server_tool``,
+    ``server.tool``). Several matches: the one with the shortest prefix."""
+    if not tool:
+        return None
+    exact = [o for o in offers if o.name == tool]
+    if exact:
+        return exact[0]
+    tail = [o for o in offers if o.name.endswith(tool) and o.name[-len(tool) - 1] in SEPARATORS]
+    return min(tail, key=lambda o: len(o.name)) if tail else None
+
+
+def name_scheme(offer: ToolOffer, tool: str) -> str:
+    """How the host names a server's tool, with the tool's own name as ``{tool}``."""
+    shown = offer.shown
+    return shown[: len(shown) - len(tool)] + "{tool}" if shown.endswith(tool) else shown
+
+
+def call_id(index: int) -> str:
+    return f"call_mcpaccept_{index:02d}"
+
+
+_OUR_ID = re.compile(r"call_mcpaccept_(\d+)")
+
+
+@dataclass
+class Script:
+    steps: list[Step]
+    final_text: str = FINAL_TEXT
+
+    def plan(self, turn: Turn) -> list[tuple[Step, ToolOffer, dict]]:
+        planned = []
+        for step in self.steps:
+            found = step.resolve(turn.offers, turn)
+            if found is not None:
+                planned.append((step, *found))
+        return planned
+
+    def next_action(self, turn: Turn) -> CallTool | Say:
+        """The next step not yet called, else the final text. A call is ours when its id is
+        one this script gave; a host that renames ids is counted by its calls instead."""
+        planned = self.plan(turn)
+        done = len(turn.calls)
+        ours = [int(m.group(1)) for c in turn.calls if (m := _OUR_ID.fullmatch(c.call_id or ""))]
+        if ours and len(ours) == len(turn.calls):
+            done = max(ours) + 1
+        if turn.calls and not turn.calls[-1].answered:
+            # the host has not handed back the last call's result: say so rather than call again
+            return Say(self.final_text)
+        if done < len(planned):
+            step, offer, arguments = planned[done]
+            return CallTool(call_id(done), offer, arguments, step.key)
+        return Say(self.final_text)
+
+
+def value_for_schema(schema: Any, depth: int = 0) -> Any:
+    """A small value that a JSON Schema accepts, for side calls that ask for JSON of a given
+    shape (classifiers, routers, "who speaks next"). Enums take ``user`` where offered (the
+    answer that hands the turn back), else their first value."""
+    if not isinstance(schema, dict) or depth > 8:
+        return {}
+    if "enum" in schema and isinstance(schema["enum"], list) and schema["enum"]:
+        return "user" if "user" in schema["enum"] else schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if isinstance(schema.get(key), list) and schema[key]:
+            return value_for_schema(schema[key][0], depth + 1)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), kind[0] if kind else None)
+    kind = str(kind).lower() if kind else None
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties") or {}
+        return {name: value_for_schema(sub, depth + 1) for name, sub in props.items()}
+    if kind == "array":
+        return []
+    if kind in ("integer", "number"):
+        low = schema.get("minimum", schema.get("exclusiveMinimum", 1))
+        high = schema.get("maximum", schema.get("exclusiveMaximum", low))
+        try:
+            middle = (float(low) + float(high)) / 2
+        except (TypeError, ValueError):
+            middle = 1
+        return int(middle) if kind == "integer" else middle
+    if kind == "boolean":
+        return False
+    if kind == "string":
+        return "ok"
+    return {}

@@ -1,0 +1,192 @@
+"""The stand-in model over real HTTP on 127.0.0.1: each API's requests get a scripted tool call
+under the host's own tool name, then the final text; every answer parses with the official
+SDK's types (where the SDK is installed); model.jsonl holds both directions, flushed."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from mcp_accept.model.script import Script, Step, ToolOffer, Turn, find_tool, value_for_schema
+from mcp_accept.model.server import StandIn
+
+
+def script() -> Script:
+    return Script([Step("text", "search_text", {"q": "MCP"}), Step("link", "search_link", {"q": "MCP"})])
+
+
+def sse_events(text: str) -> list[tuple[str | None, str]]:
+    events, name, data = [], None, []
+    for line in text.splitlines():
+        if line.startswith("event:"):
+            name = line[6:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].strip())
+        elif not line.strip() and data:
+            events.append((name, "\n".join(data)))
+            name, data = None, []
+    if data:
+        events.append((name, "\n".join(data)))
+    return events
+
+
+@pytest.fixture
+def standin(tmp_path):
+    with StandIn(script(), tmp_path / "model.jsonl") as model:
+        yield model
+
+
+def test_find_tool_takes_the_hosts_name_never_a_guess():
+    offers = [ToolOffer("mcp__srv__search_text"), ToolOffer("mcp_srv_search_link"), ToolOffer("other_search_textual")]
+    assert find_tool(offers, "search_text").name == "mcp__srv__search_text"
+    assert find_tool(offers, "search_link").name == "mcp_srv_search_link"
+    assert find_tool(offers, "search_embedded") is None
+    assert find_tool([ToolOffer("xsearch_text")], "search_text") is None  # no separator: another tool
+
+
+def test_value_for_schema_answers_classifiers():
+    schema = {"type": "object", "properties": {"next_speaker": {"type": "string", "enum": ["model", "user"]},
+                                               "score": {"type": "integer", "minimum": 1, "maximum": 100}}}
+    assert value_for_schema(schema) == {"next_speaker": "user", "score": 50}
+
+
+def anthropic_request(messages, stream):
+    return {"model": "claude-x", "max_tokens": 100, "stream": stream, "messages": messages,
+            "tools": [{"name": "mcp__s__search_text", "input_schema": {"type": "object"}},
+                      {"name": "mcp__s__search_link", "input_schema": {"type": "object"}}]}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_anthropic_messages_script_and_sdk_types(standin, tmp_path, stream):
+    url = standin.url + "/v1/messages?beta=true"
+    first = httpx.post(url, json=anthropic_request([{"role": "user", "content": "go"}], stream))
+    assert first.status_code == 200
+    if stream:
+        events = [(n, json.loads(d)) for n, d in sse_events(first.text)]
+        assert [n for n, _ in events] == ["message_start", "content_block_start", "content_block_delta",
+                                          "content_block_stop", "message_delta", "message_stop"]
+        block = events[1][1]["content_block"]
+        assert block["name"] == "mcp__s__search_text"
+        assert json.loads(events[2][1]["delta"]["partial_json"]) == {"q": "MCP"}
+        anthropic = pytest.importorskip("anthropic", reason="the anthropic SDK checks the event shapes")
+        from pydantic import TypeAdapter
+
+        for _, data in events:
+            TypeAdapter(anthropic.types.RawMessageStreamEvent).validate_python(data)
+    else:
+        body = first.json()
+        assert body["content"][0]["name"] == "mcp__s__search_text" and body["stop_reason"] == "tool_use"
+        anthropic = pytest.importorskip("anthropic", reason="the anthropic SDK checks the message shape")
+        anthropic.types.Message.model_validate(body)
+    call_id = "call_mcpaccept_00"
+    after = anthropic_request([
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": call_id, "name": "mcp__s__search_text",
+                                           "input": {"q": "MCP"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": "body"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "call_mcpaccept_01",
+                                           "name": "mcp__s__search_link", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_mcpaccept_01", "content": "x"}]},
+    ], False)
+    final = httpx.post(url, json=after).json()
+    assert final["content"] == [{"type": "text", "text": "done"}] and final["stop_reason"] == "end_turn"
+    counted = httpx.post(standin.url + "/v1/messages/count_tokens", json=after).json()
+    assert counted["input_tokens"] > 0
+    lines = (tmp_path / "model.jsonl").read_text().splitlines()
+    kinds = [(json.loads(line)["dir"]) for line in lines]
+    assert kinds == ["in", "out"] * 3  # flushed as answered: the file holds every exchange already
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_openai_responses_with_namespaces(standin, stream):
+    request = {"model": "m", "stream": stream, "input": [{"role": "user", "content": "go"}],
+               "tools": [{"type": "namespace", "name": "mcp__s", "tools": [
+                   {"type": "function", "name": "search_text", "parameters": {"type": "object"}}]}]}
+    answer = httpx.post(standin.url + "/v1/responses", json=request)
+    if stream:
+        events = [json.loads(d) for _, d in sse_events(answer.text)]
+        assert events[0]["type"] == "response.created" and events[-1]["type"] == "response.completed"
+        item = events[-1]["response"]["output"][0]
+        openai = pytest.importorskip("openai", reason="the openai SDK checks the event shapes")
+        from pydantic import TypeAdapter
+
+        for event in events:
+            TypeAdapter(openai.types.responses.ResponseStreamEvent).validate_python(event)
+    else:
+        item = answer.json()["output"][0]
+    assert item["type"] == "function_call" and item["name"] == "search_text" and item["namespace"] == "mcp__s"
+    assert json.loads(item["arguments"]) == {"q": "MCP"}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_openai_chat_completions(standin, stream):
+    request = {"model": "m", "stream": stream, "messages": [{"role": "user", "content": "go"}],
+               "tools": [{"type": "function", "function": {"name": "s__search_text", "parameters": {}}}]}
+    answer = httpx.post(standin.url + "/v1/chat/completions", json=request)
+    openai = None
+    try:
+        import openai
+    except ImportError:
+        pass
+    if stream:
+        chunks = [d for _, d in sse_events(answer.text)]
+        assert chunks[-1] == "[DONE]"
+        first = json.loads(chunks[0])
+        call = first["choices"][0]["delta"]["tool_calls"][0]
+        if openai:
+            for data in chunks[:-1]:
+                openai.types.chat.ChatCompletionChunk.model_validate(json.loads(data))
+    else:
+        body = answer.json()
+        call = body["choices"][0]["message"]["tool_calls"][0]
+        if openai:
+            openai.types.chat.ChatCompletion.model_validate(body)
+    assert call["function"]["name"] == "s__search_text"
+
+
+@pytest.mark.parametrize("method", ["generateContent", "streamGenerateContent"])
+def test_gemini_generate_content(standin, method):
+    request = {"contents": [{"role": "user", "parts": [{"text": "go"}]}],
+               "tools": [{"functionDeclarations": [{"name": "mcp_s_search_text"}]}]}
+    path = f"/v1beta/models/gemini-x:{method}" + ("?alt=sse" if method.startswith("stream") else "")
+    answer = httpx.post(standin.url + path, json=request)
+    data = json.loads(sse_events(answer.text)[-1][1]) if method.startswith("stream") else answer.json()
+    part = data["candidates"][0]["content"]["parts"][0]
+    assert part["functionCall"] == {"name": "mcp_s_search_text", "args": {"q": "MCP"}}
+    assert data["candidates"][0]["finishReason"] == "STOP"
+    genai = pytest.importorskip("google.genai", reason="the google-genai SDK checks the response shape")
+    genai.types.GenerateContentResponse.model_validate(data)
+    # a host that renames the call's id (Gemini CLI does) is counted by its calls
+    request["contents"] += [{"role": "model", "parts": [{"functionCall": {"id": "host-own-id", "name": "mcp_s_search_text", "args": {}}}]},
+                            {"role": "user", "parts": [{"functionResponse": {"id": "host-own-id", "name": "mcp_s_search_text", "response": {"output": "x"}}}]}]
+    final = httpx.post(standin.url + "/v1beta/models/gemini-x:generateContent", json=request).json()
+    assert final["candidates"][0]["content"]["parts"][0] == {"text": "done"}
+
+
+def test_side_calls_get_well_formed_answers(standin):
+    classifier = {"contents": [{"role": "user", "parts": [{"text": "classify"}]}],
+                  "generationConfig": {"responseJsonSchema": {"type": "object", "properties": {
+                      "complexity_score": {"type": "integer", "minimum": 1, "maximum": 100}}}}}
+    answer = httpx.post(standin.url + "/v1beta/models/flash-lite:generateContent", json=classifier).json()
+    assert json.loads(answer["candidates"][0]["content"]["parts"][0]["text"]) == {"complexity_score": 50}
+    tokens = httpx.post(standin.url + "/v1beta/models/x:countTokens", json=classifier).json()
+    assert tokens["totalTokens"] > 0
+    assert httpx.get(standin.url + "/api/hello").status_code == 404
+
+
+def test_credentials_the_host_sends_never_reach_the_record(standin, tmp_path):
+    httpx.post(standin.url + "/v1/messages", json=anthropic_request([{"role": "user", "content": "go"}], False),
+               headers={"x-api-key": "sk-ant-secret-value-123456", "authorization": "Bearer tok-987654321"})
+    text = (tmp_path / "model.jsonl").read_text()
+    assert "sk-ant-secret-value-123456" not in text and "tok-987654321" not in text
+    assert '"anthropic"' in text
+
+
+def test_a_turn_whose_last_call_has_no_result_ends_the_script():
+    turn = Turn(api="x", model=None, stream=False, offers=[ToolOffer("search_text"), ToolOffer("search_link")])
+    from mcp_accept.model.script import Exchange
+
+    turn.calls = [Exchange("call_mcpaccept_00", "search_text", {}, answered=False)]
+    assert script().next_action(turn).text == "done"
