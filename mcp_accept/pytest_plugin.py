@@ -8,6 +8,11 @@ first row item runs; every row then reports from the same run folder: PASS passe
 fails with the reason, the rule kind and the evidence path, UNOBTAINABLE and PENDING are
 skipped with their reason. ``-k W01``, ``-x`` and ``--junitxml`` work as on any test.
 
+A run that tested nothing (the server could not be started or reached, read by
+:func:`mcp_accept.inputs.results.untested_cause`), or one that could not run at all, is no
+suite of skips: the first item to need it fails with the one-line cause, and the session stops
+there, so the exit status is non-zero and the cause is the error text.
+
 Under pytest-xdist every worker collects the same items; the first worker that needs the
 results runs the sheet while holding a file lock in the run folder, and the others
 read the folder it wrote (the folder is named by xdist's test-run id, which all workers
@@ -80,7 +85,7 @@ def mcp_accept_run(request) -> SheetRun:
     plugin = request.config.pluginmanager.get_plugin("mcp-accept-sheet")
     if plugin is None:
         pytest.skip("no MCP server given: pass --mcp-server CMD or --mcp-url URL")
-    return plugin.sheet_run()
+    return plugin.sheet_run(request.session)
 
 
 class SheetPlugin:
@@ -135,20 +140,29 @@ class SheetPlugin:
     # -- items ------------------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)  # before -k and -m deselect: they apply to the rows too
     def pytest_collection_modifyitems(self, session, config, items) -> None:
-        for row in self.sheet.rows:
-            items.append(RowItem.from_parent(session, name=row.id, nodeid=f"mcp-accept::{row.id}",
-                                             row_id=row.id, title=row.title.get("en") or row.id,
-                                             plugin=self))
+        rows = [RowItem.from_parent(session, name=row.id, nodeid=f"mcp-accept::{row.id}",
+                                    row_id=row.id, title=row.title.get("en") or row.id, plugin=self)
+                for row in self.sheet.rows]
+        items.extend(rows)
+        # The items come from no collector, so no collect report counted them: said here, the
+        # terminal's "collected N items / M deselected / K selected" counts the rows too.
+        session.ihook.pytest_collectreport(report=pytest.CollectReport(
+            "mcp-accept", "passed", None, rows))
 
     def pytest_report_header(self, config) -> str:
         return f"mcp-accept: sheet {self.sheet.name}, run folder {self.folder}"
 
     # -- the run ----------------------------------------------------------------------------------
-    def sheet_run(self) -> SheetRun:
+    def sheet_run(self, session=None) -> SheetRun:
+        """The session's run; when it tested nothing (or could not run), the error that says
+        why, stopping the session: no row of it can pass, fail or be skipped honestly."""
         if self._run is None and self._error is None:
             self._run_once()
         if self._error is not None:
-            pytest.fail(f"mcp-accept: {self._error}", pytrace=False)
+            message = f"mcp-accept: {self._error}"
+            if session is not None and not session.shouldfail:
+                session.shouldfail = message
+            pytest.fail(message, pytrace=False)
         assert self._run is not None
         return self._run
 
@@ -165,7 +179,14 @@ class SheetPlugin:
         if state.get("error"):
             self._error = state["error"]
             return
+        from mcp_accept.inputs.results import untested_cause
+        from mcp_accept.untrusted import plain_line
+
         results = json.loads((self.folder / "results.json").read_text(encoding="utf-8"))
+        cause = untested_cause(results)
+        if cause:
+            self._error = f"nothing was tested: {plain_line(cause)} (evidence: {self.folder})"
+            return
         self._run = SheetRun(self.folder, results)
 
     def _execute(self) -> str | None:
@@ -178,7 +199,9 @@ class SheetPlugin:
         except InputError as exc:
             return exc.one_line()
         except ServerError as exc:
-            return str(exc)
+            from mcp_accept.untrusted import plain_line
+
+            return plain_line(exc)
         return None
 
 
@@ -193,7 +216,7 @@ class RowItem(pytest.Item):
         self.add_marker("mcp_accept")
 
     def runtest(self) -> None:
-        run = self.plugin.sheet_run()
+        run = self.plugin.sheet_run(self.session)
         row = run.rows.get(self.row_id)
         if row is None:
             pytest.fail(f"{self.row_id}: not in {run.folder / 'results.json'}", pytrace=False)
@@ -201,7 +224,9 @@ class RowItem(pytest.Item):
         if status == "PASS":
             return
         if status in SKIP_STATUSES:
-            pytest.skip(f"{status}: {reason or 'not observed yet (fill it with mcp-accept observe)'}")
+            from mcp_accept.untrusted import plain_line
+
+            pytest.skip(f"{status}: {plain_line(reason or 'not observed yet (fill it with mcp-accept observe)')}")
         pytest.fail(failure_message(run, row), pytrace=False)
 
     def reportinfo(self):
@@ -213,6 +238,10 @@ RULE_MEANING = {"must": "a MUST of the MCP spec", "should": "a SHOULD of the MCP
 
 
 def failure_message(run: SheetRun, row: dict) -> str:
+    """The reason with its rule kind, the checks and the spec sections, the evidence path;
+    every line printable (a server's text reaches a terminal here)."""
+    from mcp_accept.untrusted import plain_line
+
     rule = row.get("failed_rule") or "app"
     lines = [f"{row['id']} {row['status']} [{rule}]: {row.get('reason') or ''}",
              f"rule: {rule} ({RULE_MEANING.get(rule, rule)})"]
@@ -226,4 +255,4 @@ def failure_message(run: SheetRun, row: dict) -> str:
         lines.append("spec: " + ", ".join(str(s) for s in sources))
     if row.get("evidence"):
         lines.append(f"evidence: {os.path.join(str(run.folder), row['evidence'])}")
-    return "\n".join(lines)
+    return "\n".join(plain_line(line) for line in lines)

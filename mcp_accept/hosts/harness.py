@@ -84,9 +84,11 @@ def host_version(adapter: HostAdapter, binary: str, folder: Path, prefix: list[s
                               env=ctx.base_env(), cwd=ctx.work, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    text = (done.stdout or done.stderr).decode("utf-8", "replace").strip()
+    if done.returncode != 0:
+        return None
+    text = done.stdout.decode("utf-8", "replace").strip()
     found = re.search(r"\d+\.\d+(?:\.\d+)?(?:[-+][\w.]+)?", text)
-    return found.group(0) if found else (text.splitlines()[0][:80] if text else None)
+    return found.group(0) if found else None
 
 
 def default_folder(host: str) -> Path:

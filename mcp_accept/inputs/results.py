@@ -211,6 +211,33 @@ def _check_results(data: dict, index: Index, shown: str) -> None:
                              line=_line(index, where), field=format_path(where))
 
 
+# How a run that never reached its server points every automated row at its "cause"
+# (mcp_accept.running.execute: SEE_RUN_STARTED, SEE_RUN_SPOKEN); tests/test_nothing_tested.py
+# keeps the two in step.
+UNREACHED_REASON_PREFIX = "see run: the server could not be "
+
+
+def untested_cause(results: dict) -> str | None:
+    """Why a run tested nothing: the server could not be started or spoken to. None when it
+    was reached. Every consumer of results.json (the reports, ``diff``, the pytest plugin)
+    reads that fact here and nowhere else, so none of them can show such a run as clean.
+
+    The run says it in ``cause``, once. A file without it (edited by hand, or written by a
+    tool that dropped the key) tested nothing all the same when every automated row is
+    UNOBTAINABLE pointing at the run; that pointer then stands in for the cause. The text is
+    the server's and the user's, unescaped: each format makes it inert for itself."""
+    cause = results.get("cause")
+    if isinstance(cause, str) and cause.strip():
+        return " ".join(cause.split())
+    automated = [row for row in results.get("rows") or []
+                 if row.get("filled_by", "runner") == "runner" and row.get("status") != PENDING]
+    if automated and all(row.get("status") == UNOBTAINABLE
+                         and (row.get("reason") or "").startswith(UNREACHED_REASON_PREFIX)
+                         for row in automated):
+        return automated[0]["reason"].removeprefix("see run: ")
+    return None
+
+
 def validate_results(path: str | Path) -> dict:
     """Load a results.json and check it against ``results.schema.json``, and that its
     summary counts its rows, no row id repeats and no condition holds a credential.

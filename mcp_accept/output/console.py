@@ -317,7 +317,8 @@ def print_fleet(fleet, env: Environment | None = None) -> None:
                  ("PASS", "FAIL", "UNOBTAINABLE", "PENDING")]
         if counts.get("FAIL"):
             cells[1] = f"[{STYLES['FAIL']}]{cells[1]}[/]"
-        table.add_row(escape(r.name), escape(r.server_name or ""), r.transport or "", r.protocol or "", *cells,
+        table.add_row(escape(r.name), escape(r.server_name or ""), escape(r.transport or ""),
+                      escape(r.protocol or ""), *cells,
                       str(r.exit), f"{r.seconds:.1f}")
         problems.append(f"{r.name}: {r.folder}" + (f": {r.error}" if r.error else ""))
     env.show(table)

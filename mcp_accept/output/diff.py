@@ -2,7 +2,15 @@
 
 A regression is a row that was PASS in the base run and is anything else now (FAIL,
 UNOBTAINABLE, PENDING, or gone from the sheet): the one change CI should stop on.
-Every other change is shown but does not fail.
+Every other change is shown but does not fail, with one exception: a current run that
+tested nothing (its server could not be started or reached) shows nothing holding, so each
+of its automated rows that was not already a regression is ``untested`` and counts as one,
+and the cause is said before the table. Diffing two runs that never reached their server is
+never clean.
+
+Reasons are server text: they go to the console as rich ``Text``, never as markup, so
+``wire [must]: ...`` keeps its rule kind and ``[/italic]`` in a server's message is shown,
+not parsed.
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ABSENT = "—"
+REGRESSIONS = ("regression", "untested")
 
 
 @dataclass
@@ -18,7 +27,7 @@ class RowChange:
     id: str
     base: str  # status in the base run, or ABSENT
     current: str
-    change: str  # regression, fixed, changed, same, new, removed
+    change: str  # regression, untested, fixed, changed, same, new, removed
     reason: str = ""  # the current reason (or the base one for a removed row)
 
 
@@ -27,10 +36,12 @@ class DiffOutcome:
     base: Path
     current: Path
     rows: list[RowChange] = field(default_factory=list)
+    base_untested: str | None = None  # why the base run tested nothing, when it did
+    current_untested: str | None = None  # why the current run tested nothing, when it did
 
     @property
     def regressions(self) -> list[RowChange]:
-        return [r for r in self.rows if r.change == "regression"]
+        return [r for r in self.rows if r.change in REGRESSIONS]
 
 
 def classify(base: str, current: str) -> str:
@@ -47,6 +58,9 @@ def classify(base: str, current: str) -> str:
 
 def diff_results(base: dict, current: dict) -> list[RowChange]:
     """Row by row, in the current run's order, then rows only the base run has."""
+    from mcp_accept.inputs.results import untested_cause
+
+    untested = untested_cause(current) is not None
     before = {row["id"]: row for row in base["rows"]}
     now = {row["id"]: row for row in current["rows"]}
     changes = []
@@ -55,37 +69,59 @@ def diff_results(base: dict, current: dict) -> list[RowChange]:
         b = old["status"] if old else ABSENT
         c = new["status"] if new else ABSENT
         reason = ((new or old).get("reason") or "") if (new or old) else ""
-        changes.append(RowChange(rid, b, c, classify(b, c), reason))
+        change = classify(b, c)
+        if (untested and change not in REGRESSIONS and new is not None and c == "UNOBTAINABLE"
+                and new.get("filled_by", "runner") == "runner"):
+            change = "untested"
+        changes.append(RowChange(rid, b, c, change, reason))
     return changes
 
 
 def diff_runs(base: Path, current: Path) -> DiffOutcome:
     """Load and validate both runs (their folders or results.json files) and compare them."""
+    from mcp_accept.inputs.results import untested_cause
     from mcp_accept.output.runs import load_runs
 
     (base_run,) = load_runs([Path(base)])
     (current_run,) = load_runs([Path(current)])
-    return DiffOutcome(Path(base), Path(current), diff_results(base_run.results, current_run.results))
+    return DiffOutcome(Path(base), Path(current), diff_results(base_run.results, current_run.results),
+                       base_untested=untested_cause(base_run.results),
+                       current_untested=untested_cause(current_run.results))
 
 
-STYLES = {"regression": "bold red", "fixed": "green", "changed": "yellow", "new": "cyan",
-          "removed": "magenta", "same": "dim"}
+STYLES = {"regression": "bold red", "untested": "bold red", "fixed": "green", "changed": "yellow",
+          "new": "cyan", "removed": "magenta", "same": "dim"}
+REASON_CAP = 160  # characters of a reason in the table; the whole of it is in results.json
 
 
 def print_diff(outcome: DiffOutcome, console=None) -> None:
-    from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    console = console or Console()
-    table = Table(title=f"mcp-accept diff: {outcome.base} -> {outcome.current}")
+    from mcp_accept.output.console import default_environment
+    from mcp_accept.untrusted import plain_line
+
+    def text(value, style: str = "") -> Text:  # a value as it is: no markup, no emoji codes
+        return Text(plain_line(value), style=style)
+
+    console = console or default_environment().console()
+    if outcome.current_untested:
+        console.print(text(f"mcp-accept: error: the current run tested nothing: {outcome.current_untested}",
+                           "bold red"), soft_wrap=True)
+    if outcome.base_untested:
+        console.print(text(f"mcp-accept: warning: the base run tested nothing: {outcome.base_untested}",
+                           "yellow"), soft_wrap=True)
+    table = Table(title=text(f"mcp-accept diff: {outcome.base} -> {outcome.current}"))
     table.add_column("id", no_wrap=True)
     table.add_column("base", no_wrap=True)
     table.add_column("current", no_wrap=True)
     table.add_column("change", no_wrap=True)
     table.add_column("reason now", overflow="fold")
     for row in outcome.rows:
-        reason = row.reason if len(row.reason) <= 160 else row.reason[:157] + "..."
-        table.add_row(row.id, row.base, row.current, f"[{STYLES[row.change]}]{row.change}[/]", reason)
+        reason = plain_line(row.reason)
+        reason = reason if len(reason) <= REASON_CAP else reason[:REASON_CAP - 3] + "..."
+        table.add_row(text(row.id), text(row.base), text(row.current),
+                      text(row.change, STYLES.get(row.change, "")), text(reason))
     console.print(table)
     counts: dict[str, int] = {}
     for row in outcome.rows:
@@ -93,4 +129,6 @@ def print_diff(outcome: DiffOutcome, console=None) -> None:
     parts = ", ".join(f"{n} {change}" for change, n in sorted(counts.items()))
     verdict = (f"{len(outcome.regressions)} regression(s): "
                + ", ".join(r.id for r in outcome.regressions)) if outcome.regressions else "no regression"
-    console.print(f"{len(outcome.rows)} rows: {parts}. {verdict}.", highlight=False, soft_wrap=True)
+    if outcome.current_untested:
+        verdict += " (the current run tested nothing)"
+    console.print(text(f"{len(outcome.rows)} rows: {parts}. {verdict}."), soft_wrap=True)

@@ -36,6 +36,7 @@ LABELS = {
            "procedure": "Procedure", "check": "Check", "layer": "Layer", "rule": "Rule",
            "source": "Spec source", "must": "must", "should": "should", "app": "app (sheet or profile)",
            "cause": "Nothing could be tested", "sheet": "Sheet",
+           "untested": "Nothing was tested: the server could not be started or reached",
            "conditions_given": "Given values the wire contradicted (kept, not used)"},
     "ja": {"PASS": "PASS", "FAIL": "FAIL", "UNOBTAINABLE": "取得不可", "PENDING": "未記入",
            "conditions": "実行条件", "rows": "試験", "id": "ID", "kind": "種別", "title": "項目",
@@ -52,7 +53,7 @@ LABELS = {
            "details": "各項目が確かめること", "establishes": "PASSが示すこと", "procedure": "手順",
            "check": "検査", "layer": "段", "rule": "規則", "source": "仕様の出典", "must": "MUST",
            "should": "SHOULD", "app": "本票・プロファイルの規則", "cause": "試験できなかった理由",
-           "sheet": "試験票",
+           "sheet": "試験票", "untested": "何も試験できなかった（サーバーを起動できない、または接続できない）",
            "conditions_given": "通信で観測した値と異なる指定値（記録のみ、不使用）"},
 }
 

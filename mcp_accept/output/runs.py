@@ -1,6 +1,8 @@
 """The runs a report reads: run folders (or their ``results.json``, or fleet folders) loaded
 and validated before anything is rendered, placed so that their evidence links work from where
-the report is written, and summarised one line per host.
+the report is written, and summarised one line per host. A run that tested nothing (its
+server could not be started or reached) is picked out here for every format to say first
+(:func:`untested_runs`; the reading itself is :func:`mcp_accept.inputs.results.untested_cause`).
 
 Evidence paths in ``results.json`` are relative to their run folder; in a report they are
 rewritten relative to the folder the report is written to, so the links work wherever the
@@ -37,6 +39,13 @@ class Run:
         conditions = dict(self.results.get("conditions") or {})
         conditions.setdefault("server_version", server_version(self.results))
         return tuple(conditions.get(key) for key in HOST_KEYS)
+
+    @property
+    def untested(self) -> str | None:
+        """Why this run tested nothing (its server could not be started or reached), or None."""
+        from mcp_accept.inputs.results import untested_cause
+
+        return untested_cause(self.results)
 
 
 def server_version(results: dict) -> str | None:
@@ -137,3 +146,8 @@ def run_label(run: Run, L: dict) -> str:
     return f"{host or L['no_host']} / {server}" + (f" ({transport})" if transport else "")
 
 
+def untested_runs(runs: list[Run], L: dict) -> list[dict]:
+    """The runs that tested nothing, for a report to say first: each with its number in the
+    report (from 1), its label and its one-line cause (server text, not yet made inert)."""
+    return [{"n": n, "label": run_label(run, L), "base": run.base, "cause": run.untested}
+            for n, run in enumerate(runs, 1) if run.untested]

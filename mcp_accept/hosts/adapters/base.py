@@ -72,9 +72,10 @@ class HostAdapter:
 
     def find(self, given: str | None) -> str | None:
         if given:
-            path = Path(given)
+            path = Path(given).absolute()  # the host runs in a working folder of its own
             return str(path) if path.is_file() and os.access(path, os.X_OK) else None
-        return shutil.which(self.binary)
+        found = shutil.which(self.binary)
+        return str(Path(found).absolute()) if found else None
 
     def version_argv(self, binary: str) -> list[str]:
         return [binary, "--version"]

@@ -2,8 +2,14 @@
 (``mcp-accept report RUN --format github``). ``error`` for a MUST of the MCP spec,
 ``warning`` for a SHOULD, ``notice`` for a rule of the sheet or profile.
 
+A run that tested nothing (its server could not be started or reached) is one ``error``
+annotation holding its one-line cause, printed before any row's: a log with no annotation must
+mean no row failed, never that no row was tried.
+
 Escaping follows the runner's rules (actions/toolkit, ``command.ts``): in the message
-``%``, ``\\r``, ``\\n``; in a property value those and ``:`` and ``,`` too.
+``%``, ``\\r``, ``\\n``; in a property value those and ``:`` and ``,`` too. Before that every
+other control character and ANSI escape of a server's text is made visible: the log would
+paint them.
 """
 
 from __future__ import annotations
@@ -11,6 +17,15 @@ from __future__ import annotations
 from mcp_accept.output.reporters.base import Reporter, failed_checks, load_row_file, row_rule, spec_sources
 
 COMMAND_BY_RULE = {"must": "error", "should": "warning", "app": "notice"}
+
+
+def visible(text: str) -> str:
+    """``text`` with its control characters and ANSI escapes shown as escapes, its line breaks
+    kept (the command's escaping carries them)."""
+    from mcp_accept.untrusted import plain_line
+
+    return "\n".join("\r".join(plain_line(part) for part in line.split("\r"))
+                     for line in str(text).split("\n"))
 
 
 def escape_data(text: str) -> str:
@@ -22,8 +37,8 @@ def escape_property(text: str) -> str:
 
 
 def annotation(command: str, message: str, **properties: str) -> str:
-    props = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items() if value)
-    return f"::{command}{' ' + props if props else ''}::{escape_data(message)}"
+    props = ",".join(f"{key}={escape_property(visible(value))}" for key, value in properties.items() if value)
+    return f"::{command}{' ' + props if props else ''}::{escape_data(visible(message))}"
 
 
 class GithubReporter(Reporter):
@@ -31,10 +46,12 @@ class GithubReporter(Reporter):
 
     def render(self, runs: list) -> str:
         from mcp_accept.output.render import joined
-        from mcp_accept.output.runs import run_label
+        from mcp_accept.output.runs import run_label, untested_runs
 
         L, lang = self.labels, self.lang
-        lines = []
+        lines = [annotation("error", f"{u['cause']}\n{L['folder']}: {u['base']}",
+                            title=f"mcp-accept: {L['untested']} — {u['label']}")
+                 for u in untested_runs(runs, L)]
         for run in runs:
             label = run_label(run, L)
             for row in run.results["rows"]:

@@ -1,7 +1,11 @@
 """One self-contained HTML page (``templates/report.html.j2``): the summary by host, then
 every run's conditions and rows; each row opens onto its checks and the wire messages
 they rest on. CSS and JavaScript sit inline, so the file works from ``file://`` with no
-network. Everything a server sent is escaped (Jinja autoescape): it is hostile text.
+network. Everything a server sent is escaped (Jinja autoescape) and its control characters
+made visible (``finalize``): it is hostile text.
+
+Runs that tested nothing (the server could not be started or reached) are said first, each
+with its one-line cause, above the summary table, and again at the top of the run's section.
 """
 
 from __future__ import annotations
@@ -84,6 +88,19 @@ def row_view(run, row: dict, lang: str, template: str) -> dict:
             "checks": checks}
 
 
+def _visible(value):
+    """What the page prints of a value: a string's control characters and ANSI escapes shown
+    as escapes (a copied line would carry them to a terminal), its line breaks kept for the
+    ``pre`` blocks; autoescape then does the HTML."""
+    from markupsafe import Markup
+
+    if not isinstance(value, str) or isinstance(value, Markup) or value.isprintable():
+        return value  # Markup is the template's own, escaped already
+    from mcp_accept.untrusted import plain_line
+
+    return "\n".join(plain_line(line) for line in value.split("\n"))
+
+
 @functools.cache
 def _environment():
     import jinja2
@@ -91,21 +108,22 @@ def _environment():
     from mcp_accept.output.render import templates_dir
 
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=True,
-                              undefined=jinja2.StrictUndefined)
+                              undefined=jinja2.StrictUndefined, finalize=_visible)
 
 
 class HtmlReporter(Reporter):
     name = "html"
 
     def render(self, runs: list) -> str:
-        from mcp_accept.output.runs import HOST_KEYS, host_summary, run_label
+        from mcp_accept.output.runs import HOST_KEYS, host_summary, run_label, untested_runs
 
         L = {**HTML_LABELS[self.lang], **self.labels}  # the shared labels win where both have one
         views = [{"label": run_label(run, L), "base": run.base,
                   "conditions": run.results.get("conditions") or {},
                   "summary": run.results.get("summary") or {},
+                  "cause": run.untested,
                   "rows": [row_view(run, row, self.lang, L["shown"]) for row in run.results["rows"]]}
                  for run in runs]
         return _environment().get_template("report.html.j2").render(
             runs=views, summary=host_summary(runs), host_keys=HOST_KEYS, L=L, lang=self.lang,
-            statuses=("PASS", "FAIL", "UNOBTAINABLE", "PENDING"))
+            statuses=("PASS", "FAIL", "UNOBTAINABLE", "PENDING"), untested=untested_runs(runs, L))

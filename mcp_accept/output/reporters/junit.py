@@ -1,9 +1,19 @@
 """JUnit XML: one test suite per run, one test case per row. FAIL is a failure;
-UNOBTAINABLE and PENDING are skipped, with the reason; PASS passes."""
+UNOBTAINABLE and PENDING are skipped, with the reason; PASS passes.
+
+A run that tested nothing (its server could not be started or reached) opens its suite with
+one more test case in error, whose message is the run's one-line cause: CI test views count
+an error, never a suite of skips. Its rows stay skipped, pointing at that cause.
+
+Every text goes in through :func:`mcp_accept.untrusted.plain_line`: a server's name or reason
+may hold control characters, which XML 1.0 cannot carry at all (the document would not parse).
+"""
 
 from __future__ import annotations
 
 from mcp_accept.output.reporters.base import Reporter
+
+UNTESTED_TYPE = "unreachable"  # the <error type=...> of a run that tested nothing
 
 
 class JunitReporter(Reporter):
@@ -12,29 +22,36 @@ class JunitReporter(Reporter):
     def render(self, runs: list) -> str:
         from xml.dom.minidom import parseString
 
-        from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
+        from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
         from mcp_accept.output.render import joined
         from mcp_accept.output.runs import run_label
+        from mcp_accept.untrusted import plain_line
 
         lang, L = self.lang, self.labels
         xml = JUnitXml("mcp-accept")
         used: set[str] = set()
         for run in runs:
-            label = run_label(run, L)
+            label = plain_line(run_label(run, L))
             if label in used:  # two runs of the same host and server: tell them apart
-                label = f"{label} [{run.base}]"
+                label = f"{label} [{plain_line(run.base)}]"
             used.add(label)
             suite = TestSuite(label)
             suite.timestamp = run.results.get("started_at")
             for key, value in (run.results.get("conditions") or {}).items():
                 if value is not None:
-                    suite.add_property(key, str(value))
-            suite.add_property("run_folder", run.base)
+                    suite.add_property(key, plain_line(value))
+            suite.add_property("run_folder", plain_line(run.base))
+            cause = run.untested
+            if cause:
+                case = TestCase(L["untested"], classname=label, time=0)
+                case.result = [Error(plain_line(cause), UNTESTED_TYPE)]
+                case.system_out = f"{L['cause']}: {plain_line(cause)}\n{L['folder']}: {plain_line(run.base)}"
+                suite.add_testcase(case)
             for row in run.results["rows"]:
-                title = row["title"].get(lang) or row["title"]["en"]
+                title = plain_line(row["title"].get(lang) or row["title"]["en"])
                 case = TestCase(f"{row['id']} {title}", classname=label, time=row.get("seconds") or 0)
-                reason = row.get("reason") or ""
+                reason = plain_line(row.get("reason") or "")
                 if row["status"] == "FAIL":
                     case.result = [Failure(reason, "FAIL")]
                 elif row["status"] == "UNOBTAINABLE":
@@ -45,9 +62,9 @@ class JunitReporter(Reporter):
                 if reason:
                     lines.append(f"{L['reason']}: {reason}")
                 if row.get("note"):
-                    lines.append(f"{L['note']}: {row['note']}")
+                    lines.append(f"{L['note']}: {plain_line(row['note'])}")
                 if row.get("evidence"):
-                    lines.append(f"{L['evidence']}: {joined(row['evidence'], run.base)}")
+                    lines.append(f"{L['evidence']}: {plain_line(joined(row['evidence'], run.base))}")
                 case.system_out = "\n".join(lines)
                 suite.add_testcase(case)
             xml.add_testsuite(suite)

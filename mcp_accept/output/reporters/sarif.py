@@ -2,6 +2,11 @@
 FAIL row. The level says which rule broke: ``error`` for a MUST of the MCP spec,
 ``warning`` for a SHOULD, ``note`` for a rule of the sheet or profile (``app``).
 
+A run that tested nothing (its server could not be started or reached) is not a clean run
+with no result: its invocation says ``executionSuccessful: false`` and carries the one-line
+cause as an ``error`` tool execution notification (SARIF 2.1.0 §3.20.14, §3.20.21): the two
+signs by which Appendix I tells a consumer that a log's results are not complete.
+
 SARIF 2.1.0 (OASIS): https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
 """
 
@@ -13,6 +18,7 @@ from mcp_accept.output.reporters.base import Reporter, failed_checks, load_row_f
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL_BY_RULE = {"must": "error", "should": "warning", "app": "note"}
+UNTESTED_ID = "mcp-accept/untested"  # the notification of a run whose server was never reached
 
 
 class SarifReporter(Reporter):
@@ -58,12 +64,21 @@ class SarifReporter(Reporter):
                     result["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": evidence}}}]
                 results.append(result)
             conditions = {k: v for k, v in (run.results.get("conditions") or {}).items() if v is not None}
+            cause = run.untested
+            invocation = {"executionSuccessful": not (cause or run.results.get("interrupted")),
+                          "properties": {"conditions": conditions, "run_folder": run.base}}
+            if cause:
+                invocation["toolExecutionNotifications"] = [{
+                    "level": "error",
+                    "message": {"text": f"{L['untested']}: {cause}"},
+                    "descriptor": {"id": UNTESTED_ID},
+                    "properties": {"cause": cause, "run_folder": run.base},
+                }]
             sarif_runs.append({
                 "tool": {"driver": {"name": "mcp-accept", "version": __version__,
                                     "rules": rules}},
                 "automationDetails": {"description": {"text": run_label(run, L)}},
-                "invocations": [{"executionSuccessful": not run.results.get("interrupted"),
-                                 "properties": {"conditions": conditions, "run_folder": run.base}}],
+                "invocations": [invocation],
                 "results": results,
             })
         document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": sarif_runs}
