@@ -181,8 +181,10 @@ def run(
 def proxy(
     server: Optional[str] = typer.Option(None, "--server", help="stdio: the real server's command (split like a shell would). A host launches `mcp-accept proxy --server CMD` as its MCP server."),
     url: Optional[str] = typer.Option(None, "--url", help="Streamable HTTP: the real server's endpoint; the host connects to --listen instead."),
-    listen: str = typer.Option("127.0.0.1:0", "--listen", help="With --url: HOST:PORT to listen on (port 0: any free port; the URL is printed)."),
+    listen: str = typer.Option("127.0.0.1:0", "--listen", help="With --url: HOST:PORT to listen on, a loopback address (port 0: any free port; the URL is printed)."),
+    allow_remote: bool = typer.Option(False, "--allow-remote", help="With --url: allow a --listen address that is not loopback (a warning is printed; requests still need a Host naming the proxy)."),
     header: List[str] = typer.Option([], "--header", help="With --url: \"Name: value\" added to every upstream request; value may be env:VAR. Never recorded. Repeatable."),
+    max_bytes: int = typer.Option(64 * 1024 * 1024, "--max-bytes", min=1024, help="Largest message held whole, in bytes: a stdio line or an HTTP request body over it is not forwarded (the host gets a JSON-RPC error); an HTTP answer over it is forwarded but not recorded."),
     out: Optional[Path] = typer.Option(None, "--out", help="Folder under which each start writes a run folder of its own (default: ./mcp-accept-runs/proxy)."),
     name: Optional[str] = typer.Option(None, "--name", help="Label for the run folders' names (e.g. the server's name)."),
     set_: List[str] = typer.Option([], "--set", help="KEY=VALUE for an execution condition the wire cannot show (e.g. model_and_settings). Repeatable."),
@@ -199,6 +201,10 @@ def proxy(
         from mcp_accept.hosts.observe import given_conditions
 
         given = given_conditions(None, None, list(set_))
+        if url:
+            from mcp_accept.hosts.proxy.http import listen_address, serve_http_proxy
+
+            address = listen_address(listen, allow_remote)
         base = out or DEFAULT_OUT
         try:
             base.mkdir(parents=True, exist_ok=True)
@@ -208,17 +214,12 @@ def proxy(
         if server:
             from mcp_accept.hosts.proxy.stdio import run_stdio_proxy
 
-            run_stdio_proxy(server, base, name, given=given)
+            run_stdio_proxy(server, base, name, given=given, max_bytes=max_bytes)
             return
-        from mcp_accept.hosts.proxy.http import parse_listen, serve_http_proxy
-
-        address = parse_listen(listen)
-        if address is None:
-            raise InputError("expected HOST:PORT, e.g. 127.0.0.1:8800", field="--listen")
         try:
             folder = new_run_folder(base, name)
             serve_http_proxy(url, address, folder, headers=headers, redactor=redactor, given=given,
-                             say=lambda text: typer.echo(text) or sys.stdout.flush())
+                             max_bytes=max_bytes, say=lambda text: typer.echo(text) or sys.stdout.flush())
         except OSError as exc:
             raise InputError(f"cannot listen: {exc.strerror or exc}", field="--listen") from None
     except (InputError, ServerError) as exc:

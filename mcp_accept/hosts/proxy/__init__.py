@@ -4,7 +4,14 @@ unchanged, record both directions in a run folder, and derive what the wire show
 * :mod:`mcp_accept.hosts.proxy.stdio`: the host launches the proxy as its stdio server;
 * :mod:`mcp_accept.hosts.proxy.http`: a local Streamable HTTP reverse proxy;
 * :mod:`mcp_accept.hosts.proxy.folder`: the run folder both write, and its completion;
-* :mod:`mcp_accept.hosts.proxy.derive`: the facts a recording establishes, each with its seqs.
+* :mod:`mcp_accept.hosts.proxy.derive`: the facts a recording establishes, each with its seqs;
+* :mod:`mcp_accept.hosts.proxy.bounds`: a message larger than ``--max-bytes``: its id found
+  in bounded memory, and the JSON-RPC error the host gets instead.
+
+Every host run goes through the proxy, so it is a boundary: it forwards only to its
+upstream, listens on loopback, checks Host and Origin, keeps the host's credentials out of
+the folder and the console, and runs in bounded memory (docs/misbehaving-servers.md, "The
+recording proxy's guarantees").
 
 In ``wire.jsonl`` the directions keep the meaning they have in a ``run``: ``out`` is what the
 client side (here: the host) sent to the server, ``in`` what the server sent back.

@@ -17,6 +17,10 @@ Where the facts come from, per era:
   ``io.modelcontextprotocol/protocolVersion``, ``io.modelcontextprotocol/clientCapabilities``
   and (SHOULD) ``io.modelcontextprotocol/clientInfo``
   (docs/specification/2026-07-28/schema.mdx#requestmetaobject).
+
+The facts are taken one entry at a time as the proxy records (:class:`Deriver`), in
+bounded memory however long the session: the lists keep their first :data:`LISTED` items
+and count the rest (``not_listed``), each fact keeps :data:`SEQS` seqs per value.
 """
 
 from __future__ import annotations
@@ -51,49 +55,330 @@ def _params(message: dict) -> dict:
     return params if isinstance(params, dict) else {}
 
 
-def pair(entries: list[dict]) -> list[dict]:
-    """Every request on the wire with its answer (or None): ``{"request", "answer", "by"}``,
-    ``by`` being ``host`` or ``server``. Answers are matched by id in the other direction,
-    within the same HTTP exchange when the recording has exchanges."""
-    pending: dict[tuple, list[dict]] = {}
-    exchanges: list[dict] = []
-    for entry in entries:
+LISTED = 1000  # tool calls, reads, errors, ... listed one by one; the rest are counted
+PENDING = 10_000  # requests waiting for their answer; the oldest is given up past this
+REMEMBERED = 10_000  # recent requests a cancellation can name
+SEQS = 20  # seqs kept per distinct value of a fact
+DISTINCT = 20  # distinct values kept per fact
+EVIDENCE_BYTES = 16 * 1024 * 1024  # wire entries kept for the rows' evidence files
+
+
+class Deriver:
+    """The facts of a recording, taken one wire entry at a time (:meth:`add`, in seq order)
+    so that a session of any length is derived in bounded memory: what is kept per fact
+    is capped (:data:`LISTED` items, :data:`SEQS` seqs, :data:`DISTINCT` values) and every
+    item is still counted, so a capped list says how many it left out.
+
+    A request is paired with the first answer carrying its id in the other direction
+    (within the same HTTP exchange when the recording has exchanges); each request is
+    judged when its answer comes, or at the end unanswered."""
+
+    def __init__(self, transport: str):
+        self.transport = transport
+        self._pending: dict[tuple, list[dict]] = {}
+        self._pending_count = 0
+        self._asked: dict[tuple, tuple[int, Any]] = {}  # (dir, id) -> (seq, method), recent ones
+        self.client_info = _Distinct()
+        self.capabilities = _Distinct()
+        self.server_info = _Distinct()
+        self.versions = _Latest()
+        self.negotiated = None  # the legacy version chosen by the latest initialize result
+        self.tools_listed: dict[str, list[int]] = {}
+        self.calls = _Capped()
+        self.reads = _Capped()
+        self.errors = _Capped()
+        self.cancellations = _Capped()
+        self.violations = _Capped()
+        self.largest: dict | None = None
+        self.kept: dict[int, dict] = {}  # seq -> wire entry, for the rows' evidence
+        self._kept_bytes = 0
+        self.dropped_evidence = 0
+
+    # ----- feeding -----------------------------------------------------------------
+
+    def add(self, entry: dict, size: int | None = None, result_size: int | None = None) -> None:
+        """One wire entry. ``size``: its bytes on the wire (to bound the evidence kept);
+        ``result_size``: its result's compact UTF-8 size when already counted."""
+        if entry.get("dir") == "event":
+            if entry.get("event") == "violation":
+                self.violations.add({"seq": entry["seq"], "detail": entry.get("detail")})
+            return
         message = entry.get("message")
         if not isinstance(message, dict) or entry.get("dir") not in (HOST, SERVER):
-            continue
+            return
         if "method" in message and "id" in message:
-            item = {"request": entry, "answer": None, "by": "host" if entry["dir"] == HOST else "server"}
-            exchanges.append(item)
-            pending.setdefault((entry["dir"], _key(message["id"])), []).append(item)
+            self._request(entry, message, size)
         elif "id" in message and ("result" in message or "error" in message):
-            asker = SERVER if entry["dir"] == HOST else HOST
-            waiting = pending.get((asker, _key(message["id"]))) or []
-            number = (entry.get("http") or {}).get("exchange")
-            chosen = next((w for w in waiting if number is not None
-                           and (w["request"].get("http") or {}).get("exchange") == number), None)
-            chosen = chosen or (waiting[0] if waiting else None)
-            if chosen is not None:
-                waiting.remove(chosen)
-                chosen["answer"] = entry
-    return exchanges
+            self._answer(entry, message, size, result_size)
+        elif message.get("method") == "notifications/cancelled":
+            self._cancelled(entry, message)
+
+    def _request(self, entry: dict, message: dict, size: int | None) -> None:
+        seq, method = entry["seq"], message.get("method")
+        params, meta = _params(message), _meta(message)
+        # What judging the answer needs of the request, not the request: a host may leave
+        # thousands unanswered, each as large as --max-bytes.
+        slim = {k: entry[k] for k in ("seq", "t", "ms", "dir") if k in entry}
+        if (entry.get("http") or {}).get("exchange") is not None:
+            slim["http"] = {"exchange": entry["http"]["exchange"]}
+        slim["message"] = {"id": message["id"], "method": method,
+                           "params": {"name": params.get("name"), "_meta": {META_VERSION: meta.get(META_VERSION)}}}
+        item = {"request": slim, "by": "host" if entry["dir"] == HOST else "server", "record": None}
+        key = (entry["dir"], _key(message["id"]))
+        self._asked.pop(key, None)
+        self._asked[key] = (seq, method)
+        if len(self._asked) > REMEMBERED:
+            self._asked.pop(next(iter(self._asked)))
+        if item["by"] == "host":
+            if method == "initialize":
+                if isinstance(params.get("clientInfo"), dict):
+                    self.client_info.add(params["clientInfo"], seq)
+                if "capabilities" in params:
+                    self.capabilities.add(params["capabilities"], seq)
+            if isinstance(meta.get(META_CLIENT_INFO), dict):
+                self.client_info.add(meta[META_CLIENT_INFO], seq)
+            if META_CAPS in meta:
+                self.capabilities.add(meta[META_CAPS], seq)
+            # Listed in the order asked; filled in when the answer comes.
+            if method == "tools/call":
+                item["record"] = self.calls.add({"tool": params.get("name"), **_exchange(entry, None)})
+            elif method == "resources/read":
+                item["record"] = self.reads.add({"uri": params.get("uri"), **_exchange(entry, None)})
+            if item["record"] is not None:
+                self._keep(entry, size)
+        self._pending.setdefault(key, []).append(item)
+        self._pending_count += 1
+        if self._pending_count > PENDING:  # the oldest unanswered request is given up
+            oldest = next(iter(self._pending))
+            self._pending[oldest].pop(0)
+            self._pending_count -= 1
+            if not self._pending[oldest]:
+                del self._pending[oldest]
+
+    def _answer(self, entry: dict, message: dict, size: int | None, result_size: int | None) -> None:
+        asker = SERVER if entry["dir"] == HOST else HOST
+        key = (asker, _key(message["id"]))
+        waiting = self._pending.get(key)
+        if not waiting:
+            return
+        number = (entry.get("http") or {}).get("exchange")
+        chosen = next((w for w in waiting if number is not None
+                       and (w["request"].get("http") or {}).get("exchange") == number), waiting[0])
+        waiting.remove(chosen)
+        self._pending_count -= 1
+        if not waiting:
+            del self._pending[key]
+        self._judge(chosen, entry, size, result_size)
+
+    def _judge(self, item: dict, answer: dict, size: int | None, result_size: int | None) -> None:
+        request = item["request"]
+        message, seq = request["message"], request["seq"]
+        method = message.get("method")
+        failed = "error" in answer["message"]
+        if item["by"] != "host":
+            if failed:
+                self.errors.add({"by": "host", "method": method, "request_seq": seq,
+                                 "answer_seq": answer["seq"], **_outcome(answer)})
+            return
+        params, meta = _params(message), _meta(message)
+        result = answer["message"].get("result")
+        result = result if isinstance(result, dict) else None
+        if method == "initialize" and result is not None:
+            self.negotiated = result.get("protocolVersion")
+            if isinstance(result.get("serverInfo"), dict):
+                self.server_info.add(result["serverInfo"], answer["seq"])
+        if result is not None:
+            # 2026-07-28 results SHOULD carry _meta serverInfo; discover may carry serverInfo.
+            info, stamp = None, result.get("_meta")
+            if method != "initialize":
+                info = result.get("serverInfo")
+                if not isinstance(info, dict) and isinstance(stamp, dict):
+                    info = stamp.get(META_SERVER_INFO)
+            if isinstance(info, dict):
+                self.server_info.add(info, answer["seq"])
+            # The version the request was served under: its own envelope (2026-07-28), or
+            # the one initialize negotiated (legacy); discover/initialize probes do not count.
+            if method not in ("initialize", "server/discover"):
+                version = meta.get(META_VERSION) or self.negotiated
+                if isinstance(version, str):
+                    self.versions.add(version, seq)
+        if failed:
+            self.errors.add({"by": "server", "method": method, "request_seq": seq,
+                             "answer_seq": answer["seq"], **_outcome(answer)})
+        if method == "tools/list" and result is not None:
+            for tool in result.get("tools") or []:
+                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                    seqs = self.tools_listed.get(tool["name"])
+                    if seqs is None and len(self.tools_listed) < LISTED:
+                        seqs = self.tools_listed[tool["name"]] = []
+                    if seqs is not None and len(seqs) < SEQS:
+                        seqs.append(answer["seq"])
+        elif method == "tools/call":
+            call = item["record"] if item["record"] is not None else {"tool": params.get("name")}
+            call.update(_exchange(request, answer))
+            if result is not None:
+                call["size_utf8_bytes"] = result_size if result_size is not None else compact_size(result)
+                call["forms"] = _forms(result)
+                call["is_error"] = result.get("isError") is True
+                call["links"] = [{"uri": c.get("uri"), "name": c.get("name"), "size": c.get("size")}
+                                 for c in result.get("content") or []
+                                 if isinstance(c, dict) and c.get("type") == "resource_link"]
+                if self.largest is None or call["size_utf8_bytes"] > self.largest["size_utf8_bytes"]:
+                    if self.largest is not None and self.largest.get("unlisted"):
+                        self._unkeep(self.largest["answer_seq"])
+                    self.largest = call if item["record"] is not None else {**call, "unlisted": True}
+                    self._keep(answer, size, always=True)
+            if item["record"] is not None:
+                self._keep(answer, size)
+        elif method == "resources/read" and item["record"] is not None:
+            read = item["record"]
+            read.update(_exchange(request, answer))
+            if result is not None:
+                contents = [c for c in result.get("contents") or [] if isinstance(c, dict)]
+                read["contents"] = len(contents)
+                read["body_utf8_bytes"] = sum(
+                    len(c["text"].encode("utf-8")) if isinstance(c.get("text"), str)
+                    else len(c.get("blob") or "") for c in contents)
+            self._keep(answer, size)
+
+    def _cancelled(self, entry: dict, message: dict) -> None:
+        params = _params(message)
+        asked = self._asked.get((entry["dir"], _key(params.get("requestId"))))
+        self.cancellations.add({"seq": entry["seq"], "by": "host" if entry["dir"] == HOST else "server",
+                                "request_id": params.get("requestId"), "reason": params.get("reason"),
+                                "request_seq": asked[0] if asked else None,
+                                "method": asked[1] if asked else None})
+
+    def _keep(self, entry: dict, size: int | None, always: bool = False) -> None:
+        """Keep a wire entry for the rows' evidence, within :data:`EVIDENCE_BYTES`; a message
+        larger than the inline limit is kept without its body (it stays in wire.jsonl)."""
+        from mcp_accept.inputs.results import INLINE_LIMIT, _larger_than
+
+        if entry["seq"] in self.kept:
+            return
+        if size is None:  # not told: measured, and only as far as the limit
+            large = _larger_than(entry.get("message"), INLINE_LIMIT)
+            size = INLINE_LIMIT if large else compact_size(entry.get("message"))
+        large = size > INLINE_LIMIT
+        cost = 512 if large else size
+        if not always and self._kept_bytes + cost > EVIDENCE_BYTES:
+            self.dropped_evidence += 1
+            return
+        if large and "message" in entry:
+            entry = {k: v for k, v in entry.items() if k != "message"}
+            entry["message_omitted"] = f"larger than {INLINE_LIMIT} bytes: see wire.jsonl seq {entry['seq']}"
+        self.kept[entry["seq"]] = entry
+        self._kept_bytes += cost
+
+    def _unkeep(self, seq: int) -> None:
+        if self.kept.pop(seq, None) is not None:
+            self._kept_bytes = max(0, self._kept_bytes - 512)
+
+    # ----- the facts -----------------------------------------------------------------
+
+    def facts(self) -> dict:
+        """Every fact the recording establishes (see the module's docstring)."""
+        calls, reads = self.calls.items, self.reads.items
+        largest = {"value": None, "seqs": []}
+        if self.largest is not None:
+            largest = {"value": self.largest["size_utf8_bytes"], "tool": self.largest["tool"],
+                       "seqs": [self.largest["answer_seq"]]}
+        facts: dict[str, Any] = {
+            "transport": {"value": self.transport, "seqs": []},
+            "client_info": self.client_info.fact(),
+            "client_capabilities": self.capabilities.fact(),
+            "protocol_version_on_wire": self.versions.fact(),
+            "server_info": self.server_info.fact(),
+            "tools_listed": {"value": sorted(self.tools_listed),
+                             "seqs": sorted({s for v in self.tools_listed.values() for s in v})},
+            "tool_calls": calls,
+            "resource_reads": reads,
+            "links": _links(calls, reads),
+            "largest_result": largest,
+            "cancellations": self.cancellations.items,
+            "errors": self.errors.items,
+            "violations": self.violations.items,
+        }
+        counted = {name: capped.total for name, capped in (
+            ("tool_calls", self.calls), ("resource_reads", self.reads), ("errors", self.errors),
+            ("cancellations", self.cancellations), ("violations", self.violations)) if capped.total > LISTED}
+        if counted:  # present only when a list was cut: how many there were in all
+            facts["not_listed"] = {"listed_at_most": LISTED,
+                                   "totals": counted}
+        return facts
 
 
-def _distinct(found: list[tuple[Any, int]]) -> list[dict]:
-    """Distinct values in order of first appearance, each with the seqs carrying it."""
-    out: dict[str, dict] = {}
-    for value, seq in found:
-        item = out.setdefault(_key(value), {"value": value, "seqs": []})
+class _Capped:
+    """A list that keeps its first :data:`LISTED` items and counts every one."""
+
+    def __init__(self):
+        self.items: list[dict] = []
+        self.total = 0
+
+    def add(self, item: dict) -> dict | None:
+        self.total += 1
+        if len(self.items) >= LISTED:
+            return None
+        self.items.append(item)
+        return item
+
+
+class _Distinct:
+    """Distinct values in order of first appearance, each with its first seqs."""
+
+    def __init__(self):
+        self._found: dict[str, dict] = {}
+
+    def add(self, value: Any, seq: int) -> None:
+        key = _key(value)
+        item = self._found.get(key)
+        if item is None:
+            if len(self._found) >= DISTINCT:
+                return
+            item = self._found[key] = {"value": value, "seqs": []}
+        if len(item["seqs"]) < SEQS:
+            item["seqs"].append(seq)
+
+    def fact(self) -> dict:
+        return _first(list(self._found.values()))
+
+
+class _Latest:
+    """Distinct values, the one seen last first, each with its latest seqs (latest first)."""
+
+    def __init__(self):
+        self._found: dict[str, dict] = {}
+
+    def add(self, value: Any, seq: int) -> None:
+        key = _key(value)
+        item = self._found.pop(key, None) or {"value": value, "seqs": []}
         item["seqs"].append(seq)
-    return list(out.values())
+        del item["seqs"][:-SEQS]
+        self._found[key] = item  # re-inserted: the dict's order is the order of last sight
+        if len(self._found) > DISTINCT:
+            self._found.pop(next(iter(self._found)))
+
+    def fact(self) -> dict:
+        found = [{"value": f["value"], "seqs": sorted(f["seqs"], reverse=True)}
+                 for f in reversed(self._found.values())]
+        return _first(found)
+
+
+def derive(entries: list[dict], transport: str) -> dict:
+    """Every fact a list of wire entries establishes (:class:`Deriver` over all of them)."""
+    deriver = Deriver(transport)
+    for entry in entries:
+        deriver.add(entry)
+    return deriver.facts()
 
 
 def _first(found: list[dict]) -> dict:
     """A fact from distinct values: the first one, the seqs it rests on, and the others."""
     if not found:
         return {"value": None, "seqs": []}
-    fact = {"value": found[0]["value"], "seqs": found[0]["seqs"][:20]}
+    fact = {"value": found[0]["value"], "seqs": found[0]["seqs"][:SEQS]}
     if len(found) > 1:
-        fact["others"] = [{"value": f["value"], "seqs": f["seqs"][:20]} for f in found[1:]]
+        fact["others"] = [{"value": f["value"], "seqs": f["seqs"][:SEQS]} for f in found[1:]]
     return fact
 
 
@@ -129,110 +414,16 @@ def _forms(result: Any) -> list[str]:
     return forms
 
 
-def derive(entries: list[dict], transport: str) -> dict:
-    """Every fact the recording establishes (see the module's docstring)."""
-    exchanges = pair(entries)
-    client_info: list[tuple[Any, int]] = []
-    capabilities: list[tuple[Any, int]] = []
-    versions: list[tuple[Any, int]] = []
-    server_info: list[tuple[Any, int]] = []
-    negotiated = None  # the legacy version chosen by the latest initialize result
-    tools_listed: dict[str, list[int]] = {}
-    calls, reads, errors = [], [], []
-
-    for item in exchanges:
-        request, answer = item["request"], item["answer"]
-        message, seq = request["message"], request["seq"]
-        method = message.get("method")
-        if item["by"] != "host":
-            if answer is not None and "error" in answer["message"]:
-                errors.append({"by": "host", "method": method, "request_seq": seq,
-                               "answer_seq": answer["seq"], **_outcome(answer)})
-            continue
-        params, meta = _params(message), _meta(message)
-        result = answer["message"].get("result") if answer is not None else None
-        result = result if isinstance(result, dict) else None
-        if method == "initialize":
-            if isinstance(params.get("clientInfo"), dict):
-                client_info.append((params["clientInfo"], seq))
-            if "capabilities" in params:
-                capabilities.append((params["capabilities"], seq))
-            if result is not None:
-                negotiated = result.get("protocolVersion")
-                if isinstance(result.get("serverInfo"), dict):
-                    server_info.append((result["serverInfo"], answer["seq"]))
-        if isinstance(meta.get(META_CLIENT_INFO), dict):
-            client_info.append((meta[META_CLIENT_INFO], seq))
-        if META_CAPS in meta:
-            capabilities.append((meta[META_CAPS], seq))
-        if result is not None:
-            # 2026-07-28 results SHOULD carry _meta serverInfo; discover may carry serverInfo.
-            info, stamp = None, result.get("_meta")
-            if method != "initialize":
-                info = result.get("serverInfo")
-                if not isinstance(info, dict) and isinstance(stamp, dict):
-                    info = stamp.get(META_SERVER_INFO)
-            if isinstance(info, dict):
-                server_info.append((info, answer["seq"]))
-            # The version the request was served under: its own envelope (2026-07-28), or
-            # the one initialize negotiated (legacy); discover/initialize probes do not count.
-            if method not in ("initialize", "server/discover"):
-                version = meta.get(META_VERSION) or negotiated
-                if isinstance(version, str):
-                    versions.append((version, seq))
-        if answer is not None and "error" in answer["message"]:
-            errors.append({"by": "server", "method": method, "request_seq": seq,
-                           "answer_seq": answer["seq"], **_outcome(answer)})
-        if method == "tools/list" and result is not None:
-            for tool in result.get("tools") or []:
-                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                    tools_listed.setdefault(tool["name"], []).append(answer["seq"])
-        elif method == "tools/call":
-            call = {"tool": params.get("name"), **_exchange(request, answer)}
-            if result is not None:
-                call["size_utf8_bytes"] = compact_size(result)  # counted as `run` counts it
-                call["forms"] = _forms(result)
-                call["is_error"] = result.get("isError") is True
-                call["links"] = [{"uri": c.get("uri"), "name": c.get("name"), "size": c.get("size")}
-                                 for c in result.get("content") or []
-                                 if isinstance(c, dict) and c.get("type") == "resource_link"]
-            calls.append(call)
-        elif method == "resources/read":
-            read = {"uri": params.get("uri"), **_exchange(request, answer)}
-            if result is not None:
-                contents = [c for c in result.get("contents") or [] if isinstance(c, dict)]
-                read["contents"] = len(contents)
-                read["body_utf8_bytes"] = sum(
-                    len(c["text"].encode("utf-8")) if isinstance(c.get("text"), str)
-                    else len(c.get("blob") or "") for c in contents)
-            reads.append(read)
-
-    facts: dict[str, Any] = {
-        "transport": {"value": transport, "seqs": []},
-        "client_info": _first(_distinct(client_info)),
-        "client_capabilities": _first(_distinct(capabilities)),
-        "protocol_version_on_wire": _first(_distinct(list(reversed(versions)))),
-        "server_info": _first(_distinct(server_info)),
-        "tools_listed": {"value": sorted(tools_listed), "seqs": sorted({s for v in tools_listed.values() for s in v})},
-        "tool_calls": calls,
-        "resource_reads": reads,
-        "links": _links(calls, reads),
-        "largest_result": _largest(calls),
-        "cancellations": _cancellations(entries, exchanges),
-        "errors": errors,
-        "violations": [{"seq": e["seq"], "detail": e.get("detail")} for e in entries
-                       if e.get("dir") == "event" and e.get("event") == "violation"],
-    }
-    return facts
-
-
 def _links(calls: list[dict], reads: list[dict]) -> list[dict]:
     """Each resource_link the server returned, and every ``resources/read`` the host sent
     for its URI afterwards (or none: ``read`` is False)."""
+    reads_of: dict[Any, list[dict]] = {}
+    for read in reads:
+        reads_of.setdefault(_key(read["uri"]), []).append(read)
     out = []
     for call in calls:
         for link in call.get("links") or []:
-            after = [r for r in reads if r["uri"] == link["uri"] and r["request_seq"] > call["answer_seq"]]
+            after = [r for r in reads_of.get(_key(link["uri"]), []) if r["request_seq"] > call["answer_seq"]]
             item = {"uri": link["uri"], "name": link.get("name"), "declared_size": link.get("size"),
                     "tool": call["tool"], "call_seq": call["request_seq"],
                     "returned_seq": call["answer_seq"], "read": bool(after), "reads": []}
@@ -243,31 +434,6 @@ def _links(calls: list[dict], reads: list[dict]) -> list[dict]:
                     entry["ms_after_call"] = round(read["ms"] - call["ms"], 1)
                 item["reads"].append(entry)
             out.append(item)
-    return out
-
-
-def _largest(calls: list[dict]) -> dict:
-    sized = [c for c in calls if "size_utf8_bytes" in c]
-    if not sized:
-        return {"value": None, "seqs": []}
-    top = max(sized, key=lambda c: c["size_utf8_bytes"])
-    return {"value": top["size_utf8_bytes"], "tool": top["tool"], "seqs": [top["answer_seq"]]}
-
-
-def _cancellations(entries: list[dict], exchanges: list[dict]) -> list[dict]:
-    asked = {(x["request"]["dir"], _key(x["request"]["message"].get("id"))): x["request"]
-             for x in exchanges}
-    out = []
-    for entry in entries:
-        message = entry.get("message")
-        if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
-            continue
-        params = _params(message)
-        request = asked.get((entry["dir"], _key(params.get("requestId"))))
-        out.append({"seq": entry["seq"], "by": "host" if entry["dir"] == HOST else "server",
-                    "request_id": params.get("requestId"), "reason": params.get("reason"),
-                    "request_seq": request["seq"] if request else None,
-                    "method": request["message"].get("method") if request else None})
     return out
 
 

@@ -2,16 +2,19 @@
 
 Forwarding threads hand each message's bytes to :meth:`ProxyRecord.put` and go back to
 forwarding; one recorder thread parses and appends them to ``wire.jsonl`` (flushed per
-message, redacted), in the order they were forwarded. :meth:`ProxyRecord.finish` derives
-the host facts and writes ``host.json``, ``rows/H0x.json``, ``results.json`` and
-``sheet.md`` (atomically), once, whatever ended the session.
+message, redacted), in the order they were forwarded, and feeds each entry to a
+:class:`~mcp_accept.hosts.proxy.derive.Deriver`. Nothing else of an entry stays in
+memory, and what waits for the recorder is bounded in bytes (:data:`QUEUE_BYTES`): a
+forwarding thread that gets ahead of it waits, so a session of any length runs in
+bounded memory. :meth:`ProxyRecord.finish` writes ``host.json``, ``rows/H0x.json``,
+``results.json`` and ``sheet.md`` (atomically) from the facts, once, whatever ended the
+session.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import os
-import queue
 import re
 import threading
 from pathlib import Path
@@ -46,6 +49,45 @@ def new_run_folder(base: Path, name: str | None = None) -> Path:
             folder = Path(f"{first}-{n}")
 
 
+QUEUE_BYTES = 64 * 1024 * 1024  # message bytes waiting for the recorder before forwarding waits
+QUEUE_ITEMS = 1024  # and messages: 64 MiB of small ones would be half a million Python objects
+
+
+class _ByteQueue:
+    """A FIFO bounded by the bytes and the messages it holds: :meth:`put` of a message
+    waits while the queue holds :data:`QUEUE_BYTES` bytes or :data:`QUEUE_ITEMS`
+    items, except that one message of any size enters an empty queue; the end (weight
+    None) never waits."""
+
+    def __init__(self, limit: int = QUEUE_BYTES, items: int = QUEUE_ITEMS):
+        import collections
+
+        self._items: collections.deque = collections.deque()
+        self._bytes = 0
+        self._limit = limit
+        self._max_items = items
+        self._ready = threading.Condition()
+
+    def put(self, item, weight: int | None = None) -> None:
+        with self._ready:
+            while weight is not None and self._items and (
+                    self._bytes + weight > self._limit or len(self._items) >= self._max_items):
+                self._ready.wait()
+            weight = weight or 0
+            self._items.append((item, weight))
+            self._bytes += weight
+            self._ready.notify_all()
+
+    def get(self):
+        with self._ready:
+            while not self._items:
+                self._ready.wait()
+            item, weight = self._items.popleft()
+            self._bytes -= weight
+            self._ready.notify_all()
+            return item
+
+
 class ProxyRecord:
     def __init__(self, folder: Path, transport: str, redactor: Redactor | None = None,
                  given: dict | None = None):
@@ -55,7 +97,8 @@ class ProxyRecord:
         self.given = dict(given or {})
         self.started = utc_now()
         self.log = WireLog(self.folder / "wire.jsonl", self.redactor, transport=transport)
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self.deriver = derive.Deriver(transport)
+        self._queue = _ByteQueue()
         self._thread = threading.Thread(target=self._drain, name="proxy-recorder", daemon=True)
         self._thread.start()
         self._finished = threading.Lock()
@@ -66,10 +109,10 @@ class ProxyRecord:
 
     def put(self, direction: str, data: bytes, http: dict | None = None) -> None:
         """One message as forwarded: ``out`` host -> server, ``in`` server -> host."""
-        self._queue.put((direction, data, http))
+        self._queue.put((direction, data, http), len(data))
 
     def event(self, event: str, detail: str | None = None, http: dict | None = None) -> None:
-        self._queue.put(("event", event, detail, http))
+        self._queue.put(("event", event, detail, http), 0)
 
     def _drain(self) -> None:
         while True:
@@ -79,13 +122,29 @@ class ProxyRecord:
             try:
                 if item[0] == "event":
                     self.log.record("event", event=item[1], detail=item[2], http=item[3])
+                    self._derive()
                 else:
                     self._record(*item)
             except Exception as exc:  # the record must never stop the forwarding
                 try:
+                    self.log.entries.clear()
+                    self.log.result_sizes.clear()
                     self.log.record("event", event="record-error", detail=f"{type(exc).__name__}: {exc}")
+                    self._derive()
                 except Exception:
                     pass
+
+    def _derive(self, size: int | None = None) -> None:
+        """Hand what the log just wrote to the deriver, and keep none of it in the log: the
+        log's own list would hold every message of the session."""
+        for entry in self.log.entries:
+            message = entry.get("message")
+            result = message.get("result") if isinstance(message, dict) else None
+            known = self.log.result_sizes.get(id(result)) if result is not None else None
+            self.deriver.add(entry, size=size if "message" in entry else None,
+                             result_size=known[1] if known and known[0] is result else None)
+        self.log.entries.clear()
+        self.log.result_sizes.clear()
 
     def _record(self, direction: str, data: bytes, http: dict | None) -> None:
         text = data.rstrip(b"\r\n")
@@ -96,6 +155,7 @@ class ProxyRecord:
         if decoded.message is None:
             self.log.record("event", event="violation", detail=f"{who} sent {decoded.reason}",
                             raw=decoded.raw, http=http)
+            self._derive()
             return
         message = decoded.message
         era = None
@@ -103,8 +163,10 @@ class ProxyRecord:
         if isinstance(meta, dict) and isinstance(meta.get(derive.META_VERSION), str):
             era = meta[derive.META_VERSION]
         seq = self.log.record(direction, message=message, http=http, era=era)
+        self._derive(len(text))
         for flaw in decoded.flaws or ():  # read, but not proper JSON (NaN, a key twice)
             self.log.record("event", event="violation", detail=f"message #{seq} from {who}: {flaw}", http=http)
+            self._derive()
         result = message.get("result")
         if direction == "in" and isinstance(result, dict) and isinstance(result.get("protocolVersion"), str) \
                 and "serverInfo" in result:  # an initialize result: later legacy messages speak this
@@ -121,24 +183,31 @@ class ProxyRecord:
             self._queue.put(_STOP)
             self._thread.join(timeout=30)
             self.log.record("event", event="proxy-end", detail=ended_by)
+            self._derive()
             self.log.close()
-            self.results = write_results(self.folder, self.log.entries, transport=self.transport,
+            self.results = write_results(self.folder, self.deriver, transport=self.transport,
                                          started=self.started, redactor=self.redactor,
                                          given=self.given, interrupted=interrupted)
             return self.results
 
 
-def write_results(folder: Path, entries: list[dict], *, transport: str, started: str,
+def write_results(folder: Path, recorded: "derive.Deriver | list[dict]", *, transport: str, started: str,
                   redactor: Redactor, given: dict | None = None, interrupted: bool = False) -> dict:
-    """``host.json``, the host rows' evidence, ``results.json`` and ``sheet.md``."""
+    """``host.json``, the host rows' evidence, ``results.json`` and ``sheet.md``, from a
+    deriver fed the whole recording (or the list of its wire entries)."""
     from mcp_accept.checks.base import PENDING
     from mcp_accept.running.execute import merge_conditions
-    from mcp_accept.inputs.results import INLINE_LIMIT, _larger_than, build
+    from mcp_accept.inputs.results import build
     from mcp_accept.output.render import write_results
     from mcp_accept.inputs.profile import load_profile
     from mcp_accept.inputs.sheet import load_sheet
 
-    facts = derive.derive(entries, transport)
+    if not isinstance(recorded, derive.Deriver):
+        deriver = derive.Deriver(transport)
+        for entry in recorded:
+            deriver.add(entry)
+        recorded = deriver
+    facts = recorded.facts()
     observed = derive.conditions(facts)
     refused = _credential_like(observed)
     observed.update({"executed_at_utc": started, "evidence_path_or_id": Path(folder).resolve().name})  # as a run: the folder, not where it lay
@@ -150,7 +219,6 @@ def write_results(folder: Path, entries: list[dict], *, transport: str, started:
         "refused_conditions": refused, "facts": facts}, redactor)
 
     rows_facts = derive.host_rows(facts)
-    by_seq = {e["seq"]: e for e in entries}
     sheet = load_sheet()
     rows = []
     for row in sheet.rows:
@@ -161,15 +229,7 @@ def write_results(folder: Path, entries: list[dict], *, transport: str, started:
         found = rows_facts.get(row.id)
         if found is not None:
             evidence = f"rows/{row.id}.json"
-            messages = []
-            for seq in found["seqs"]:
-                item = by_seq.get(seq)
-                if item is None:
-                    continue
-                if "message" in item and _larger_than(item["message"], INLINE_LIMIT):
-                    item = {k: v for k, v in item.items() if k != "message"}
-                    item["message_omitted"] = f"larger than {INLINE_LIMIT} bytes: see wire.jsonl seq {seq}"
-                messages.append(item)
+            messages = [recorded.kept[seq] for seq in found["seqs"] if seq in recorded.kept]
             atomic_write_json(folder / evidence, {
                 "id": row.id, "status": PENDING, "reason": found["reason"], "source": "proxy",
                 "observed": found["observed"], "seqs": found["seqs"], "wire_log": "wire.jsonl",

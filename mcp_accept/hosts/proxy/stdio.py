@@ -9,7 +9,12 @@ exits, or on SIGINT/SIGTERM; in every case the server is stopped and the run fol
 completed.
 
 stdio framing: newline-delimited JSON-RPC, messages contain no raw newline
-(docs/specification/2025-11-25/basic/transports.mdx#stdio).
+(docs/specification/2025-11-25/basic/transports.mdx#stdio). A line is held until its end
+is read (its record is queued before it is written, so its answer can never be recorded
+ahead of it), at most ``--max-bytes``: a longer line, or one that never ends, is read on
+in 64 KiB pieces and dropped, and the host gets a JSON-RPC error for its id instead
+(:mod:`.bounds`), recorded as a ``too-large`` event. Memory stays bounded however long a
+line or a session is.
 """
 
 from __future__ import annotations
@@ -23,15 +28,50 @@ from pathlib import Path
 
 from mcp_accept.errors import ServerError
 from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.hosts.proxy.bounds import CHUNK, JsonHead, describe, error_answer
 from mcp_accept.hosts.proxy.folder import ProxyRecord, new_run_folder
+from mcp_accept.transport.base import DEFAULT_MAX_BYTES
 from mcp_accept.transport.stdio import ServerProcess
+
+
+def write_all(handle, data: bytes) -> None:
+    """Unbuffered pipes may take part of a large write (a signal in the middle): the rest follows."""
+    view = memoryview(data)
+    while view:
+        written = handle.write(view)
+        view = view[written if written is not None else 0:]
+
+
+def read_lines(reader, limit: int):
+    """Each line of ``reader`` with its newline, as ``(line, None)``; a line longer than
+    ``limit`` bytes as ``(None, head)``, read to its end in pieces and never held."""
+    while True:
+        line = reader.readline(limit + 1)
+        if not line:
+            return
+        if line.endswith(b"\n") or len(line) <= limit:
+            yield line, None
+            continue
+        head = JsonHead()
+        head.feed(line)
+        del line
+        while True:
+            piece = reader.readline(CHUNK)
+            head.feed(piece)
+            if not piece or piece.endswith(b"\n"):
+                break
+        head.finish()
+        yield None, head
 
 
 class StdioProxy:
     def __init__(self, command: str, folder: Path, *, host_in=None, host_out=None,
                  given: dict | None = None, redactor: Redactor | None = None,
-                 ended: threading.Event | None = None, why: list | None = None):
+                 ended: threading.Event | None = None, why: list | None = None,
+                 max_bytes: int = DEFAULT_MAX_BYTES):
         self.command = command
+        self.max_bytes = max_bytes
+        self._host_lock = threading.Lock()  # two threads may write to the host: whole lines only
         self.folder = folder
         self.redactor = redactor or Redactor()
         self.host_in = host_in
@@ -47,14 +87,41 @@ class StdioProxy:
             self.ended_by = self._why[0] if self._why else why
         self.ended.set()
 
+    def _to_host(self, data: bytes) -> None:
+        with self._host_lock:
+            write_all(self.host_out, data)
+            self.host_out.flush()
+
+    def _too_large(self, direction: str, head: JsonHead) -> None:
+        """A line over --max-bytes was dropped: say so in the record, and answer the host
+        where it waits for an answer (its request, or the server's answer to it)."""
+        limit = self.max_bytes
+        if direction == "out":
+            answer = head.found_id and head.kind == "request"
+            text = f"the request ({head.size} bytes) is larger than --max-bytes {limit}; it was not forwarded"
+        else:
+            answer = head.found_id and head.kind != "request"
+            text = (f"the server's message ({head.size} bytes) is larger than --max-bytes {limit}; "
+                    "it was not forwarded")
+        who = "host" if direction == "out" else "server"
+        detail = f"the {who} sent a line of {head.size} bytes, over --max-bytes {limit}: not forwarded; "
+        detail += (f"the host was answered with a JSON-RPC error ({describe(head)})" if answer
+                   else f"nothing to answer ({describe(head)})")
+        self.record.event("too-large", detail)
+        if answer:
+            self._to_host(error_answer(head.id, text, size=head.size, limit=limit) + b"\n")
+
     def _host_to_server(self) -> None:
         stdin = self.process.proc.stdin
         try:
-            for line in iter(self.host_in.readline, b""):
+            for line, head in read_lines(self.host_in, self.max_bytes):
+                if line is None:
+                    self._too_large("out", head)
+                    continue
                 # Queued before it is written: its answer can never be recorded ahead of it.
                 self.record.put("out", line)
                 try:
-                    stdin.write(line)
+                    write_all(stdin, line)
                 except (BrokenPipeError, OSError, ValueError):
                     self.record.event("forward-failed", "the server's stdin is closed")
                     break
@@ -64,11 +131,13 @@ class StdioProxy:
 
     def _server_to_host(self, stdout) -> None:
         try:
-            for line in iter(stdout.readline, b""):
-                self.record.put("in", line)
+            for line, head in read_lines(stdout, self.max_bytes):
                 try:
-                    self.host_out.write(line)
-                    self.host_out.flush()
+                    if line is None:
+                        self._too_large("in", head)
+                        continue
+                    self.record.put("in", line)
+                    self._to_host(line)
                 except (BrokenPipeError, OSError, ValueError):
                     self.record.event("forward-failed", "the host's end of stdout is closed")
                     break
@@ -106,7 +175,8 @@ class StdioProxy:
         return 0
 
 
-def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dict | None = None) -> Path:
+def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dict | None = None,
+                    max_bytes: int = DEFAULT_MAX_BYTES) -> Path:
     """The ``proxy --server`` command: this process's stdin/stdout are the host's pipe.
 
     The real standard output is kept for protocol bytes and ``sys.stdout`` pointed at
@@ -120,20 +190,21 @@ def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dic
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return _run(command, out, name, given, ended, why)
+        return _run(command, out, name, given, ended, why, max_bytes)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
-def _run(command: str, out: Path, name: str | None, given: dict | None, ended, why: list) -> Path:
+def _run(command: str, out: Path, name: str | None, given: dict | None, ended, why: list,
+         max_bytes: int) -> Path:
     folder = new_run_folder(out, name)
     host_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     sys.stdout.flush()
     sys.stdout = sys.stderr
     host_in = io.BufferedReader(os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0), 1 << 16)
     proxy = StdioProxy(command, folder, host_in=host_in, host_out=host_out, given=given,
-                       ended=ended, why=why)
+                       ended=ended, why=why, max_bytes=max_bytes)
     try:
         proxy.run()
     finally:
