@@ -280,6 +280,47 @@ def host_test(
     raise typer.Exit(int(outcome.status))
 
 
+@host_app.command("matrix")
+def host_matrix(
+    hosts: Optional[str] = typer.Option(None, "--hosts", help="Comma-separated hosts to run (default: every host mcp-accept has an adapter for; one not installed is a row that says so)."),
+    server: Optional[str] = typer.Option(None, "--server", help="The MCP server's command (default: the built-in fixture in marker mode)."),
+    url: Optional[str] = typer.Option(None, "--url", help="The MCP server's Streamable HTTP endpoint."),
+    profile: Optional[Path] = typer.Option(None, "--profile", help="YAML profile naming the server's tools for each form."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Folder for matrix.json, matrix.md, matrix.html (and .ja versions) and one host-test folder per host (default: a new folder under ./mcp-accept-runs/)."),
+    jobs: int = typer.Option(1, "--jobs", min=1, max=16, help="Hosts to run at once."),
+    transport: str = typer.Option("stdio", "--transport", help="With the built-in fixture: stdio or http."),
+    timeout: float = typer.Option(180.0, "--timeout", min=5.0, max=3600.0, help="Seconds each host may take."),
+    lang: str = typer.Option("en", "--lang", help="Language of the table printed: en or ja (both are written)."),
+    json_: bool = typer.Option(False, "--json", help="Print matrix.json instead of the Markdown table."),
+) -> None:
+    """Run `host test` for every installed host and write one table of what each hands its model."""
+    import time
+
+    from mcp_accept.hosts.harness import HostTestOptions
+    from mcp_accept.hosts.matrix import pick_hosts, run_matrix
+    from mcp_accept.output.host_matrix import render_markdown
+    from mcp_accept.output.render import check_lang
+
+    try:
+        check_lang(lang)
+        if transport not in ("stdio", "http"):
+            raise InputError(f"must be stdio or http (found {transport!r})", field="--transport")
+        chosen = pick_hosts(hosts)
+        if profile:
+            from mcp_accept.inputs.profile import load_profile
+
+            load_profile(profile)
+        folder = out or Path("mcp-accept-runs") / time.strftime("matrix-%Y%m%dT%H%M%SZ", time.gmtime())
+        matrix = run_matrix(HostTestOptions(host=chosen[0], server=server, url=url,
+                                            profile=str(profile) if profile else None, transport=transport,
+                                            timeout=timeout), chosen, folder, jobs)
+    except (InputError, ServerError) as exc:
+        raise fail(exc)
+    typer.echo(json.dumps(matrix, ensure_ascii=False, indent=2) if json_ else render_markdown(matrix, lang))
+    measured = [r for r in matrix["rows"] if not r.get("error")]
+    raise typer.Exit(int(ExitStatus.OK if measured else ExitStatus.SERVER))
+
+
 @app.command()
 def fixture(
     path: bool = typer.Option(False, "--path", help="Print where the fixture file lives."),

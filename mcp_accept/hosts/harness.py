@@ -116,7 +116,7 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
     try:
         prefix = netguard.unshare_argv() if opts.netns else None
         version = host_version(adapter, binary, folder, prefix or [])
-        job = {"options": asdict(opts), "binary": os.path.abspath(binary), "version": version,
+        job = {"options": {**asdict(opts), "cwd": os.getcwd()}, "binary": os.path.abspath(binary), "version": version,
                "guard": netguard.NETNS if prefix else netguard.SETTINGS_ONLY}
         atomic_write_json(folder / "job.json", job)
         started = time.monotonic()
@@ -146,7 +146,11 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
 
 def server_argv(opts: dict, folder: Path) -> list[str]:
     if opts.get("server"):
-        return shlex.split(opts["server"])
+        # The host starts the proxy, and the proxy the server, in the host's own working folder:
+        # a word of the command that names a file where the user ran us is made absolute.
+        here = Path(opts.get("cwd") or os.getcwd())
+        return [str((here / word).resolve()) if not os.path.isabs(word) and (here / word).exists() else word
+                for word in shlex.split(opts["server"])]
     from mcp_accept.running.execute import fixture_path
 
     argv = [sys.executable, str(fixture_path()), "--markers", "--log", str(folder / "fixture-log")]
@@ -385,17 +389,26 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
     if picked is not None:
         read_tool = picked[0].name
     private = [folder / "home", folder / "work"]
+    bodies = {}
+    if proxy_folder is not None and (proxy_folder / "wire.jsonl").is_file():
+        tools = {form: ref.name for form, ref in profile.tools.items()}
+        with open(proxy_folder / "wire.jsonl", encoding="utf-8") as lines:
+            bodies = model_view.server_bodies(lines, tools)
     verdicts = {
-        "H01": model_view.h01(view, heads, tails),
-        "H02": model_view.h02(view, heads, tails, _link_reads(facts, entries), read_tool),
+        "H01": model_view.h01(view, heads, tails, bodies),
+        "H02": model_view.h02(view, heads, tails, _link_reads(facts, entries), read_tool, bodies),
         "H03": model_view.h03(view, heads, tails, private),
     }
     extra = {}
-    for key in ("image", "blob"):
+    for key, payloads in (("image", {"png": "iVBORw0KGgo"}), ("blob", {"pdf": "JVBERi0", "png": "iVBORw0KGgo"})):
         handed = view.steps.get(key)
         if handed is not None and handed.answered:
+            # the bytes themselves (base64 as the server sent them) or only the text about them
             extra[key] = {"handed": model_view.quote(handed),
-                          "reached": model_view.reach(handed.text, heads.get(key, set()), tails.get(key, set()))}
+                          "token": model_view.reach(handed.text, heads.get(key, set()), tails.get(key, set())),
+                          **{f"{kind}_data_handed": mark in handed.text for kind, mark in payloads.items()}}
+        else:
+            extra[key] = {"handed": None}
     client = (facts.get("client_info") or {}).get("value") or {}
     conditions = {
         "host_product": adapter.product,
@@ -411,7 +424,9 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
     server = (facts.get("server_info") or {}).get("value") or {}
     if isinstance(server.get("name"), str):
         conditions["server_name"] = server["name"]
-    conditions = {k: v for k, v in conditions.items() if v}
+    from mcp_accept.running.execute import merge_conditions
+
+    conditions = merge_conditions({k: v for k, v in conditions.items() if v}, {}, None)
     host_facts = {
         "host": adapter.name, "product": adapter.product, "version": job.get("version"),
         "api": view.api, "tool_name_scheme": scheme, "offered_tools": view.offers,

@@ -98,7 +98,8 @@ def read_view(entries: list[dict]) -> ModelView:
 
 
 # Keys of a result block that frame it rather than carry what the model reads.
-FRAME_KEYS = frozenset({"type", "id", "tool_use_id", "call_id", "name", "cache_control", "role", "status"})
+FRAME_KEYS = frozenset({"type", "id", "tool_use_id", "tool_call_id", "call_id", "name", "cache_control",
+                        "role", "status"})
 
 
 def block_text(block: Any) -> str:
@@ -178,7 +179,38 @@ def _missing(handed: Handed | None, what: str) -> str | None:
     return None
 
 
-def h01(view: ModelView, heads: dict, tails: dict) -> RowVerdict:
+def _structured_by_body(handed: Handed, body: "Body") -> dict:
+    """Which of structuredContent and its text twin a server's own bodies show in what was handed."""
+    from mcp_accept.checks.base import same_json
+
+    text = block_text(handed.block)
+    value = body.values[0] if body.values else None
+    twins = body.texts
+    twin_values = []
+    for twin in twins:
+        try:
+            twin_values.append(json.loads(twin))
+        except ValueError:
+            pass
+    twin_verbatim = any(t and t in text for t in twins)
+    as_value = bool(body.values) and any(same_json(v, value) for v in json_values_in(text))
+    same_document = any(same_json(v, value) for v in twin_values)
+    if twin_verbatim and not same_document:
+        seen = ["text twin"] + (["structuredContent"] if as_value else [])
+    elif as_value and not same_document:
+        seen = ["structuredContent"]
+    elif as_value or twin_verbatim:
+        seen = ["structuredContent or its text twin (the same document)"]
+    else:
+        seen = []
+    head = [t for t in twins if len(t) > _NEEDLE_HEAD and t[:_NEEDLE_HEAD] in text]
+    reached = "whole" if seen else ("cut" if head else "absent")
+    return {"reached": reached, "model_saw": seen or ["neither"], "found": "the server's own bodies",
+            "quote": quote(handed)}
+
+
+def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None) -> RowVerdict:
+    bodies = bodies or {}
     forms: dict[str, dict] = {}
     parts, statuses = [], []
     for form in ("text", "structured", "embedded"):
@@ -189,22 +221,33 @@ def h01(view: ModelView, heads: dict, tails: dict) -> RowVerdict:
             parts.append(missing)
             statuses.append(UNOBTAINABLE)
             continue
-        if form == "structured":
-            as_sc = reach(handed.text, heads.get("structured", set()), tails.get("structured", set()))
-            as_twin = reach(handed.text, heads.get("twin", set()), tails.get("twin", set()))
-            seen = [name for name, how in (("structuredContent", as_sc), ("text twin", as_twin)) if how != "absent"]
-            best = "whole" if "whole" in (as_sc, as_twin) else ("cut" if "cut" in (as_sc, as_twin) else "absent")
-            forms[form] = {"reached": best, "structuredContent": as_sc, "text_twin": as_twin,
-                           "model_saw": seen or ["neither"], "quote": quote(handed)}
-            parts.append(f"structured: {best}; the model saw {' and '.join(seen) if seen else 'neither'}"
-                         f" (structuredContent {as_sc}, text twin {as_twin})")
+        if heads.get(form if form != "structured" else "structured"):
+            if form == "structured":
+                as_sc = reach(handed.text, heads.get("structured", set()), tails.get("structured", set()))
+                as_twin = reach(handed.text, heads.get("twin", set()), tails.get("twin", set()))
+                seen = [n for n, how in (("structuredContent", as_sc), ("text twin", as_twin)) if how != "absent"]
+                best = "whole" if "whole" in (as_sc, as_twin) else ("cut" if "cut" in (as_sc, as_twin) else "absent")
+                forms[form] = {"reached": best, "structuredContent": as_sc, "text_twin": as_twin,
+                               "model_saw": seen or ["neither"], "found": "marker tokens", "quote": quote(handed)}
+                parts.append(f"structured: {best}; the model saw {' and '.join(seen) if seen else 'neither'}"
+                             f" (structuredContent {as_sc}, text twin {as_twin})")
+            else:
+                best = reach(handed.text, heads.get(form, set()), tails.get(form, set()))
+                forms[form] = {"reached": best, "found": "marker tokens", "quote": quote(handed)}
+                parts.append(f"{form}: {best}")
+        elif form in bodies:
+            if form == "structured":
+                forms[form] = _structured_by_body(handed, bodies[form])
+                best = forms[form]["reached"]
+                parts.append(f"structured: {best}; the model saw {' and '.join(forms[form]['model_saw'])}"
+                             " (found by the server's own bodies)")
+            else:
+                best, how = find_body(handed, bodies[form])
+                forms[form] = {"reached": best, "found": f"the server's own body, {how}", "quote": quote(handed)}
+                parts.append(f"{form}: {best} (found {how})")
         else:
-            how = reach(handed.text, heads.get(form, set()), tails.get(form, set()))
-            forms[form] = {"reached": how, "quote": quote(handed)}
-            parts.append(f"{form}: {how}")
-            best = how
-        if best == NO_TOKENS or (form == "structured" and NO_TOKENS in (as_sc, as_twin) and best != "whole"):
-            parts[-1] = f"{form}: no marker tokens to look for (run the fixture in marker mode)"
+            forms[form] = {"reached": NO_TOKENS, "quote": quote(handed)}
+            parts.append(f"{form}: nothing to look for (no marker tokens, and the proxy recorded no body)")
             statuses.append(UNOBTAINABLE)
             continue
         statuses.append(PASS if best == "whole" else FAIL)
@@ -212,18 +255,28 @@ def h01(view: ModelView, heads: dict, tails: dict) -> RowVerdict:
     return RowVerdict(status, "; ".join(parts), {"forms": forms})
 
 
-def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_tool: str | None) -> RowVerdict:
+def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_tool: str | None,
+        bodies: dict | None = None) -> RowVerdict:
     handed = view.steps.get("link")
     missing = _missing(handed, "link")
     if missing:
         return RowVerdict(UNOBTAINABLE, missing, {})
     link_heads, link_tails = heads.get("link", set()), tails.get("link", set())
-    if not link_heads:
-        return RowVerdict(UNOBTAINABLE, "no marker tokens for the link's body to look for (run the "
-                          f"fixture in marker mode); handed: {quote(handed)[:200]!r}", {"handed": quote(handed)})
-    inline = reach(handed.text, link_heads, link_tails)
+    body = (bodies or {}).get("link")
     read = view.steps.get("link-read")
-    via_tool = reach(read.text, link_heads, link_tails) if read is not None and read.answered else None
+    if link_heads:
+        inline = reach(handed.text, link_heads, link_tails)
+        via_tool = reach(read.text, link_heads, link_tails) if read is not None and read.answered else None
+    elif body is not None:
+        inline = find_body(handed, body)[0]
+        via_tool = find_body(read, body)[0] if read is not None and read.answered else None
+    elif not link_reads:
+        return RowVerdict(FAIL, "the body never reached the model: nothing read the link (no "
+                          f"resources/read on the MCP wire); read tool offered: {read_tool or 'none'}; "
+                          f"handed: {quote(handed)[:200]!r}", {"handed": quote(handed), "host_reads": []})
+    else:
+        return RowVerdict(UNOBTAINABLE, "nothing to look for: no marker tokens, and no resources/read of "
+                          f"the link was recorded; handed: {quote(handed)[:200]!r}", {"handed": quote(handed)})
     by_itself = [r for r in link_reads if r.get("before_model_asked")]
     observed = {"handed": quote(handed), "body_in_link_result": inline,
                 "host_read_by_itself": bool(by_itself), "host_reads": link_reads,
@@ -259,6 +312,15 @@ def large_handling(handed: Handed, heads: set[str], tails: set[str], size: int, 
     out["handed_characters"] = len(text)
     if how == "cut":
         out["cut_after_position"] = _position(text)
+    elif how == "whole":
+        # head and tail can both survive a cut in the middle (Codex keeps both ends): the
+        # position markers, one every 1024 bytes, show which stretch is gone
+        offsets = sorted({int(m.group(1)) for m in POSITION.finditer(text)})
+        gaps = [(a, b) for a, b in zip(offsets, offsets[1:]) if b - a > 1024]
+        if gaps or len(text) < size * 0.9:
+            out["reached"] = how = "cut in the middle"
+            if gaps:
+                out["missing_between_positions"] = [gaps[0][0], gaps[-1][1]]
     from pathlib import Path
 
     for candidate in PATH.findall(text):
@@ -274,16 +336,17 @@ def large_handling(handed: Handed, heads: set[str], tails: set[str], size: int, 
                 data = None
             # a host may delete its saved results when it exits: then the name is the evidence
             out["saved_file_whole"] = None if data is None else reach(data, heads, tails) == "whole"
+    error = bool(re.search(r"(?i)error|exceed", text))
     if how == "whole":
         out["handling"] = "whole"
     elif "saved_to" in out:
-        error = how != "cut" and re.search(r"(?i)error|exceed|too large", text)
-        out["handling"] = ("replaced by an error, saved to a file" if error else
-                           "saved to a file" + (" with a preview" if how == "cut" else ""))
-    elif how == "cut":
-        out["handling"] = "cut"
+        out["handling"] = {"cut": "saved to a file with a preview",
+                           "cut in the middle": "saved to a file with a head-and-tail preview"}.get(
+            how, "replaced by an error, saved to a file" if error else "saved to a file")
+    elif how in ("cut", "cut in the middle"):
+        out["handling"] = how
     else:
-        out["handling"] = "replaced" + (" by an error" if re.search(r"(?i)error|exceed|too large", text) else "")
+        out["handling"] = "replaced" + (" by an error" if error else "")
     return out
 
 
@@ -317,3 +380,112 @@ def h03(view: ModelView, heads: dict, tails: dict, folders: list) -> RowVerdict:
         where = (f"between {bracket[0]} and {bracket[1]} bytes" if bracket[0] else f"at or below {bracket[1]} bytes")
         return RowVerdict(FAIL, f"the host stops handing a result whole {where} ({steps})", observed)
     return RowVerdict(UNOBTAINABLE, f"no large result came back ({steps})", observed)
+
+
+# --------------------------------------------------------------------------- any server: its own bodies
+
+@dataclass
+class Body:
+    """What the server sent for one form, as the proxy recorded it on the MCP wire."""
+
+    texts: list[str] = field(default_factory=list)  # strings the model should get, verbatim
+    values: list[Any] = field(default_factory=list)  # JSON values, found whatever their serialisation
+    seq: int | None = None
+
+
+_NEEDLE_HEAD = 64  # characters of a body's start that show a cut body reached the model
+
+
+def server_bodies(wire_lines, tools: dict[str, str]) -> dict[str, Body]:
+    """form -> the body the server sent for it, from the proxy's ``wire.jsonl`` lines: text items
+    (text), ``structuredContent`` and its twin (structured), the embedded resource's text or blob
+    (embedded), and what ``resources/read`` of the link returned (link). ``tools``: form -> the
+    server's tool name. The first answer of each wins."""
+    asked: dict[Any, tuple[str, dict]] = {}
+    bodies: dict[str, Body] = {}
+    by_tool = {name: form for form, name in tools.items()}
+    for line in wire_lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            continue
+        if entry.get("dir") == "out" and isinstance(message.get("method"), str) and "id" in message:
+            asked[json.dumps(message["id"])] = (message["method"], message.get("params") or {})
+            continue
+        if entry.get("dir") != "in" or not isinstance(message.get("result"), dict):
+            continue
+        method, params = asked.pop(json.dumps(message.get("id")), (None, {}))
+        result = message["result"]
+        if method == "tools/call" and by_tool.get(params.get("name")) and by_tool[params["name"]] not in bodies:
+            form = by_tool[params["name"]]
+            body = Body(seq=entry.get("seq"))
+            for item in result.get("content") or []:
+                if not isinstance(item, dict):
+                    continue
+                if item.get("type") == "text" and isinstance(item.get("text"), str):
+                    body.texts.append(item["text"])
+                elif item.get("type") == "resource" and isinstance(item.get("resource"), dict):
+                    resource = item["resource"]
+                    body.texts += [resource[k] for k in ("text", "blob") if isinstance(resource.get(k), str)]
+            if form == "structured" and "structuredContent" in result:
+                body.values.append(result["structuredContent"])
+            if form == "link":
+                continue  # the link's own result carries no body: the read below does
+            if form == "embedded":
+                body.texts = [t for item in result.get("content") or [] if isinstance(item, dict)
+                              and item.get("type") == "resource" for t in
+                              [item.get("resource", {}).get("text") or item.get("resource", {}).get("blob")] if t]
+            bodies[form] = body
+        elif method == "resources/read" and "link" not in bodies:
+            body = Body(seq=entry.get("seq"))
+            for content in result.get("contents") or []:
+                if isinstance(content, dict):
+                    body.texts += [content[k] for k in ("text", "blob") if isinstance(content.get(k), str)]
+            if body.texts:
+                bodies["link"] = body
+    for body in bodies.values():
+        for text in body.texts:
+            try:
+                body.values.append(json.loads(text))
+            except ValueError:
+                pass
+    return bodies
+
+
+def json_values_in(text: str, limit: int = 2000) -> list[Any]:
+    """JSON objects and arrays found inside ``text`` (a host may wrap, indent or prefix them)."""
+    decoder = json.JSONDecoder()
+    found, tries = [], 0
+    for index, char in enumerate(text):
+        if char not in "{[":
+            continue
+        tries += 1
+        if tries > limit:
+            break
+        try:
+            value, _ = decoder.raw_decode(text, index)
+        except ValueError:
+            continue
+        found.append(value)
+    return found
+
+
+def find_body(handed: Handed, body: Body) -> tuple[str, str]:
+    """(``whole`` | ``cut`` | ``absent``, how it was found) for a server's body in what was handed."""
+    from mcp_accept.checks.base import same_json
+
+    text = block_text(handed.block)
+    for needle in body.texts:
+        if needle and needle in text:
+            return "whole", "as text"
+    if body.values:
+        for value in json_values_in(text):
+            if any(same_json(value, wanted) for wanted in body.values):
+                return "whole", "as a JSON value"
+    for needle in body.texts:
+        if len(needle) > _NEEDLE_HEAD and needle[:_NEEDLE_HEAD] in text:
+            return "cut", "its start as text"
+    return "absent", "neither as text nor as a JSON value"

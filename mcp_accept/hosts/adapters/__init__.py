@@ -11,7 +11,8 @@ from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.adapters.claude_code import ClaudeCode
 from mcp_accept.hosts.adapters.codex import Codex
 from mcp_accept.hosts.adapters.gemini_cli import GeminiCli
+from mcp_accept.hosts.adapters.qwen_code import QwenCode
 
-ADAPTERS: dict[str, HostAdapter] = {a.name: a for a in (ClaudeCode(), Codex(), GeminiCli())}
+ADAPTERS: dict[str, HostAdapter] = {a.name: a for a in (ClaudeCode(), Codex(), GeminiCli(), QwenCode())}
 
 __all__ = ["ADAPTERS", "HostAdapter"]

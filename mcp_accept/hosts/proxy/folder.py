@@ -182,6 +182,8 @@ class ProxyRecord:
             self._done = True
             self._queue.put(_STOP)
             self._thread.join(timeout=30)
+            self.log.record("event", event="peak-rss", detail=f"{_peak_rss_kib()} KiB: the proxy's own "
+                            "largest resident memory (the server's is not counted)")
             self.log.record("event", event="proxy-end", detail=ended_by)
             self._derive()
             self.log.close()
@@ -255,3 +257,12 @@ def _credential_like(observed: dict) -> dict:
             del observed[key]
             refused[key] = f"looks like {kind}: not recorded"
     return refused
+
+
+def _peak_rss_kib() -> int:
+    """This process's largest resident set so far, in KiB (ru_maxrss is KiB on Linux, bytes on macOS)."""
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak // 1024 if sys.platform == "darwin" else peak

@@ -1,0 +1,92 @@
+"""Qwen Code (npm ``@qwen-code/qwen-code``), headless with a one-shot prompt.
+
+Qwen Code is a fork of Gemini CLI that speaks OpenAI Chat Completions here. Settings and where
+they come from:
+* model endpoint: ``OPENAI_BASE_URL`` (with ``/v1``: the OpenAI SDK adds ``/chat/completions``),
+  ``OPENAI_API_KEY`` (any value, sent as a bearer token), ``OPENAI_MODEL``; ``settings.json``
+  ``security.auth.selectedType = "openai"`` (without it the host asks for ``/auth``) and
+  ``model.name``: https://github.com/QwenLM/qwen-code/blob/main/docs/users/configuration/auth.md
+  ("Option 3: API Key");
+* ``~/.qwen/settings.json`` (the private HOME's) with ``mcpServers.NAME``: ``command``/``args``
+  or ``httpUrl``, ``trust: true`` (no confirmation), ``timeout``:
+  https://github.com/QwenLM/qwen-code/blob/main/docs/users/features/mcp.md; tools reach the
+  model as ``mcp__NAME__TOOL``;
+* MCP tools are *deferred* by default: the request's tool list holds only the ``tool_search`` /
+  ``tool_call`` bridge, never the server's tools. ``alwaysLoadTools: true`` in the server's entry
+  declares them upfront (``MCPServerConfig`` in packages/core/src/config/mcp-server-config.ts,
+  read in packages/core/src/tools/mcp-client.ts; not in the user documentation), and
+  ``tools.visible = ["read_mcp_resource"]`` does the same for the host's resource reader
+  ``read_mcp_resource {server_name, uri}`` ("Visible Deferred Tools",
+  packages/cli/src/config/settingsSchema.ts; documented in docs/users/configuration/settings.md);
+* ``memory.enableManagedAutoMemory`` / ``enableManagedAutoDream = false``: no memory-extraction
+  subagent asks the model again after the answer (same schema and page);
+* headless: ``qwen -m MODEL --approval-mode yolo --output-format stream-json PROMPT``
+  (https://github.com/QwenLM/qwen-code/blob/main/docs/users/features/headless.md; this version's
+  ``--help`` marks ``-p`` deprecated in favour of the positional one-shot prompt);
+  ``QWEN_CODE_SUPPRESS_YOLO_WARNING=1`` (same page); ``QWEN_CODE_NO_RELAUNCH=true`` keeps it one
+  process (packages/cli/src/utils/relaunch.ts);
+* offline: ``privacy.usageStatisticsEnabled = false``: the only call home seen. Without it, with
+  an API key and OpenAI auth, this version looks up ``gb4w8c3ygj-default-sea.rum.aliyuncs.com``
+  (its usage statistics, packages/core/src/telemetry/qwen-logger/qwen-logger.ts), although
+  docs/users/support/tos-privacy.md says nothing more is collected with an API key.
+  ``telemetry.enabled = false`` and ``general.enableAutoUpdate = false`` as well
+  (docs/users/configuration/settings.md); measured: with them the only connection is the
+  stand-in's port, over stdio and over Streamable HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mcp_accept.hosts.adapters.base import DUMMY_KEY, HostAdapter, HostContext, Launch, offered
+from mcp_accept.model.script import ToolOffer
+
+MODEL = "qwen3-coder-plus"
+READ_TOOL = "read_mcp_resource"
+
+
+class QwenCode(HostAdapter):
+    name = "qwen-code"
+    product = "Qwen Code"
+    binary = "qwen"
+    npm_package = "@qwen-code/qwen-code"
+    tested_version = "0.24.4"
+    api = "openai-chat"
+    sources = ("https://github.com/QwenLM/qwen-code/blob/main/docs/users/configuration/auth.md",
+               "https://github.com/QwenLM/qwen-code/blob/main/docs/users/configuration/settings.md",
+               "https://github.com/QwenLM/qwen-code/blob/main/docs/users/features/mcp.md",
+               "https://github.com/QwenLM/qwen-code/blob/main/docs/users/features/headless.md",
+               "https://github.com/QwenLM/qwen-code/blob/main/packages/core/src/config/mcp-server-config.ts")
+    offline = "privacy.usageStatisticsEnabled=false, telemetry.enabled=false, general.enableAutoUpdate=false"
+
+    def prepare(self, ctx: HostContext, binary: str) -> Launch:
+        env = ctx.base_env()
+        env.update({"OPENAI_BASE_URL": ctx.model_url + "/v1", "OPENAI_API_KEY": DUMMY_KEY,
+                    "OPENAI_MODEL": MODEL, "QWEN_CODE_NO_RELAUNCH": "true",
+                    "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"})
+        if ctx.mcp_url:
+            server = {"httpUrl": ctx.mcp_url}
+        else:
+            server = {"command": ctx.mcp_command[0], "args": ctx.mcp_command[1:], "env": {}}
+        server.update({"trust": True, "timeout": 60000, "alwaysLoadTools": True})
+        settings = {
+            "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
+            "model": {"name": MODEL},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False, "logPrompts": False},
+            "general": {"enableAutoUpdate": False},
+            "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
+            "tools": {"visible": [READ_TOOL]},
+            "mcpServers": {ctx.server_name: server},
+        }
+        path = ctx.home / ".qwen" / "settings.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+        argv = [binary, "-m", MODEL, "--approval-mode", "yolo", "--output-format", "stream-json", ctx.prompt]
+        return Launch(argv, env, ctx.work, [path])
+
+    def resource_reader(self, server_name: str):
+        def pick(offers: list[ToolOffer], uri: str):
+            tool = offered(offers, READ_TOOL)
+            return (tool, {"server_name": server_name, "uri": uri}) if tool else None
+        return pick

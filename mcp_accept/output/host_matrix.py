@@ -1,0 +1,85 @@
+"""The cross-host table of ``mcp-accept host matrix``, in Markdown and HTML, English and Japanese:
+one row per host and version, one column per form and fact. Every cell is made inert (server and
+host text never becomes markup)."""
+
+from __future__ import annotations
+
+import html
+
+from mcp_accept.untrusted import markdown_cell, plain_line
+
+COLUMNS = {
+    "en": [("host", "Host"), ("version", "Version"), ("protocol", "Protocol"), ("tool_names", "Tool names"),
+           ("text", "Text"), ("structured_seen", "Structured: model saw"), ("embedded", "Embedded"),
+           ("link", "resource_link"), ("image", "Image"), ("blob", "Blob (PDF)"), ("large", "Large results"),
+           ("rows", "H01 / H02 / H03"), ("offline", "Network")],
+    "ja": [("host", "ホスト"), ("version", "バージョン"), ("protocol", "プロトコル"), ("tool_names", "ツール名"),
+           ("text", "テキスト"), ("structured_seen", "structured: モデルが見たもの"), ("embedded", "埋め込みリソース"),
+           ("link", "resource_link"), ("image", "画像"), ("blob", "blob (PDF)"), ("large", "大きな結果"),
+           ("rows", "H01 / H02 / H03"), ("offline", "ネットワーク")],
+}
+TITLE = {"en": "What each host hands its model", "ja": "各ホストがモデルに渡すもの"}
+NOTE = {"en": "Measured by `mcp-accept host test` with the stand-in model, offline; server: {server}; "
+              "transport: {transport}; measured at {at}.",
+        "ja": "`mcp-accept host test` とスタンドインモデルでオフライン計測。サーバー: {server}、"
+              "トランスポート: {transport}、計測日時: {at}。"}
+MISSING = {"en": "not measured", "ja": "未計測"}
+
+
+def cells(row: dict, lang: str) -> dict[str, str]:
+    if row.get("error"):
+        return {"host": f"{row['product']} ({row['host']})", "version": row["error"]}
+    link = [f"body in result: {row.get('link_handed')}",
+            f"host read it: {'yes' if row.get('link_read_by_host') else 'no'}",
+            f"read tool: {row.get('link_read_tool') or 'none'}"]
+    if row.get("link_read_tool"):
+        link.append(f"body through it: {row.get('link_body_via_tool')}")
+    bracket = row.get("large_bracket")
+    large = ", ".join(row.get("large_handling") or []) or "-"
+    if bracket:
+        large += f" (threshold between {bracket[0]} and {bracket[1]} bytes)" if bracket[0] else \
+            f" (at or below {bracket[1]} bytes)"
+    other = row.get("other_connects") or []
+    return {
+        "host": f"{row['product']} ({row['host']})", "version": row.get("version") or "",
+        "protocol": row.get("protocol") or "", "tool_names": row.get("tool_names") or "",
+        "text": row.get("text") or "", "structured_seen": f"{row.get('structured_seen')} ({row.get('structured')})",
+        "embedded": row.get("embedded") or "", "link": "; ".join(link), "image": row.get("image") or "-",
+        "blob": row.get("blob") or "-", "large": large,
+        "rows": " / ".join(str(row.get(k) or "-") for k in ("H01", "H02", "H03")),
+        "offline": ("loopback only" if not other else "also tried: " + ", ".join(other)) +
+                   (f"; {row.get('seconds')} s" if row.get("seconds") is not None else ""),
+    }
+
+
+def render_markdown(matrix: dict, lang: str = "en") -> str:
+    columns = COLUMNS[lang]
+    lines = [f"# {TITLE[lang]}", "",
+             NOTE[lang].format(server=markdown_cell(matrix.get("server")), transport=matrix.get("transport"),
+                               at=matrix.get("measured_at")), "",
+             "| " + " | ".join(label for _, label in columns) + " |",
+             "| " + " | ".join("---" for _ in columns) + " |"]
+    for row in matrix["rows"]:
+        found = cells(row, lang)
+        lines.append("| " + " | ".join(markdown_cell(found.get(key, MISSING[lang] if row.get("error") else ""))
+                                       for key, _ in columns) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def render_html(matrix: dict, lang: str = "en") -> str:
+    columns = COLUMNS[lang]
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
+    body = []
+    for row in matrix["rows"]:
+        found = cells(row, lang)
+        body.append("<tr>" + "".join(f"<td>{html.escape(plain_line(found.get(key, '')))}</td>"
+                                     for key, _ in columns) + "</tr>")
+    note = NOTE[lang].format(server=matrix.get("server"), transport=matrix.get("transport"),
+                             at=matrix.get("measured_at"))
+    return (f"<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>{html.escape(TITLE[lang])}"
+            "</title><style>body{font-family:sans-serif;max-width:1280px;margin:1em auto}"
+            ".wrap{overflow-x:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px;"
+            "vertical-align:top;font-size:13px}</style></head><body>"
+            f"<h1>{html.escape(TITLE[lang])}</h1><p>{html.escape(plain_line(note))}</p>"
+            f"<div class=\"wrap\"><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+            "</body></html>\n")

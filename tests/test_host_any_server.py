@@ -1,0 +1,55 @@
+"""`host test` on a server that is not the fixture: no marker tokens, so each form is found by
+the server's own bodies (recorded by the proxy on the MCP wire) in what the model was handed,
+as text or as a JSON value whatever the host's serialisation."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from mcp_accept.hosts.model_view import Body, Handed, find_body, json_values_in
+from test_host_test import ROOT, processes_mentioning, rows_of, run_host
+
+
+def handed(block) -> Handed:
+    return Handed(step="x", tool="t", answered=True, block=block, text=json.dumps(block))
+
+
+def test_a_json_body_is_found_as_a_value_whatever_the_serialisation():
+    body = Body(texts=['{"total":2,"hits":["a","b"]}'], values=[{"total": 2, "hits": ["a", "b"]}])
+    shown = handed({"content": 'Result:\n{\n  "hits": ["a", "b"],\n  "total": 2\n}\n(end)'})
+    assert find_body(shown, body) == ("whole", "as a JSON value")
+    assert find_body(handed({"content": '{"total": 2, "hits": ["a"]}'}), body)[0] == "absent"
+    # true is not 1: a host's value must be the same JSON value, not an equal Python one
+    assert find_body(handed({"content": '{"ok": 1}'}), Body(values=[{"ok": True}]))[0] == "absent"
+
+
+def test_prose_is_found_as_text_and_a_cut_by_its_start():
+    prose = "The quarter closed with growth in both regions. " * 4
+    assert find_body(handed([{"type": "text", "text": prose}]), Body(texts=[prose])) == ("whole", "as text")
+    assert find_body(handed([{"type": "text", "text": prose[:100]}]), Body(texts=[prose]))[0] == "cut"
+
+
+def test_json_values_in_is_bounded():
+    assert json_values_in('[1] {"a": 2}') == [[1], {"a": 2}]
+    assert len(json_values_in("{" * 10_000, limit=50)) == 0
+
+
+def test_claude_code_with_a_report_server(tmp_path):
+    server = f"{sys.executable} {ROOT / 'tests' / 'servers' / 'shapes_server.py'}"
+    done, folder = run_host(tmp_path, "claude-code", "--server", server,
+                            "--profile", str(ROOT / "docs" / "examples" / "report.yaml"))
+    assert done.returncode in (0, 1), done.stderr
+    rows, results = rows_of(folder)
+    forms = json.loads((folder / "rows" / "H01.json").read_text())["observed"]["forms"]
+    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
+    assert forms["text"]["found"].startswith("the server's own body")
+    assert forms["structured"]["found"] == "the server's own bodies"
+    assert results["conditions"]["server_name"] != "mcp-accept-fixture"
+    # the link's body is a blob: Claude Code reads it for the model but saves it to a file and
+    # hands over the path, so the body itself never reaches the model
+    h02 = json.loads((folder / "rows" / "H02.json").read_text())["observed"]
+    assert rows["H02"]["status"] == "FAIL" and h02["body_via_read_tool"] == "absent"
+    assert h02["host_reads"] and not h02["host_read_by_itself"]
+    assert rows["H03"]["status"] == "UNOBTAINABLE"
+    assert not processes_mentioning(str(folder))
