@@ -250,7 +250,7 @@ def host_config(
 
 @host_app.command("test")
 def host_test(
-    host: str = typer.Argument(..., metavar="HOST", help="claude-code, codex or gemini-cli."),
+    host: str = typer.Argument(..., metavar="HOST", help="claude-code, codex, gemini-cli, qwen-code, opencode, continue or fast-agent."),
     server: Optional[str] = typer.Option(None, "--server", help="The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),
     url: Optional[str] = typer.Option(None, "--url", help="The MCP server's Streamable HTTP endpoint; the host reaches it through the recording proxy."),
     profile: Optional[Path] = typer.Option(None, "--profile", help="YAML profile naming the server's tools for each form (default: the fixture's)."),

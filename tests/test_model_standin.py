@@ -190,3 +190,34 @@ def test_a_turn_whose_last_call_has_no_result_ends_the_script():
 
     turn.calls = [Exchange("call_mcpaccept_00", "search_text", {}, answered=False)]
     assert script().next_action(turn).text == "done"
+
+
+def test_a_host_that_compacts_its_conversation_is_not_called_round_in_circles(tmp_path):
+    # Continue CLI, past its context limit, drops the latest exchanges and asks for a summary,
+    # tools still offered: calling the dropped steps again would repeat the overflow for ever.
+    steps = [Step("text", "search_text", {"q": "MCP"}), Step("link", "search_link", {"q": "MCP"}),
+             Step("large", "search_large", {"bytes": 1048576})]
+    tools = [{"name": name, "input_schema": {"type": "object"}} for name in ("search_text", "search_link", "search_large")]
+
+    def conversation(answered: int, tail: str | None = None) -> dict:
+        messages = [{"role": "user", "content": "go"}]
+        for index in range(answered):
+            call_id = f"call_mcpaccept_{index:02d}"
+            messages += [{"role": "assistant", "content": [{"type": "tool_use", "id": call_id,
+                                                             "name": steps[index].tool, "input": {}}]},
+                         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": "x"}]}]
+        if tail:
+            messages[-1]["content"].append({"type": "text", "text": tail})
+        return {"model": "claude-x", "max_tokens": 100, "messages": messages, "tools": tools}
+
+    with StandIn(Script(steps), tmp_path / "model.jsonl") as model:
+        def ask(body: dict) -> dict:
+            block = httpx.post(model.url + "/v1/messages", json=body).json()["content"][0]
+            return block.get("name") or block.get("text")
+
+        assert [ask(conversation(n)) for n in range(3)] == ["search_text", "search_link", "search_large"]
+        assert ask(conversation(2)) == "search_large"  # the same request again: the same call, once
+        assert ask(conversation(1, tail="Please provide a concise summary")) == "done"  # calls were dropped
+        assert ask(conversation(0)) == "done"  # the conversation after its summary
+        assert ask(conversation(2)) == "done"  # a step is called at most twice
+        assert ask(conversation(3)) == "done"

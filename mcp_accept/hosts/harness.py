@@ -106,8 +106,10 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
     binary = adapter.find(opts.host_bin)
     if binary is None:
         where = f"at {opts.host_bin}" if opts.host_bin else f"on PATH ({adapter.binary})"
-        raise HostMissing(f"{adapter.product} is not installed {where}: install it with "
-                          f"`npm install -g {adapter.npm_package}` or give --host-bin PATH")
+        how = (f"pip install {adapter.pypi_package}=={adapter.tested_version}" if adapter.pypi_package
+               else f"npm install -g {adapter.npm_package}@{adapter.tested_version}")
+        raise HostMissing(f"{adapter.product} is not installed {where}: install it with `{how}` "
+                          "or give --host-bin PATH")
     folder = Path(opts.out) if opts.out else default_folder(adapter.name)
     from mcp_accept.running.execute import claim_folder, prepare_folder
 
@@ -181,9 +183,11 @@ def build_script(adapter: HostAdapter, profile, large: bool) -> Script:
             steps.append(Step(form, ref.name, dict(ref.arguments)))
             if form == "link":
                 steps.append(Step("link-read", host_tool=link_reader(adapter, ref.name)))
+    # image and blob before the large results: a host that gives up past its context limit
+    # (or compacts its conversation) has then shown them already
+    steps += [Step("image", "search_image", {}), Step("blob", "search_blob", {})]
     if large:
         steps += [Step(f"large-{size}", "search_large", {"bytes": size}) for size in LARGE_SIZES]
-    steps += [Step("image", "search_image", {}), Step("blob", "search_blob", {})]
     return Script(steps)
 
 

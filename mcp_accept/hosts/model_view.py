@@ -361,11 +361,13 @@ def h03(view: ModelView, heads: dict, tails: dict, folders: list) -> RowVerdict:
     results = []
     for size, handed in sizes:
         if not handed.answered:
-            results.append({"bytes": size, "handling": "no result handed back"})
+            results.append({"bytes": size, "handling": "never handed to the model"})
             continue
         results.append(large_handling(handed, heads.get("large", set()), tails.get("large", set()), size, folders))
     whole = [r["bytes"] for r in results if r.get("handling") == "whole"]
-    not_whole = [r["bytes"] for r in results if r.get("handling") not in ("whole", "no result handed back")]
+    # a result the host never handed back did not reach its model either (Continue CLI drops
+    # one past its context limit and carries on from a summary)
+    not_whole = [r["bytes"] for r in results if r.get("handling") != "whole"]
     bracket = None
     if not_whole:
         below = [b for b in whole if b < min(not_whole)]

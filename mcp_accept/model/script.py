@@ -5,7 +5,9 @@ call the model made so far with the result the host handed back. The script is a
 steps; the next step is the first one not yet called, found under the host's own name for its
 tool (hosts prefix MCP tool names each their own way: the name is looked up in the request's
 tool list, never guessed). When every step has a result the model says a short final text.
-Nothing here is random: the same requests get the same answers.
+Nothing here is random: the same requests get the same answers, except that a step is
+called at most twice, and never again once a later step was called (a host that compacted
+its conversation, dropping calls, gets the final text instead of the same calls again).
 """
 
 from __future__ import annotations
@@ -117,6 +119,9 @@ _OUR_ID = re.compile(r"call_mcpaccept_(\d+)")
 class Script:
     steps: list[Step]
     final_text: str = FINAL_TEXT
+    # how often each step (by position) was called: a host that compacts its conversation
+    # sends back fewer calls than were made, and calling those again would go round in circles
+    issued: list[int] = field(default_factory=list, init=False, repr=False)
 
     def plan(self, turn: Turn) -> list[tuple[Step, ToolOffer, dict]]:
         planned = []
@@ -137,8 +142,14 @@ class Script:
         if turn.calls and not turn.calls[-1].answered:
             # the host has not handed back the last call's result: say so rather than call again
             return Say(self.final_text)
+        if done < len(self.issued) - 1 or (done < len(self.issued) and self.issued[done] >= 2):
+            # calls already made were dropped from the conversation: only the latest step is
+            # called once more (a host that retries the same request), else the final text
+            return Say(self.final_text)
         if done < len(planned):
             step, offer, arguments = planned[done]
+            self.issued += [0] * (done + 1 - len(self.issued))
+            self.issued[done] += 1
             return CallTool(call_id(done), offer, arguments, step.key)
         return Say(self.final_text)
 

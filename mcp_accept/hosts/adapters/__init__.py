@@ -10,9 +10,12 @@ from __future__ import annotations
 from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.adapters.claude_code import ClaudeCode
 from mcp_accept.hosts.adapters.codex import Codex
+from mcp_accept.hosts.adapters.continue_cli import ContinueCli
+from mcp_accept.hosts.adapters.fast_agent import FastAgent
 from mcp_accept.hosts.adapters.gemini_cli import GeminiCli
 from mcp_accept.hosts.adapters.qwen_code import QwenCode
 
-ADAPTERS: dict[str, HostAdapter] = {a.name: a for a in (ClaudeCode(), Codex(), GeminiCli(), QwenCode())}
+ADAPTERS: dict[str, HostAdapter] = {a.name: a for a in (ClaudeCode(), Codex(), ContinueCli(), FastAgent(), GeminiCli(),
+                                                        QwenCode())}
 
 __all__ = ["ADAPTERS", "HostAdapter"]

@@ -63,6 +63,7 @@ class HostAdapter:
     product: str = ""
     binary: str = ""
     npm_package: str = ""
+    pypi_package: str = ""  # a host installed from PyPI instead
     tested_version: str = ""  # the version the adapter was written and tested against
     api: str = ""
     # Where each setting comes from (the host's own documentation or source).
