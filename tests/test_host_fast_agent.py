@@ -127,9 +127,12 @@ def test_fast_agent_fills_the_host_rows_offline(tmp_path):
     # the image stays in its tool_result as an image block; the blob result's PDF and PNG are
     # taken out of it and follow the tool results as a document block and an image block
     assert facts["extra_forms"]["image"]["png_data_handed"] is True
-    assert [b["type"] for b in results_by_id["call_mcpaccept_10"]["content"]] == ["image", "text"]
-    assert results_by_id["call_mcpaccept_11"]["content"] == [{"type": "text", "text": NO_CONTENT}]
-    after = [b for b in last[-1]["content"] if b.get("type") != "tool_result"]
+    assert [b["type"] for b in results_by_id[call_id_of(folder, "image")]["content"]] == ["image", "text"]
+    assert results_by_id[call_id_of(folder, "blob")]["content"] == [{"type": "text", "text": NO_CONTENT}]
+    blob_id = call_id_of(folder, "blob")
+    [carrier] = [m for m in last if isinstance(m["content"], list) and any(
+        b.get("tool_use_id") == blob_id for b in m["content"])]
+    after = [b for b in carrier["content"] if b.get("type") != "tool_result"]
     assert [(b["type"], b["source"]["media_type"]) for b in after] == [("document", "application/pdf"),
                                                                         ("image", "image/png")]
     assert after[0]["source"]["data"].startswith("JVBERi0") and after[1]["source"]["data"].startswith("iVBORw0KGgo")
@@ -187,3 +190,12 @@ def test_prepare_writes_only_under_the_run_folder_and_keeps_the_user_out(tmp_pat
                        mcp_url="http://127.0.0.1:7/mcp")
     config = json.loads(ADAPTERS["fast-agent"].prepare(http, "/bin/true").files[0].read_text())
     assert config["mcp"]["servers"]["mcpaccept"] == {"transport": "http", "url": "http://127.0.0.1:7/mcp"}
+
+
+def call_id_of(folder, step: str) -> str:
+    """The id the stand-in gave the call of one script step (its position depends on the script)."""
+    for line in (folder / "model.jsonl").read_text().splitlines():
+        action = (json.loads(line).get("http") or {}).get("action") or {}
+        if action.get("step") == step:
+            return action["call_id"]
+    raise AssertionError(f"no call of step {step}")

@@ -48,7 +48,7 @@ def test_matrix_of_every_installed_host(tmp_path):
         assert row["tool_names"] and "{tool}" in row["tool_names"]
         assert row["H01"] == "PASS" and row["H02"] in ("PASS", "FAIL") and row["H03"] in ("PASS", "FAIL")
     table = (out / "matrix.md").read_text()
-    assert table.count("\n| ") == len(hosts) + 1  # a header and one line per host
+    assert table.count("\n| ") == len(hosts) + 2  # a header, its rule and one line per host
     assert "モデル" in (out / "matrix.ja.md").read_text()
     page = html.parser.HTMLParser()
     page.feed((out / "matrix.html").read_text())

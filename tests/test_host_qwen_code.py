@@ -109,9 +109,9 @@ def test_qwen_code_fills_the_host_rows_offline(tmp_path):
     assert biggest["reached"] != "whole" and biggest["handed_characters"] < 3000, biggest
     assert biggest["saved_to"].startswith("home/.qwen/") and biggest["saved_file_whole"] is True
     handed = {m.get("tool_call_id"): json.dumps(m.get("content")) for m in requests[-1]["message"]["messages"]}
-    assert "[CONTENT TRUNCATED]" in handed["call_mcpaccept_10"]
+    assert "[CONTENT TRUNCATED]" in handed[call_id_of(folder, "large-1048576")]
     # the image's bytes never reach the model, only a line naming its type
-    assert "[image: image/png]" in handed["call_mcpaccept_11"]
+    assert "[image: image/png]" in handed[call_id_of(folder, "image")]
     assert not any("iVBORw0KGgo" in json.dumps(r["message"]) for r in requests)
     assert (folder / facts["proxy_folder"] / "wire.jsonl").is_file()
     assert not processes_mentioning(str(folder)), "a process of the run outlived it"
@@ -149,3 +149,12 @@ def test_prepare_writes_only_under_the_run_folder_and_keeps_the_user_out(tmp_pat
     assert launch.env["OPENAI_BASE_URL"] == "http://127.0.0.1:5/v1"
     assert launch.env["OPENAI_API_KEY"] != "sk-user-key-never-handed-over"
     assert launch.env["HOME"] == str(ctx.home) and launch.cwd == ctx.work
+
+
+def call_id_of(folder, step: str) -> str:
+    """The id the stand-in gave the call of one script step (its position depends on the script)."""
+    for line in (folder / "model.jsonl").read_text().splitlines():
+        action = (json.loads(line).get("http") or {}).get("action") or {}
+        if action.get("step") == step:
+            return action["call_id"]
+    raise AssertionError(f"no call of step {step}")

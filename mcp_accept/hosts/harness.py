@@ -345,6 +345,39 @@ def run_inside(job: dict, folder: Path) -> None:
 
 # --------------------------------------------------------------------------- the rows
 
+def media_needles(wire_path: Path) -> dict[str, dict[str, str]]:
+    """A stretch of each base64 body the fixture's image and blob tools sent, from the proxy's
+    record: past the header every PNG or PDF shares, so it names this body only."""
+    found: dict[str, dict[str, str]] = {}
+    asked: dict[str, str] = {}
+    try:
+        handle = open(wire_path, encoding="utf-8")
+    except OSError:
+        return found
+    with handle:
+        for line in handle:
+            if "search_image" not in line and "search_blob" not in line and '"result"' not in line:
+                continue
+            try:
+                message = json.loads(line).get("message") or {}
+            except ValueError:
+                continue
+            if message.get("method") == "tools/call":
+                asked[json.dumps(message.get("id"))] = (message.get("params") or {}).get("name")
+                continue
+            tool = asked.get(json.dumps(message.get("id")))
+            result = message.get("result") if isinstance(message.get("result"), dict) else None
+            if tool not in ("search_image", "search_blob") or result is None:
+                continue
+            key = "image" if tool == "search_image" else "blob"
+            for item in result.get("content") or []:
+                data = item.get("data") if item.get("type") == "image" else (item.get("resource") or {}).get("blob")
+                if isinstance(data, str) and len(data) > 120:
+                    kind = "pdf" if data.startswith("JVBER") else "png"
+                    found.setdefault(key, {}).setdefault(kind, data[60:120])
+    return found
+
+
 def _proxy_facts(folder: Path) -> tuple[dict, Path | None]:
     runs = sorted((folder / "proxy").glob("*/host.json"))
     if not runs:
@@ -404,13 +437,18 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
         "H03": model_view.h03(view, heads, tails, private),
     }
     extra = {}
-    for key, payloads in (("image", {"png": "iVBORw0KGgo"}), ("blob", {"pdf": "JVBERi0", "png": "iVBORw0KGgo"})):
+    media = media_needles(proxy_folder / "wire.jsonl") if proxy_folder is not None else {}
+    for key in ("image", "blob"):
         handed = view.steps.get(key)
         if handed is not None and handed.answered:
-            # the bytes themselves (base64 as the server sent them) or only the text about them
+            # the bytes themselves (a stretch of the base64 the server sent, unique to this body)
+            # or only the text about them
             extra[key] = {"handed": model_view.quote(handed),
-                          "token": model_view.reach(handed.text, heads.get(key, set()), tails.get(key, set())),
-                          **{f"{kind}_data_handed": mark in handed.text for kind, mark in payloads.items()}}
+                          "token": model_view.reach(handed.text, heads.get(key, set()), tails.get(key, set()))}
+            for kind, needle in media.get(key, {}).items():
+                extra[key][f"{kind}_data_handed"] = needle in handed.text
+                # some hosts attach a result's media in a message of their own after it
+                extra[key][f"{kind}_data_in_request"] = needle in view.last_request
         else:
             extra[key] = {"handed": None}
     client = (facts.get("client_info") or {}).get("value") or {}

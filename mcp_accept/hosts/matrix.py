@@ -85,6 +85,8 @@ def _extra(found: dict | None, kind: str) -> str | None:
         return None
     if found.get(f"{kind}_data_handed"):
         return "bytes handed"
+    if found.get(f"{kind}_data_in_request"):
+        return "bytes attached beside the result"
     return "text only" if found.get("token") == "whole" else "not handed"
 
 

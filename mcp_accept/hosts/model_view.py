@@ -27,6 +27,7 @@ from mcp_accept.model.script import Exchange, Turn
 PASS, FAIL, UNOBTAINABLE = "PASS", "FAIL", "UNOBTAINABLE"
 QUOTE_LIMIT = 2000  # characters of a result block quoted in a reason's evidence
 POSITION = re.compile(r"\[@(\d+)\]")
+URI_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S")
 PATH = re.compile(r"(/[\w.@%+=:,~-]+(?:/[\w.@%+=:,~-]+)+)")
 
 _DIALECTS = {"anthropic": anthropic, "openai": openai, "gemini": gemini}
@@ -53,6 +54,7 @@ class ModelView:
     offers: list[str] = field(default_factory=list)
     steps: dict[str, Handed] = field(default_factory=dict)
     final_text_seen: bool = False
+    last_request: str = ""  # the last main request as text: media a host attaches beside a result
 
 
 def read_view(entries: list[dict]) -> ModelView:
@@ -85,6 +87,7 @@ def read_view(entries: list[dict]) -> ModelView:
         turn = dialect.parse(http.get("path") or "", entry["message"])
         if turn.side is None and (last_turn is None or len(turn.calls) >= len(last_turn.calls)):
             last_turn, last_seq = turn, entry["seq"]
+            view.last_request = json.dumps(entry["message"], ensure_ascii=False)
     calls: list[Exchange] = last_turn.calls if last_turn else []
     for index, action in enumerate(actions):
         handed = Handed(step=action.get("step"), tool=action.get("call"), arguments=action.get("arguments"))
@@ -293,6 +296,9 @@ def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_
              + (f"; body through it: {via_tool}" if via_tool else ""))
     if route:
         return RowVerdict(PASS, f"the body reached the model ({'; '.join(route)}); {facts}", observed)
+    if read_tool and read is None and not URI_IN_TEXT.search(block_text(handed.block)):
+        return RowVerdict(FAIL, f"the body never reached the model: the host handed it no URI to read "
+                          f"with {read_tool}; {facts}", observed)
     if read_tool and (read is None or not read.answered):
         return RowVerdict(UNOBTAINABLE, f"the model's read through {read_tool} got no result; {facts}", observed)
     return RowVerdict(FAIL, f"the body never reached the model; {facts}", observed)

@@ -13,9 +13,10 @@ from mcp_accept.hosts.adapters.codex import Codex
 from mcp_accept.hosts.adapters.continue_cli import ContinueCli
 from mcp_accept.hosts.adapters.fast_agent import FastAgent
 from mcp_accept.hosts.adapters.gemini_cli import GeminiCli
+from mcp_accept.hosts.adapters.opencode import Opencode
 from mcp_accept.hosts.adapters.qwen_code import QwenCode
 
-ADAPTERS: dict[str, HostAdapter] = {a.name: a for a in (ClaudeCode(), Codex(), ContinueCli(), FastAgent(), GeminiCli(),
+ADAPTERS: dict[str, HostAdapter] = {a.name: a for a in (ClaudeCode(), Codex(), ContinueCli(), FastAgent(), GeminiCli(), Opencode(),
                                                         QwenCode())}
 
 __all__ = ["ADAPTERS", "HostAdapter"]

@@ -260,7 +260,16 @@ def _credential_like(observed: dict) -> dict:
 
 
 def _peak_rss_kib() -> int:
-    """This process's largest resident set so far, in KiB (ru_maxrss is KiB on Linux, bytes on macOS)."""
+    """This process's largest resident set so far, in KiB. Linux's VmHWM belongs to the process's
+    own memory map; ``ru_maxrss`` is kept across ``execve`` and so would count whatever process
+    forked this one (a large test runner, a host), and is the fallback elsewhere only."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
     import resource
     import sys
 

@@ -1,0 +1,127 @@
+"""opencode (npm ``opencode-ai``), headless with ``opencode run``.
+
+Settings and where they come from:
+* the global config file ``$XDG_CONFIG_HOME/opencode/opencode.json`` (https://opencode.ai/docs/config/,
+  "Locations"): a custom provider ``provider.NAME`` with ``npm: "@ai-sdk/openai-compatible"``
+  (bundled in the binary: nothing is installed for it), ``options.baseURL`` (the stand-in's
+  ``/v1``) and ``options.apiKey`` (``{env:VAR}``, any value), its one model under ``models``, and
+  ``model`` / ``small_model`` naming it (``small_model`` answers the session-title side call):
+  https://opencode.ai/docs/providers/ ("Custom provider"). The model declares image and PDF input,
+  so the host hands on a result's images and PDFs instead of refusing them for the model.
+  The model API is OpenAI Chat Completions (``POST /v1/chat/completions``, streamed);
+* ``mcp.NAME`` with ``{"type": "local", "command": [...]}`` or ``{"type": "remote", "url",
+  "oauth": false}`` and ``timeout`` in ms: https://opencode.ai/docs/mcp-servers/; tools reach the
+  model as ``NAME_TOOL``; the built-in ``read_mcp_resource {server, uri}`` (with
+  ``list_mcp_resources``) reads a resource for the model;
+* ``permission``: ``"*": "deny"`` then ``allow`` for the server's tools (``NAME_*``) and ``read``
+  (the permission ``read_mcp_resource`` asks for): https://opencode.ai/docs/permissions/; denied
+  tools are not offered at all, so no built-in tool (bash, edit, webfetch) can run;
+* headless: ``opencode run --format json --print-logs MESSAGE``: https://opencode.ai/docs/cli/
+  ("run");
+* offline, each measured in a loopback-only namespace with a logging DNS stub:
+  - at start the host installs ``@opencode-ai/plugin`` into every config folder with npm
+    (a DNS query for registry.npmjs.org) unless the folder already has ``node_modules/`` and a
+    ``package-lock.json`` naming every dependency of its ``package.json``: the adapter writes
+    those three (the plugin package is only needed for plugins written in TypeScript, and there
+    are none);
+  - the model catalog is fetched from models.opencode.ai (``$OPENCODE_MODELS_URL/api.json``)
+    at start and hourly unless ``OPENCODE_DISABLE_MODELS_FETCH=1``; the catalog built into the
+    binary is used instead;
+  - ``OPENCODE_DISABLE_PROJECT_CONFIG=1`` keeps an ``opencode.json``, ``.opencode/`` or
+    ``AGENTS.md`` above the run folder (the user's project) out of the run, and out of that
+    npm install; ``autoupdate: false`` with ``OPENCODE_DISABLE_AUTOUPDATE=1``, ``share:
+    "disabled"``, ``OPENCODE_DISABLE_LSP_DOWNLOAD=1`` (https://opencode.ai/docs/cli/,
+    "Environment variables"; https://opencode.ai/docs/config/) keep the update check, session
+    sharing and language-server downloads off; with them the only connection is the stand-in's
+    port.
+* kept in the run folder: opencode takes the nearest ``.git`` above its working folder as the
+  project (``git rev-parse`` there) and writes the project's id into that repository
+  (``.git/opencode``; measured with a run folder inside a repository). A ``.git`` file in the
+  working folder naming no repository ends that search at once, so the run is opencode's
+  "global" project whatever the run folder sits in.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mcp_accept.hosts.adapters.base import (
+    DUMMY_KEY,
+    HostAdapter,
+    HostContext,
+    Launch,
+    offered,
+)
+from mcp_accept.model.script import ToolOffer
+
+PROVIDER = "mcpaccept"
+MODEL = "stand-in"
+KEY_VAR = "MCP_ACCEPT_STAND_IN_KEY"
+# The dependency opencode installs into each config folder at start (see the docstring).
+PLUGIN_PACKAGE = "@opencode-ai/plugin"
+OFFLINE_ENV = {"OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
+               "OPENCODE_DISABLE_PROJECT_CONFIG": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1"}
+
+
+class Opencode(HostAdapter):
+    name = "opencode"
+    product = "opencode"
+    binary = "opencode"
+    npm_package = "opencode-ai"
+    tested_version = "1.18.33"
+    api = "openai-chat"
+    sources = ("https://opencode.ai/docs/config/",
+               "https://opencode.ai/docs/providers/",
+               "https://opencode.ai/docs/mcp-servers/",
+               "https://opencode.ai/docs/permissions/",
+               "https://opencode.ai/docs/cli/")
+    offline = ("OPENCODE_DISABLE_MODELS_FETCH=1, OPENCODE_DISABLE_AUTOUPDATE=1, OPENCODE_DISABLE_PROJECT_CONFIG=1, "
+               "OPENCODE_DISABLE_LSP_DOWNLOAD=1, autoupdate=false, share=disabled, config folder pre-seeded "
+               f"(node_modules/, package.json, package-lock.json naming {PLUGIN_PACKAGE}: no npm install)")
+
+    def prepare(self, ctx: HostContext, binary: str) -> Launch:
+        env = ctx.base_env()
+        env.update({KEY_VAR: DUMMY_KEY, **OFFLINE_ENV})
+        name = ctx.server_name
+        if ctx.mcp_url:
+            server = {"type": "remote", "url": ctx.mcp_url, "oauth": False, "enabled": True, "timeout": 60000}
+        else:
+            server = {"type": "local", "command": list(ctx.mcp_command), "enabled": True, "timeout": 60000}
+        config = {
+            "$schema": "https://opencode.ai/config.json",
+            "model": f"{PROVIDER}/{MODEL}",
+            "small_model": f"{PROVIDER}/{MODEL}",
+            "autoupdate": False,
+            "share": "disabled",
+            "provider": {PROVIDER: {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "mcp-accept stand-in",
+                "options": {"baseURL": ctx.model_url + "/v1", "apiKey": "{env:" + KEY_VAR + "}"},
+                "models": {MODEL: {"name": "mcp-accept stand-in", "tool_call": True, "attachment": True,
+                                   "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]},
+                                   "limit": {"context": 200000, "output": 8192}}},
+            }},
+            "mcp": {name: server},
+            # the last matching rule wins: everything denied, then what the script calls allowed
+            "permission": {"*": "deny", f"{name}_*": "allow", "read": "allow"},
+        }
+        folder = ctx.home / ".config" / "opencode"
+        (folder / "node_modules").mkdir(parents=True, exist_ok=True)
+        path = folder / "opencode.json"
+        path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+        dependencies = {PLUGIN_PACKAGE: self.tested_version}
+        manifest, lock = folder / "package.json", folder / "package-lock.json"
+        manifest.write_text(json.dumps({"dependencies": dependencies}), encoding="utf-8")
+        lock.write_text(json.dumps({"lockfileVersion": 3, "packages": {"": {"dependencies": dependencies}}}),
+                        encoding="utf-8")
+        # the nearest .git above the working folder would be taken as the project and written to
+        fence = ctx.work / ".git"
+        fence.write_text(f"gitdir: {ctx.folder / 'no-repository'}\n", encoding="utf-8")
+        argv = [binary, "run", "--format", "json", "--print-logs", ctx.prompt]
+        return Launch(argv, env, ctx.work, [path, manifest, lock, fence])
+
+    def resource_reader(self, server_name: str):
+        def pick(offers: list[ToolOffer], uri: str):
+            tool = offered(offers, "read_mcp_resource")
+            return (tool, {"server": server_name, "uri": uri}) if tool else None
+        return pick
