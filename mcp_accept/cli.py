@@ -424,7 +424,7 @@ def report(
     run_dirs: List[Path] = typer.Argument(..., metavar="RUN_DIR", help="Run folders (or their results.json files), or fleet folders of run --targets: give every shard's to merge them."),
     out: Optional[Path] = typer.Option(None, "--out", help="File to write (default: standard output)."),
     lang: str = typer.Option("en", "--lang", help="Language of the labels: en or ja."),
-    format_: str = typer.Option("markdown", "--format", help="markdown, junit, json, html (one self-contained page), sarif (SARIF 2.1.0) or github (workflow-command annotations)."),
+    format_: str = typer.Option("markdown", "--format", help="markdown, junit, json, html (one self-contained page), sarif (SARIF 2.1.0), github (workflow-command annotations), or hosts / hosts-html (the per-host table of `host test` folders: what each host handed its model)."),
     template: Optional[Path] = typer.Option(None, "--template", help="A Jinja template of your own for the markdown report."),
     json_: bool = typer.Option(False, "--json", help="The same as --format json: one JSON document (every run's results and the summary by host)."),
 ) -> None:

@@ -8,7 +8,7 @@ import json
 import sys
 
 from mcp_accept.hosts.model_view import Body, Handed, find_body, json_values_in
-from test_host_test import ROOT, processes_mentioning, rows_of, run_host
+from hostkit import ROOT, observed, processes_mentioning, rows_of, run_host
 
 
 def handed(block) -> Handed:
@@ -37,18 +37,17 @@ def test_json_values_in_is_bounded():
 
 def test_claude_code_with_a_report_server(tmp_path):
     server = f"{sys.executable} {ROOT / 'tests' / 'servers' / 'shapes_server.py'}"
-    done, folder = run_host(tmp_path, "claude-code", "--server", server,
-                            "--profile", str(ROOT / "docs" / "examples" / "report.yaml"))
-    assert done.returncode in (0, 1), done.stderr
+    folder = run_host(tmp_path, "claude-code", "--server", server,
+                      "--profile", str(ROOT / "docs" / "examples" / "report.yaml"))
     rows, results = rows_of(folder)
-    forms = json.loads((folder / "rows" / "H01.json").read_text())["observed"]["forms"]
+    forms = observed(folder, "H01")["forms"]
     assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
     assert forms["text"]["found"].startswith("the server's own body")
     assert forms["structured"]["found"] == "the server's own bodies"
     assert results["conditions"]["server_name"] != "mcp-accept-fixture"
     # the link's body is a blob: Claude Code reads it for the model but saves it to a file and
     # hands over the path, so the body itself never reaches the model
-    h02 = json.loads((folder / "rows" / "H02.json").read_text())["observed"]
+    h02 = observed(folder, "H02")
     assert rows["H02"]["status"] == "FAIL" and h02["body_via_read_tool"] == "absent"
     assert h02["host_reads"] and not h02["host_read_by_itself"]
     assert rows["H03"]["status"] == "UNOBTAINABLE"

@@ -12,15 +12,13 @@ outlives it. fast-agent not installed: the tests skip and say how to install it.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from test_host_test import ROOT, processes_mentioning, rows_of
+from hostkit import (ROOT, assert_forms_whole, assert_offline, assert_pinned_run, call_id_of, facts_of, host_bin,
+                     model_log, model_requests, observed, prepare_stdio, processes_mentioning, rows_of, run_host,
+                     run_over_http, tool_calls, wire)
 
 from mcp_accept.hosts.adapters import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostContext
@@ -37,42 +35,8 @@ NO_CONTENT = "[No content in tool result]"
 
 
 def fast_agent_bin() -> str:
-    local = VENV_BIN / "fast-agent"
-    found = str(local) if local.exists() else shutil.which("fast-agent")
-    if not found:
-        pytest.skip(f"fast-agent is not installed: {INSTALL}")
-    return found
-
-
-def run_fast_agent(tmp_path: Path, *args: str, timeout: float = 240) -> tuple[subprocess.CompletedProcess, Path]:
-    out = tmp_path / "run"
-    decoy = tmp_path / "decoy-home"
-    decoy.mkdir()
-    env = dict(os.environ, HOME=str(decoy), XDG_CONFIG_HOME=str(decoy / ".config"))
-    done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "test", "fast-agent", "--host-bin",
-                           fast_agent_bin(), "--out", str(out), *args],
-                          check=False, capture_output=True, text=True, timeout=timeout, env=env)
-    # only mcp-accept's own template cache may appear in the user's HOME
-    written = sorted(str(p.relative_to(decoy)) for p in decoy.rglob("*"))
-    assert all(w == ".cache" or w.startswith(".cache/mcp-accept") for w in written), written
-    return done, out
-
-
-def model_requests(folder: Path) -> list[dict]:
-    lines = [json.loads(line) for line in (folder / "model.jsonl").read_text().splitlines()]
-    return [e for e in lines if e["dir"] == "in"]
-
-
-def wire(folder: Path, facts: dict) -> list[dict]:
-    text = (folder / facts["proxy_folder"] / "wire.jsonl").read_text()
-    return [json.loads(line) for line in text.splitlines()]
-
-
-def assert_offline(facts: dict) -> None:
-    assert facts["network_guard"].startswith("network namespace")
-    if shutil.which("strace"):
-        assert facts["connects"]["other"] == {}, facts["connects"]
-        assert facts["connects"]["loopback"], "the host reached its stand-in model on 127.0.0.1"
+    # a PyPI host: its pinned install is the venv .ci/run makes, not tests/hosts/node_modules
+    return host_bin("fast-agent", VENV_BIN, INSTALL)
 
 
 def test_fast_agent_fills_the_host_rows_offline(tmp_path):
@@ -80,14 +44,10 @@ def test_fast_agent_fills_the_host_rows_offline(tmp_path):
     # over the config: one planted above the run folder must lose to the adapter's own
     (tmp_path / "fastagent.secrets.yaml").write_text(json.dumps({"anthropic": {
         "base_url": "http://192.0.2.1:9", "api_key": "sk-planted-never-read"}}))
-    done, folder = run_fast_agent(tmp_path)
-    assert done.returncode in (0, 1), done.stderr
+    folder = run_host(tmp_path, "fast-agent", binary=fast_agent_bin())
     rows, results = rows_of(folder)
-    facts = json.loads((folder / "host-run.json").read_text())
-    assert facts["version"] == PINNED == ADAPTERS["fast-agent"].tested_version
-    assert results["conditions"]["host_version"] == PINNED
-    assert facts["host_exit"] == 0 and not facts["timed_out"]
-    assert facts["api"] == "anthropic-messages"
+    facts = facts_of(folder)
+    assert_pinned_run(facts, results, PINNED, "fast-agent", api="anthropic-messages")
     assert facts["client_info"] == {"name": "fast-agent-mcp", "version": PINNED}
     assert results["conditions"]["protocol_version_on_wire"] == "2025-06-18"
     assert_offline(facts)
@@ -100,9 +60,7 @@ def test_fast_agent_fills_the_host_rows_offline(tmp_path):
     assert {r["http"]["path"] for r in requests} == {"/v1/messages"}
     assert (folder / "host-stdout.txt").read_text().rstrip().endswith("done")
     # H01: text and embedded whole; structuredContent never reaches the model, its text twin does
-    forms = json.loads((folder / "rows" / "H01.json").read_text())["observed"]["forms"]
-    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
-    assert {forms[f]["reached"] for f in ("text", "structured", "embedded")} == {"whole"}
+    forms = assert_forms_whole(folder, rows)
     assert forms["structured"]["model_saw"] == ["text twin"]
     assert forms["structured"]["structuredContent"] == "absent"
     last = requests[-1]["message"]["messages"]
@@ -112,16 +70,15 @@ def test_fast_agent_fills_the_host_rows_offline(tmp_path):
     embedded = results_by_id["call_mcpaccept_02"]["content"]
     assert [b["type"] for b in embedded] == ["text"] and "search://" not in embedded[0]["text"]
     # H02: the resource_link is dropped whole, its URI with it; nothing reads it
-    h02 = json.loads((folder / "rows" / "H02.json").read_text())["observed"]
+    h02 = observed(folder, "H02")
     assert rows["H02"]["status"] == "FAIL", rows["H02"]["reason"]
     assert h02["handed"] == NO_CONTENT and h02["body_in_link_result"] == "absent"
     assert h02["host_read_by_itself"] is False and h02["read_tool_offered"] is None
-    assert "link-read" not in json.dumps([e["http"] for e in (json.loads(line) for line in
-                                           (folder / "model.jsonl").read_text().splitlines())])
+    assert "link-read" not in json.dumps([e["http"] for e in model_log(folder)])
     methods = {(e.get("message") or {}).get("method") for e in wire(folder, facts) if e["dir"] == "out"}
     assert "resources/read" not in methods and "tools/call" in methods
     # H03: every size, 1 MiB too, handed whole: no cut, no file
-    h03 = json.loads((folder / "rows" / "H03.json").read_text())["observed"]
+    h03 = observed(folder, "H03")
     assert rows["H03"]["status"] == "PASS", rows["H03"]["reason"]
     assert [s["handling"] for s in h03["sizes"]] == ["whole"] * 6 and h03["threshold_bracket_bytes"] is None
     # the image stays in its tool_result as an image block; the blob result's PDF and PNG are
@@ -144,18 +101,12 @@ def test_fast_agent_fills_the_host_rows_offline(tmp_path):
 
 
 def test_fast_agent_over_streamable_http(tmp_path):
-    done, folder = run_fast_agent(tmp_path, "--transport", "http")
-    assert done.returncode in (0, 1), done.stderr
-    rows, results = rows_of(folder)
-    facts = json.loads((folder / "host-run.json").read_text())
-    assert results["conditions"]["transport"] == "Streamable HTTP"
+    folder, rows, facts = run_over_http(tmp_path, "fast-agent", binary=fast_agent_bin())
     assert facts["tool_name_scheme"] == SCHEME and facts["host_exit"] == 0
     assert_offline(facts)
-    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
     assert rows["H02"]["status"] == "FAIL", rows["H02"]["reason"]
     # the MCP SDK under it sends MCP-Protocol-Version on every request after initialize
-    calls = [e for e in wire(folder, facts)
-             if e["dir"] == "out" and (e.get("message") or {}).get("method") == "tools/call"]
+    calls = tool_calls(folder, facts)
     assert len(calls) == 12
     assert all({k.lower(): v for k, v in e["http"]["headers"]}.get("mcp-protocol-version") == "2025-06-18"
                for e in calls)
@@ -166,9 +117,7 @@ def test_prepare_writes_only_under_the_run_folder_and_keeps_the_user_out(tmp_pat
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-user-key-never-handed-over")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "https://api.example.invalid")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "https://otel.example.invalid")
-    ctx = HostContext(folder=tmp_path / "run", model_url="http://127.0.0.1:5", server_name="mcpaccept",
-                      mcp_command=[sys.executable, "-m", "mcp_accept", "proxy"])
-    launch = ADAPTERS["fast-agent"].prepare(ctx, "/bin/true")
+    ctx, launch = prepare_stdio(tmp_path, "fast-agent")
     assert all(str(f).startswith(str(ctx.folder)) for f in launch.files)
     config_path, secrets_path = launch.files
     # the secrets file sits next to the config, so fast-agent's upward search stops there
@@ -191,11 +140,3 @@ def test_prepare_writes_only_under_the_run_folder_and_keeps_the_user_out(tmp_pat
     config = json.loads(ADAPTERS["fast-agent"].prepare(http, "/bin/true").files[0].read_text())
     assert config["mcp"]["servers"]["mcpaccept"] == {"transport": "http", "url": "http://127.0.0.1:7/mcp"}
 
-
-def call_id_of(folder, step: str) -> str:
-    """The id the stand-in gave the call of one script step (its position depends on the script)."""
-    for line in (folder / "model.jsonl").read_text().splitlines():
-        action = (json.loads(line).get("http") or {}).get("action") or {}
-        if action.get("step") == step:
-            return action["call_id"]
-    raise AssertionError(f"no call of step {step}")

@@ -14,19 +14,22 @@ from pathlib import Path
 import pytest
 
 from mcp_accept.hosts.adapters import ADAPTERS
-from test_host_test import HOSTS_BIN, PINNED, processes_mentioning
+from hostkit import HOSTS_BIN, PINNED, ROOT, processes_mentioning
+
+# the npm hosts, and fast-agent's venv (.ci/run makes both)
+BINS = [HOSTS_BIN, ROOT / "tests" / "hosts" / "fast-agent-venv" / "bin"]
 
 
 def matrix(tmp_path: Path, *args: str, path: str | None = None) -> tuple[subprocess.CompletedProcess, Path]:
     out = tmp_path / "matrix"
-    env = dict(os.environ, PATH=path if path is not None else f"{HOSTS_BIN}{os.pathsep}{os.environ['PATH']}")
+    env = dict(os.environ, PATH=path if path is not None else os.pathsep.join([*map(str, BINS), os.environ["PATH"]]))
     done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "matrix", "--out", str(out), *args],
                           capture_output=True, text=True, timeout=900, env=env)
     return done, out
 
 
 def installed() -> list[str]:
-    return [name for name, adapter in ADAPTERS.items() if (HOSTS_BIN / adapter.binary).exists()]
+    return [name for name, adapter in ADAPTERS.items() if any((b / adapter.binary).exists() for b in BINS)]
 
 
 def test_matrix_of_every_installed_host(tmp_path):
@@ -41,8 +44,8 @@ def test_matrix_of_every_installed_host(tmp_path):
     for name, row in rows.items():
         assert not row.get("error"), (name, row.get("error"))
         package = ADAPTERS[name].npm_package
-        if package in PINNED:
-            assert row["version"] == PINNED[package]
+        # the npm hosts at the versions of package.json; fast-agent at the constraints' version
+        assert row["version"] == (PINNED[package] if package in PINNED else ADAPTERS[name].tested_version)
         assert row["text"] == "whole" and row["embedded"] == "whole", (name, row)
         assert row["other_connects"] == [], (name, row["other_connects"])
         assert row["tool_names"] and "{tool}" in row["tool_names"]

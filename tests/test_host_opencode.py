@@ -11,84 +11,41 @@ outlives it.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from test_host_test import HOSTS_BIN, PINNED, processes_mentioning, rows_of
+from hostkit import (PINNED, assert_forms_whole, assert_offline, assert_pinned_run, call_ids, facts_of,
+                     model_requests, observed, prepare_stdio, processes_mentioning, rows_of, run_host, run_over_http,
+                     tool_calls)
 
 from mcp_accept.hosts.adapters import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostContext
 
 PACKAGE = "opencode-ai"
 SCHEME = "mcpaccept_{tool}"
-INSTALL = "npm install --prefix tests/hosts (see .ci/run)"
 SERVER_TOOLS = {f"mcpaccept_search_{t}" for t in ("text", "structured", "embedded", "link", "large", "image", "blob")}
 # with every permission denied but the server's tools and "read", only these are offered
 HOST_TOOLS = {"read", "list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"}
 
 
-def opencode_bin() -> str:
-    local = HOSTS_BIN / "opencode"
-    found = str(local) if local.exists() else shutil.which("opencode")
-    if not found:
-        pytest.skip(f"opencode is not installed: {INSTALL}")
-    return found
-
-
-def run_opencode(tmp_path: Path, *args: str, out: Path | None = None,
-                 timeout: float = 240) -> tuple[subprocess.CompletedProcess, Path]:
-    out = out or tmp_path / "run"
-    decoy = tmp_path / "decoy-home"
-    decoy.mkdir()
-    env = dict(os.environ, HOME=str(decoy), XDG_CONFIG_HOME=str(decoy / ".config"))
-    done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "test", "opencode", "--host-bin",
-                           opencode_bin(), "--out", str(out), *args],
-                          capture_output=True, text=True, timeout=timeout, env=env, check=False)
-    # the host never touches the user's HOME (no ~/.config/opencode there): only mcp-accept's cache
-    written = sorted(str(p.relative_to(decoy)) for p in decoy.rglob("*"))
-    assert all(w == ".cache" or w.startswith(".cache/mcp-accept") for w in written), written
-    return done, out
-
-
-def model_requests(folder: Path) -> list[dict]:
-    lines = [json.loads(line) for line in (folder / "model.jsonl").read_text().splitlines()]
-    return [e for e in lines if e["dir"] == "in"]
-
-
-def call_ids(folder: Path) -> dict[str, str]:
-    """Each step of the script (``text``, ``large-65536``, ...) and the id the stand-in gave its call."""
-    lines = [json.loads(line) for line in (folder / "model.jsonl").read_text().splitlines()]
-    actions = [((e.get("http") or {}).get("action") or {}) for e in lines if e["dir"] == "out"]
-    return {a["step"]: a["call_id"] for a in actions if a.get("call_id")}
-
-
-def assert_offline(folder: Path, facts: dict) -> None:
-    assert facts["network_guard"].startswith("network namespace")
-    if shutil.which("strace"):
-        # unseeded, the config folder's npm install asks DNS for registry.npmjs.org, and the model
-        # catalog is fetched from models.opencode.ai: either would show here as port 53
-        assert facts["connects"]["other"] == {}, facts["connects"]
-        assert facts["connects"]["loopback"], "the host reached its stand-in model on 127.0.0.1"
+def assert_opencode_offline(folder: Path, facts: dict) -> None:
+    # unseeded, the config folder's npm install asks DNS for registry.npmjs.org, and the model
+    # catalog is fetched from models.opencode.ai: either would show in the connects as port 53
+    assert_offline(facts)
     # nothing was installed into the pre-seeded config folder
     assert list((folder / "home" / ".config" / "opencode" / "node_modules").iterdir()) == []
 
 
 def test_opencode_fills_the_host_rows_offline(tmp_path):
-    done, folder = run_opencode(tmp_path)
-    assert done.returncode in (0, 1), done.stderr
+    folder = run_host(tmp_path, "opencode")
     rows, results = rows_of(folder)
-    facts = json.loads((folder / "host-run.json").read_text())
-    assert facts["version"] == PINNED[PACKAGE] == ADAPTERS["opencode"].tested_version
-    assert results["conditions"]["host_version"] == PINNED[PACKAGE]
-    assert facts["host_exit"] == 0 and not facts["timed_out"]
-    assert facts["api"] == "openai-chat"
+    facts = facts_of(folder)
+    assert_pinned_run(facts, results, PINNED[PACKAGE], "opencode", api="openai-chat")
     assert facts["client_info"] == {"name": "opencode", "version": PINNED[PACKAGE]}
     assert results["conditions"]["protocol_version_on_wire"] == "2025-11-25"
-    assert_offline(folder, facts)
+    assert_opencode_offline(folder, facts)
     assert facts["tool_name_scheme"] == SCHEME
     # the denied built-ins (bash, edit, webfetch, task...) are not offered at all
     assert set(facts["offered_tools"]) == SERVER_TOOLS | HOST_TOOLS
@@ -105,21 +62,19 @@ def test_opencode_fills_the_host_rows_offline(tmp_path):
             after[message["tool_call_id"]] = json.dumps(messages[index + 1]["content"])
     after = {key: after.get(call, "") for key, call in step.items()}
     # H01: every form whole; of the structured result only the text twin reaches the model
-    forms = json.loads((folder / "rows" / "H01.json").read_text())["observed"]["forms"]
-    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
-    assert {forms[f]["reached"] for f in ("text", "structured", "embedded")} == {"whole"}
+    forms = assert_forms_whole(folder, rows)
     assert forms["structured"]["model_saw"] == ["text twin"]
     assert forms["structured"]["structuredContent"] == "absent"
     # H02: the resource_link item is dropped, so the model is handed an empty result with no URI
     # to give read_mcp_resource, and the host reads nothing by itself
-    h02 = json.loads((folder / "rows" / "H02.json").read_text())["observed"]
+    h02 = observed(folder, "H02")
     assert handed["link"] == ""
     assert h02["body_in_link_result"] == "absent" and h02["host_read_by_itself"] is False
     assert h02["read_tool_offered"] == "read_mcp_resource" and h02["body_via_read_tool"] is None
     # with no URI the body cannot reach the model by any route: a FAIL that says why
     assert rows["H02"]["status"] == "FAIL" and "no URI" in rows["H02"]["reason"], rows["H02"]["reason"]
     # H03: whole up to 32 KiB; past 51200 bytes a preview and the file it saved in the private HOME
-    h03 = json.loads((folder / "rows" / "H03.json").read_text())["observed"]
+    h03 = observed(folder, "H03")
     assert rows["H03"]["status"] == "FAIL", rows["H03"]["reason"]
     assert h03["threshold_bracket_bytes"] == [32768, 65536]
     sizes = {s["bytes"]: s for s in h03["sizes"]}
@@ -142,17 +97,11 @@ def test_opencode_fills_the_host_rows_offline(tmp_path):
 
 
 def test_opencode_over_streamable_http(tmp_path):
-    done, folder = run_opencode(tmp_path, "--transport", "http")
-    assert done.returncode in (0, 1), done.stderr
-    rows, results = rows_of(folder)
-    facts = json.loads((folder / "host-run.json").read_text())
-    assert results["conditions"]["transport"] == "Streamable HTTP"
+    folder, _, facts = run_over_http(tmp_path, "opencode")
     assert facts["tool_name_scheme"] == SCHEME
-    assert_offline(folder, facts)
-    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
+    assert_opencode_offline(folder, facts)
     # this version sends MCP-Protocol-Version on every request after initialize by itself
-    wire = [json.loads(line) for line in (folder / facts["proxy_folder"] / "wire.jsonl").read_text().splitlines()]
-    calls = [e for e in wire if e["dir"] == "out" and (e.get("message") or {}).get("method") == "tools/call"]
+    calls = tool_calls(folder, facts)
     assert calls and all({k.lower(): v for k, v in e["http"]["headers"]}.get("mcp-protocol-version")
                          == "2025-11-25" for e in calls)
     assert not processes_mentioning(str(folder))
@@ -168,8 +117,7 @@ def test_a_run_inside_a_repository_leaves_the_repository_and_its_config_alone(tm
     (repo / "AGENTS.md").write_text("PROJECT-AGENTS-MARKER\n")
     (repo / ".opencode").mkdir()
     before = sorted(str(p.relative_to(repo)) for p in (repo / ".git").rglob("*"))
-    done, folder = run_opencode(tmp_path, out=repo / "runs" / "opencode")
-    assert done.returncode in (0, 1), done.stderr
+    folder = run_host(tmp_path, "opencode", out=repo / "runs" / "opencode")
     rows, _ = rows_of(folder)
     assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
     # unfenced, opencode writes the project's id to .git/opencode of the repository around it
@@ -184,9 +132,7 @@ def test_a_run_inside_a_repository_leaves_the_repository_and_its_config_alone(tm
 def test_prepare_writes_only_under_the_run_folder_and_keeps_the_user_out(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-user-key-never-handed-over")
     monkeypatch.setenv("OPENCODE_CONFIG", "/etc/users-own-opencode.json")
-    ctx = HostContext(folder=tmp_path / "run", model_url="http://127.0.0.1:5", server_name="mcpaccept",
-                      mcp_command=[sys.executable, "-m", "mcp_accept", "proxy"])
-    launch = ADAPTERS["opencode"].prepare(ctx, "/bin/true")
+    ctx, launch = prepare_stdio(tmp_path, "opencode")
     assert launch.files and all(str(f).startswith(str(ctx.folder) + "/") for f in launch.files)
     config = json.loads((ctx.home / ".config" / "opencode" / "opencode.json").read_text())
     provider = config["provider"]["mcpaccept"]

@@ -12,65 +12,21 @@ that the user's HOME stayed untouched and that no process of the run outlives it
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import sys
-from pathlib import Path
 
-import pytest
-
-from mcp_accept.hosts.adapters import ADAPTERS
-from mcp_accept.hosts.adapters.base import HostContext
-from test_host_test import HOSTS_BIN, PINNED, processes_mentioning, rows_of
+from hostkit import (PINNED, assert_forms_whole, assert_offline, assert_pinned_run, call_id_of, facts_of,
+                     model_requests, observed, prepare_stdio, processes_mentioning, rows_of, run_host, run_over_http,
+                     tool_calls)
 
 PACKAGE = "@qwen-code/qwen-code"
 SCHEME = "mcp__mcpaccept__{tool}"
-INSTALL = "npm install --prefix tests/hosts (see .ci/run)"
-
-
-def qwen_bin() -> str:
-    local = HOSTS_BIN / "qwen"
-    found = str(local) if local.exists() else shutil.which("qwen")
-    if not found:
-        pytest.skip(f"Qwen Code is not installed: {INSTALL}")
-    return found
-
-
-def run_qwen(tmp_path: Path, *args: str, timeout: float = 240) -> tuple[subprocess.CompletedProcess, Path]:
-    out = tmp_path / "run"
-    decoy = tmp_path / "decoy-home"
-    decoy.mkdir()
-    env = dict(os.environ, HOME=str(decoy), XDG_CONFIG_HOME=str(decoy / ".config"))
-    done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "test", "qwen-code", "--host-bin", qwen_bin(),
-                           "--out", str(out), *args], capture_output=True, text=True, timeout=timeout, env=env)
-    # the host never touches the user's HOME (no ~/.qwen there): only mcp-accept's own template cache
-    written = sorted(str(p.relative_to(decoy)) for p in decoy.rglob("*"))
-    assert all(w == ".cache" or w.startswith(".cache/mcp-accept") for w in written), written
-    return done, out
-
-
-def model_requests(folder: Path) -> list[dict]:
-    lines = [json.loads(line) for line in (folder / "model.jsonl").read_text().splitlines()]
-    return [e for e in lines if e["dir"] == "in"]
-
-
-def assert_offline(facts: dict) -> None:
-    assert facts["network_guard"].startswith("network namespace")
-    if shutil.which("strace"):
-        assert facts["connects"]["other"] == {}, facts["connects"]
-        assert facts["connects"]["loopback"], "the host reached its stand-in model on 127.0.0.1"
 
 
 def test_qwen_code_fills_the_host_rows_offline(tmp_path):
-    done, folder = run_qwen(tmp_path)
-    assert done.returncode in (0, 1), done.stderr
+    folder = run_host(tmp_path, "qwen-code")
     rows, results = rows_of(folder)
-    facts = json.loads((folder / "host-run.json").read_text())
-    assert facts["version"] == PINNED[PACKAGE] == ADAPTERS["qwen-code"].tested_version
-    assert results["conditions"]["host_version"] == PINNED[PACKAGE]
-    assert facts["host_exit"] == 0 and not facts["timed_out"]
-    assert facts["api"] == "openai-chat"
+    facts = facts_of(folder)
+    assert_pinned_run(facts, results, PINNED[PACKAGE], "qwen-code", api="openai-chat")
     assert facts["client_info"]["name"] == "qwen-cli-mcp-client-mcpaccept"
     assert results["conditions"]["protocol_version_on_wire"] == "2025-11-25"
     assert_offline(facts)
@@ -85,18 +41,16 @@ def test_qwen_code_fills_the_host_rows_offline(tmp_path):
                for r in requests)
     # H01: every form whole; the structured result is handed as its text twin followed by the
     # structuredContent, so the model sees both
-    forms = json.loads((folder / "rows" / "H01.json").read_text())["observed"]["forms"]
-    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
-    assert {forms[f]["reached"] for f in ("text", "structured", "embedded")} == {"whole"}
+    forms = assert_forms_whole(folder, rows)
     assert forms["structured"]["model_saw"] == ["structuredContent", "text twin"]
     # H02: the link alone carries no body; read_mcp_resource {server_name, uri} hands it whole
-    h02 = json.loads((folder / "rows" / "H02.json").read_text())["observed"]
+    h02 = observed(folder, "H02")
     assert h02["body_in_link_result"] == "absent" and h02["host_read_by_itself"] is False
     assert h02["read_tool_offered"] == "read_mcp_resource" and h02["body_via_read_tool"] == "whole"
     assert rows["H02"]["status"] == "PASS", rows["H02"]["reason"]
     # H03: whole up to 8 KiB; from 32 KiB a <persisted-output> stub (a 2000-character preview and
     # the file it saved in the private HOME); at 1 MiB (over 1000 lines) a head-and-tail excerpt
-    h03 = json.loads((folder / "rows" / "H03.json").read_text())["observed"]
+    h03 = observed(folder, "H03")
     assert rows["H03"]["status"] == "FAIL", rows["H03"]["reason"]
     assert h03["threshold_bracket_bytes"] == [8192, 32768]
     sizes = {s["bytes"]: s for s in h03["sizes"]}
@@ -118,18 +72,12 @@ def test_qwen_code_fills_the_host_rows_offline(tmp_path):
 
 
 def test_qwen_code_over_streamable_http(tmp_path):
-    done, folder = run_qwen(tmp_path, "--transport", "http")
-    assert done.returncode in (0, 1), done.stderr
-    rows, results = rows_of(folder)
-    facts = json.loads((folder / "host-run.json").read_text())
-    assert results["conditions"]["transport"] == "Streamable HTTP"
+    folder, rows, facts = run_over_http(tmp_path, "qwen-code")
     assert facts["tool_name_scheme"] == SCHEME
     assert_offline(facts)
-    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
     assert rows["H02"]["status"] == "PASS", rows["H02"]["reason"]
     # this version sends MCP-Protocol-Version on every request after initialize by itself
-    wire = [json.loads(line) for line in (folder / facts["proxy_folder"] / "wire.jsonl").read_text().splitlines()]
-    calls = [e for e in wire if e["dir"] == "out" and (e.get("message") or {}).get("method") == "tools/call"]
+    calls = tool_calls(folder, facts)
     assert calls and all(dict(e["http"]["headers"]).get("mcp-protocol-version") == "2025-11-25" for e in calls)
     assert not processes_mentioning(str(folder))
 
@@ -137,9 +85,7 @@ def test_qwen_code_over_streamable_http(tmp_path):
 def test_prepare_writes_only_under_the_run_folder_and_keeps_the_user_out(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-user-key-never-handed-over")
     monkeypatch.setenv("OPENAI_BASE_URL", "https://api.example.invalid/v1")
-    ctx = HostContext(folder=tmp_path / "run", model_url="http://127.0.0.1:5", server_name="mcpaccept",
-                      mcp_command=[sys.executable, "-m", "mcp_accept", "proxy"])
-    launch = ADAPTERS["qwen-code"].prepare(ctx, "/bin/true")
+    ctx, launch = prepare_stdio(tmp_path, "qwen-code")
     assert all(str(f).startswith(str(ctx.folder)) for f in launch.files)
     settings = json.loads((ctx.home / ".qwen" / "settings.json").read_text())
     assert settings["privacy"]["usageStatisticsEnabled"] is False
@@ -150,11 +96,3 @@ def test_prepare_writes_only_under_the_run_folder_and_keeps_the_user_out(tmp_pat
     assert launch.env["OPENAI_API_KEY"] != "sk-user-key-never-handed-over"
     assert launch.env["HOME"] == str(ctx.home) and launch.cwd == ctx.work
 
-
-def call_id_of(folder, step: str) -> str:
-    """The id the stand-in gave the call of one script step (its position depends on the script)."""
-    for line in (folder / "model.jsonl").read_text().splitlines():
-        action = (json.loads(line).get("http") or {}).get("action") or {}
-        if action.get("step") == step:
-            return action["call_id"]
-    raise AssertionError(f"no call of step {step}")

@@ -378,6 +378,44 @@ def media_needles(wire_path: Path) -> dict[str, dict[str, str]]:
     return found
 
 
+def protocol_attempts(wire_path: Path) -> list[dict]:
+    """Each version the host tried (``server/discover`` and ``initialize``) and what the server
+    answered: a host that probes a version and then speaks another shows here."""
+    attempts: dict[str, dict] = {}
+    order: list[str] = []
+    try:
+        handle = open(wire_path, encoding="utf-8")
+    except OSError:
+        return []
+    with handle:
+        for line in handle:
+            if '"initialize"' not in line and '"server/discover"' not in line and '"result"' not in line \
+                    and '"error"' not in line:
+                continue
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            message = entry.get("message") or {}
+            key = json.dumps(message.get("id"))
+            if entry.get("dir") == "out" and message.get("method") in ("initialize", "server/discover"):
+                params = message.get("params") or {}
+                version = params.get("protocolVersion") or ((params.get("_meta") or {}).get(
+                    "io.modelcontextprotocol/protocolVersion"))
+                attempts[key] = {"method": message["method"], "version": version, "seq": entry.get("seq")}
+                order.append(key)
+            elif entry.get("dir") == "in" and key in attempts and "outcome" not in attempts[key]:
+                if "error" in message:
+                    attempts[key]["outcome"] = f"error {(message.get('error') or {}).get('code')}"
+                else:
+                    result = message.get("result") or {}
+                    attempts[key]["outcome"] = "result"
+                    agreed = result.get("protocolVersion") or result.get("supportedVersions")
+                    if agreed:
+                        attempts[key]["server_answered"] = agreed
+    return [attempts[key] for key in order]
+
+
 def _proxy_facts(folder: Path) -> tuple[dict, Path | None]:
     runs = sorted((folder / "proxy").glob("*/host.json"))
     if not runs:
@@ -436,6 +474,10 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
         "H02": model_view.h02(view, heads, tails, _link_reads(facts, entries), read_tool, bodies),
         "H03": model_view.h03(view, heads, tails, private),
     }
+    if verdicts["H03"].status == "FAIL":
+        moved_by = adapter.large_result_setting or "no setting named in the host's documentation"
+        verdicts["H03"].reason += f"; the threshold is moved by: {moved_by}"
+        verdicts["H03"].observed["moved_by"] = adapter.large_result_setting
     extra = {}
     media = media_needles(proxy_folder / "wire.jsonl") if proxy_folder is not None else {}
     for key in ("image", "blob"):
@@ -475,6 +517,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
         "client_info": client or None,
         "client_capabilities": (facts.get("client_capabilities") or {}).get("value"),
         "protocol_version": conditions.get("protocol_version_on_wire"),
+        "protocol_attempts": protocol_attempts(proxy_folder / "wire.jsonl") if proxy_folder else [],
         "network_guard": job["guard"], "connects": connects,
         "offline_settings": adapter.offline, "settings_sources": list(adapter.sources),
         "host_exit": host_exit, "timed_out": timed_out, "host_seconds": round(host_seconds, 2),

@@ -5,6 +5,8 @@ host text never becomes markup)."""
 from __future__ import annotations
 
 import html
+import json
+from pathlib import Path
 
 from mcp_accept.untrusted import markdown_cell, plain_line
 
@@ -24,6 +26,71 @@ NOTE = {"en": "Measured by `mcp-accept host test` with the stand-in model, offli
         "ja": "`mcp-accept host test` とスタンドインモデルでオフライン計測。サーバー: {server}、"
               "トランスポート: {transport}、計測日時: {at}。"}
 MISSING = {"en": "not measured", "ja": "未計測"}
+
+
+def is_host_test(folder: Path) -> bool:
+    return (Path(folder) / "host-run.json").is_file()
+
+
+def _read(folder: Path, name: str):
+    try:
+        return json.loads((folder / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def row_of(host: str | None, folder: Path | None, error: str | None = None, product: str | None = None) -> dict:
+    """One line of the table, from a host-test folder (or why there is none)."""
+    results = (_read(folder, "results.json") or {}) if folder else {}
+    facts = (_read(folder, "host-run.json") or {}) if folder else {}
+    row = {"host": host or facts.get("host"), "folder": str(folder) if folder else None,
+           "product": product or facts.get("product") or (results.get("conditions") or {}).get("host_product")}
+    if error is not None:
+        row["error"] = error
+        return row
+    statuses = {r["id"]: r["status"] for r in results.get("rows") or []}
+    h01 = ((_read(folder, "rows/H01.json") or {}).get("observed") or {}).get("forms") or {}
+    h02 = (_read(folder, "rows/H02.json") or {}).get("observed") or {}
+    h03 = (_read(folder, "rows/H03.json") or {}).get("observed") or {}
+    extra = facts.get("extra_forms") or {}
+    sizes = h03.get("sizes") or []
+    handling = sorted({s.get("handling") for s in sizes if s.get("handling") and s.get("handling") != "whole"})
+    row.update({
+        "version": facts.get("version"),
+        "protocol": facts.get("protocol_version"),
+        "client": (facts.get("client_info") or {}).get("name"),
+        "tool_names": facts.get("tool_name_scheme"),
+        "api": facts.get("api"),
+        "text": (h01.get("text") or {}).get("reached"),
+        "structured": (h01.get("structured") or {}).get("reached"),
+        "structured_seen": ", ".join((h01.get("structured") or {}).get("model_saw") or []) or None,
+        "embedded": (h01.get("embedded") or {}).get("reached"),
+        "link_handed": h02.get("body_in_link_result"),
+        "link_read_by_host": h02.get("host_read_by_itself"),
+        "link_read_tool": h02.get("read_tool_offered"),
+        "link_body_via_tool": h02.get("body_via_read_tool"),
+        "image": _extra(extra.get("image"), "png"),
+        "blob": _extra(extra.get("blob"), "pdf"),
+        "large_bracket": h03.get("threshold_bracket_bytes"),
+        "large_handling": handling or (["whole"] if sizes else []),
+        "H01": statuses.get("H01"), "H02": statuses.get("H02"), "H03": statuses.get("H03"),
+        "guard": facts.get("network_guard"),
+        "other_connects": sorted(((facts.get("connects") or {}).get("other") or {})),
+        "seconds": facts.get("host_seconds"),
+    })
+    return row
+
+
+def _extra(found: dict | None, kind: str) -> str | None:
+    if not found or found.get("handed") is None:
+        return None
+    if found.get(f"{kind}_data_handed"):
+        return "bytes handed"
+    if found.get(f"{kind}_data_in_request"):
+        return "bytes attached beside the result"
+    return "text only" if found.get("token") == "whole" else "not handed"
+
+
 
 
 def cells(row: dict, lang: str) -> dict[str, str]:

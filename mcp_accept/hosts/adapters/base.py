@@ -68,6 +68,9 @@ class HostAdapter:
     api: str = ""
     # Where each setting comes from (the host's own documentation or source).
     sources: tuple[str, ...] = ()
+    # The host setting that moves where a large result stops being handed whole, where its
+    # documentation or its own settings schema names one.
+    large_result_setting: str | None = None
     # How the host stays offline: the settings the adapter writes, in a few words.
     offline: str = ""
 

@@ -39,6 +39,9 @@ class ClaudeCode(HostAdapter):
     sources = ("https://docs.anthropic.com/en/docs/claude-code/settings",
                "https://docs.anthropic.com/en/docs/claude-code/cli-reference",
                "https://docs.anthropic.com/en/docs/claude-code/mcp")
+    # https://docs.anthropic.com/en/docs/claude-code/mcp ("MCP output limits and warnings")
+    large_result_setting = ("MAX_MCP_OUTPUT_TOKENS (environment; a result of 50,000 characters or more is "
+                            "counted against it, and one over it is saved to a file)")
     offline = ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, DISABLE_TELEMETRY=1, DISABLE_AUTOUPDATER=1, "
                "DISABLE_ERROR_REPORTING=1, DISABLE_BUG_COMMAND=1")
 

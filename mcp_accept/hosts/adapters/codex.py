@@ -43,6 +43,7 @@ class Codex(HostAdapter):
     api = "openai-responses"
     sources = ("https://github.com/openai/codex/blob/main/docs/config.md",
                "https://github.com/openai/codex/blob/main/docs/exec.md")
+    large_result_setting = 'tool_output_token_limit (config.toml)'  # https://github.com/openai/codex/blob/main/docs/config.md
     offline = ("features.plugins=false, analytics.enabled=false, otel exporters none, "
                "check_for_update_on_startup=false, feedback.enabled=false")
 

@@ -41,6 +41,7 @@ class GeminiCli(HostAdapter):
     sources = ("https://github.com/google-gemini/gemini-cli/blob/main/docs/get-started/configuration.md",
                "https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md",
                "https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/headless.md")
+    large_result_setting = 'tools.truncateToolOutputThreshold (settings.json)'  # the bundled settings schema of @google/gemini-cli
     offline = "privacy.usageStatisticsEnabled=false, telemetry.enabled=false, auto-update off"
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:

@@ -57,6 +57,7 @@ class QwenCode(HostAdapter):
                "https://github.com/QwenLM/qwen-code/blob/main/docs/users/features/mcp.md",
                "https://github.com/QwenLM/qwen-code/blob/main/docs/users/features/headless.md",
                "https://github.com/QwenLM/qwen-code/blob/main/packages/core/src/config/mcp-server-config.ts")
+    large_result_setting = 'tools.truncateToolOutputThreshold (settings.json; default 25,000 characters)'  # Qwen Code's settings reference
     offline = "privacy.usageStatisticsEnabled=false, telemetry.enabled=false, general.enableAutoUpdate=false"
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:

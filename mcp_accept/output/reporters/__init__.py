@@ -14,6 +14,7 @@ from __future__ import annotations
 from mcp_accept.errors import InputError
 from mcp_accept.output.reporters.base import Reporter
 from mcp_accept.output.reporters.github import GithubReporter
+from mcp_accept.output.reporters.hosts import HostsHtmlReporter, HostsReporter
 from mcp_accept.output.reporters.html_report import HtmlReporter
 from mcp_accept.output.reporters.json_report import JsonReporter
 from mcp_accept.output.reporters.junit import JunitReporter
@@ -27,6 +28,8 @@ REPORTER_BY_NAME: dict[str, type[Reporter]] = {
     "html": HtmlReporter,
     "sarif": SarifReporter,
     "github": GithubReporter,
+    "hosts": HostsReporter,
+    "hosts-html": HostsHtmlReporter,
 }
 FORMATS = tuple(REPORTER_BY_NAME)
 

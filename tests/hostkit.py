@@ -1,0 +1,179 @@
+"""What the tests of `mcp-accept host test` share: where the pinned hosts are installed, running
+one host against the fixture with a decoy HOME, and reading back what the run recorded
+(`results.json`, `host-run.json`, `rows/<ID>.json`, `model.jsonl`, the proxy's `wire.jsonl`).
+
+Each helper holds the one version of a check every host's tests make; what only one host does
+(opencode's empty `node_modules`, Continue's refused version check, ...) stays in its own file,
+as a check after the shared one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcp_accept.hosts.adapters import ADAPTERS
+from mcp_accept.hosts.adapters.base import HostContext, Launch
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTS_BIN = ROOT / "tests" / "hosts" / "node_modules" / ".bin"
+PINNED = json.loads((ROOT / "tests" / "hosts" / "package.json").read_text())["dependencies"]
+NPM_INSTALL = "npm install --prefix tests/hosts (see .ci/run)"
+FORMS = ("text", "structured", "embedded")
+
+
+def host_bin(name: str, folder: Path = HOSTS_BIN, install: str = NPM_INSTALL) -> str:
+    """The binary of host NAME (a key of ADAPTERS) to test: the pinned one under FOLDER, else one
+    on PATH. With neither the test skips, saying how to install it."""
+    adapter = ADAPTERS[name]
+    local = folder / adapter.binary
+    found = str(local) if local.exists() else shutil.which(adapter.binary)
+    if not found:
+        pytest.skip(f"{adapter.product} is not installed: {install}")
+    return found
+
+
+def run_host(tmp_path: Path, name: str, *args: str, binary: str | None = None, out: Path | None = None) -> Path:
+    """Run `python -m mcp_accept host test NAME --host-bin BINARY --out OUT ARGS` with HOME and
+    XDG_CONFIG_HOME on a decoy folder; assert it ended in a verdict (exit 0 or 1) and left the
+    user's HOME alone. Returns the run folder (OUT, by default tmp_path/run)."""
+    binary = binary or host_bin(name)
+    out = out or tmp_path / "run"
+    decoy = tmp_path / "decoy-home"
+    decoy.mkdir()
+    env = dict(os.environ, HOME=str(decoy), XDG_CONFIG_HOME=str(decoy / ".config"))
+    done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "test", name, "--host-bin", binary,
+                           "--out", str(out), *args], capture_output=True, text=True, timeout=240, env=env)
+    # the host keeps its config in the run's private HOME (no ~/.qwen, ~/.continue, ... here):
+    # all that may appear in the user's is mcp-accept's own cache of compiled templates, which
+    # every command of it keeps
+    written = sorted(str(p.relative_to(decoy)) for p in decoy.rglob("*"))
+    assert all(w == ".cache" or w.startswith(".cache/mcp-accept") for w in written), written
+    assert done.returncode in (0, 1), done.stderr
+    return out
+
+
+def run_over_http(tmp_path: Path, name: str, binary: str | None = None) -> tuple[Path, dict, dict]:
+    """Run NAME against the proxy's Streamable HTTP side and check what every host's HTTP run
+    shows: the transport on the sheet and H01 passing. Returns the run folder, its rows by id and
+    host-run.json, for the host's own checks."""
+    folder = run_host(tmp_path, name, "--transport", "http", binary=binary)
+    rows, results = rows_of(folder)
+    assert results["conditions"]["transport"] == "Streamable HTTP"
+    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
+    return folder, rows, facts_of(folder)
+
+
+def rows_of(folder: Path) -> tuple[dict, dict]:
+    """The rows of a run's results.json by id, and the whole of it."""
+    results = json.loads((folder / "results.json").read_text())
+    return {row["id"]: row for row in results["rows"]}, results
+
+
+def facts_of(folder: Path) -> dict:
+    """What `host test` recorded of the host itself (host-run.json): version, exit, connects, ..."""
+    return json.loads((folder / "host-run.json").read_text())
+
+
+def observed(folder: Path, row: str) -> dict:
+    """What one host row observed, from rows/<ROW>.json."""
+    return json.loads((folder / "rows" / f"{row}.json").read_text())["observed"]
+
+
+def assert_forms_whole(folder: Path, rows: dict) -> dict:
+    """H01 passed, and the text, structured and embedded results each reached the model whole.
+    Returns H01's forms, for what the host's own tests say of each."""
+    forms = observed(folder, "H01")["forms"]
+    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
+    assert {forms[f]["reached"] for f in FORMS} == {"whole"}
+    return forms
+
+
+def assert_pinned_run(facts: dict, results: dict, version: str, name: str | None = None,
+                      api: str | None = None) -> None:
+    """The host that ran is VERSION (the pinned one), the sheet says so, and it exited 0 on its own
+    (no timeout). With NAME, VERSION is also the one that host's adapter was tested against; with
+    API, the host spoke that model API to the stand-in."""
+    assert facts["version"] == version
+    assert results["conditions"]["host_version"] == version
+    assert facts["host_exit"] == 0 and not facts["timed_out"]
+    if name is not None:
+        assert version == ADAPTERS[name].tested_version
+    if api is not None:
+        assert facts["api"] == api
+
+
+def prepare_stdio(tmp_path: Path, name: str) -> tuple[HostContext, Launch]:
+    """What host NAME's adapter writes and would launch for a stdio run in tmp_path/run (the
+    host binary /bin/true: nothing runs), for checks that its files and environment stay in
+    the run folder and leave the user's settings out."""
+    ctx = HostContext(folder=tmp_path / "run", model_url="http://127.0.0.1:5", server_name="mcpaccept",
+                      mcp_command=[sys.executable, "-m", "mcp_accept", "proxy"])
+    return ctx, ADAPTERS[name].prepare(ctx, "/bin/true")
+
+
+def model_log(folder: Path) -> list[dict]:
+    """Every entry of model.jsonl: what the stand-in model was asked ("in") and answered ("out")."""
+    return [json.loads(line) for line in (folder / "model.jsonl").read_text().splitlines()]
+
+
+def model_requests(folder: Path) -> list[dict]:
+    """The requests the host sent its stand-in model, in order."""
+    return [e for e in model_log(folder) if e["dir"] == "in"]
+
+
+def call_ids(folder: Path) -> dict[str, str]:
+    """Each step of the script (``text``, ``large-65536``, ...) and the id the stand-in gave its
+    call (a step's position, and so its id, depends on the script)."""
+    actions = [((e.get("http") or {}).get("action") or {}) for e in model_log(folder) if e["dir"] == "out"]
+    return {a["step"]: a["call_id"] for a in actions if a.get("call_id")}
+
+
+def call_id_of(folder: Path, step: str) -> str:
+    """The id the stand-in gave the call of one script step; no such call fails the test."""
+    ids = call_ids(folder)
+    if step not in ids:
+        raise AssertionError(f"no call of step {step}")
+    return ids[step]
+
+
+def wire(folder: Path, facts: dict) -> list[dict]:
+    """Every message the recording proxy saw between the host and the server (its wire.jsonl)."""
+    text = (folder / facts["proxy_folder"] / "wire.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def tool_calls(folder: Path, facts: dict) -> list[dict]:
+    """The host's ``tools/call`` requests as the proxy recorded them, HTTP headers and all."""
+    return [e for e in wire(folder, facts)
+            if e["dir"] == "out" and (e.get("message") or {}).get("method") == "tools/call"]
+
+
+def assert_offline(facts: dict) -> None:
+    """The host ran in its network namespace and, where strace can tell, connected to loopback
+    only (its stand-in model on 127.0.0.1), never anywhere else."""
+    assert facts["network_guard"].startswith("network namespace")
+    if shutil.which("strace"):
+        assert facts["connects"]["other"] == {}, facts["connects"]
+        assert facts["connects"]["loopback"], "the host reached its stand-in model on 127.0.0.1"
+
+
+def processes_mentioning(text: str) -> list[str]:
+    """Live processes whose command line holds TEXT (a run folder): none may outlive its run."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if text in cmdline:
+            found.append(f"{pid}: {cmdline[:200]}")
+    return found
