@@ -52,3 +52,23 @@ def test_claude_code_with_a_report_server(tmp_path):
     assert h02["host_reads"] and not h02["host_read_by_itself"]
     assert rows["H03"]["status"] == "UNOBTAINABLE"
     assert not processes_mentioning(str(folder))
+
+
+def test_prose_and_a_pdf_blob_through_claude_code(tmp_path):
+    """Prose (with CRLF line endings) and an embedded PDF: the prose reaches the model, the PDF
+    is saved to a file and only its path is handed over."""
+    profile = tmp_path / "pdf.yaml"
+    profile.write_text("profile: shapes-pdf-host\ntools:\n"
+                       "  text: {name: summary_prose, body: text}\n"
+                       "  structured: {name: stats}\n"
+                       "  embedded: {name: report_pdf, body: bytes, mime_type: application/pdf}\n"
+                       "  link: {name: report_pdf_link, body: bytes, mime_type: application/pdf}\n")
+    server = f"{sys.executable} {ROOT / 'tests' / 'servers' / 'shapes_server.py'}"
+    folder = run_host(tmp_path, "claude-code", "--server", server, "--profile", str(profile))
+    rows, _ = rows_of(folder)
+    forms = observed(folder, "H01")["forms"]
+    assert forms["text"]["reached"] == "whole" and forms["text"]["found"].startswith("the server's own body")
+    assert forms["structured"]["reached"] == "whole"
+    assert forms["embedded"]["reached"] == "absent" and "Binary content (application/pdf" in forms["embedded"]["quote"]
+    assert rows["H01"]["status"] == "FAIL" and "embedded: absent" in rows["H01"]["reason"]
+    assert not processes_mentioning(str(folder))

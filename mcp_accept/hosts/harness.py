@@ -542,6 +542,9 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
         rows.append({"id": row.id, "kind": row.kind, "title": row.title, "status": verdict.status,
                      "reason": reason, "evidence": evidence, "filled_by": "runner",
                      "observed": {"mode": "host test", "host": adapter.name, "facts": "host-run.json",
+                                  "network_guard": job["guard"],
+                                  "non_loopback_connects": sorted((connects or {}).get("other") or {})
+                                  if connects is not None else "not traced (no strace)",
                                   **verdict.observed}})
     results = build(sheet=sheet, profile=profile, conditions=conditions, rows=rows, schemas=[],
                     started_at=conditions["executed_at_utc"], finished_at=utc_now())

@@ -489,6 +489,10 @@ def find_body(handed: Handed, body: Body) -> tuple[str, str]:
     for needle in body.texts:
         if needle and needle in text:
             return "whole", "as text"
+    flat = text.replace("\r\n", "\n")
+    for needle in body.texts:
+        if needle and "\r" in needle and needle.replace("\r\n", "\n") in flat:
+            return "whole", "as text, its line endings made LF"
     if body.values:
         for value in json_values_in(text):
             if any(same_json(value, wanted) for wanted in body.values):
