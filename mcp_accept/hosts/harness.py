@@ -23,7 +23,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from mcp_accept.errors import ExitStatus, InputError, ServerError
@@ -37,7 +37,6 @@ from mcp_accept.model.server import StandIn
 
 SERVER_NAME = "mcpaccept"
 LARGE_SIZES = (1024, 8192, 32768, 65536, 262144, 1048576)
-URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>\]\)\\]+")
 HOST_TIMEOUT = 180.0
 
 
@@ -67,7 +66,6 @@ class HostOutcome:
     status: ExitStatus
     wall_seconds: float
     guard: str
-    notes: list[str] = field(default_factory=list)
 
 
 def adapter_for(name: str) -> HostAdapter:
@@ -169,7 +167,7 @@ def link_reader(adapter: HostAdapter, link_tool: str):
         exchange = next((c for c in turn.calls if c.name == offer.name and c.answered), None)
         if exchange is None:
             return None
-        found = URI.search(model_view.block_text(exchange.result))
+        found = model_view.URI.search(model_view.block_text(exchange.result))
         return pick(offers, found.group(0).rstrip(".,;")) if found else None
 
     return step
@@ -345,75 +343,47 @@ def run_inside(job: dict, folder: Path) -> None:
 
 # --------------------------------------------------------------------------- the rows
 
-def media_needles(wire_path: Path) -> dict[str, dict[str, str]]:
-    """A stretch of each base64 body the fixture's image and blob tools sent, from the proxy's
-    record: past the header every PNG or PDF shares, so it names this body only."""
+def media_needles(exchanges: list[model_view.WireExchange]) -> dict[str, dict[str, str]]:
+    """A stretch of each base64 body the fixture's image and blob tools sent: past the header
+    every PNG or PDF shares, so it names this body only."""
     found: dict[str, dict[str, str]] = {}
-    asked: dict[str, str] = {}
-    try:
-        handle = open(wire_path, encoding="utf-8")
-    except OSError:
-        return found
-    with handle:
-        for line in handle:
-            if "search_image" not in line and "search_blob" not in line and '"result"' not in line:
+    for exchange in exchanges:
+        tool = exchange.params.get("name") if exchange.method == "tools/call" else None
+        result = exchange.answer.get("result")
+        if tool not in ("search_image", "search_blob") or not isinstance(result, dict):
+            continue
+        key = "image" if tool == "search_image" else "blob"
+        for item in result.get("content") or []:
+            if not isinstance(item, dict):
                 continue
-            try:
-                message = json.loads(line).get("message") or {}
-            except ValueError:
-                continue
-            if message.get("method") == "tools/call":
-                asked[json.dumps(message.get("id"))] = (message.get("params") or {}).get("name")
-                continue
-            tool = asked.get(json.dumps(message.get("id")))
-            result = message.get("result") if isinstance(message.get("result"), dict) else None
-            if tool not in ("search_image", "search_blob") or result is None:
-                continue
-            key = "image" if tool == "search_image" else "blob"
-            for item in result.get("content") or []:
-                data = item.get("data") if item.get("type") == "image" else (item.get("resource") or {}).get("blob")
-                if isinstance(data, str) and len(data) > 120:
-                    kind = "pdf" if data.startswith("JVBER") else "png"
-                    found.setdefault(key, {}).setdefault(kind, data[60:120])
+            data = item.get("data") if item.get("type") == "image" else (item.get("resource") or {}).get("blob")
+            if isinstance(data, str) and len(data) > 120:
+                kind = "pdf" if data.startswith("JVBER") else "png"
+                found.setdefault(key, {}).setdefault(kind, data[60:120])
     return found
 
 
-def protocol_attempts(wire_path: Path) -> list[dict]:
+def protocol_attempts(exchanges: list[model_view.WireExchange]) -> list[dict]:
     """Each version the host tried (``server/discover`` and ``initialize``) and what the server
     answered: a host that probes a version and then speaks another shows here."""
-    attempts: dict[str, dict] = {}
-    order: list[str] = []
-    try:
-        handle = open(wire_path, encoding="utf-8")
-    except OSError:
-        return []
-    with handle:
-        for line in handle:
-            if '"initialize"' not in line and '"server/discover"' not in line and '"result"' not in line \
-                    and '"error"' not in line:
-                continue
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue
-            message = entry.get("message") or {}
-            key = json.dumps(message.get("id"))
-            if entry.get("dir") == "out" and message.get("method") in ("initialize", "server/discover"):
-                params = message.get("params") or {}
-                version = params.get("protocolVersion") or ((params.get("_meta") or {}).get(
-                    "io.modelcontextprotocol/protocolVersion"))
-                attempts[key] = {"method": message["method"], "version": version, "seq": entry.get("seq")}
-                order.append(key)
-            elif entry.get("dir") == "in" and key in attempts and "outcome" not in attempts[key]:
-                if "error" in message:
-                    attempts[key]["outcome"] = f"error {(message.get('error') or {}).get('code')}"
-                else:
-                    result = message.get("result") or {}
-                    attempts[key]["outcome"] = "result"
-                    agreed = result.get("protocolVersion") or result.get("supportedVersions")
-                    if agreed:
-                        attempts[key]["server_answered"] = agreed
-    return [attempts[key] for key in order]
+    attempts = []
+    for exchange in sorted(exchanges, key=lambda e: e.request_seq or 0):
+        if exchange.method not in ("initialize", "server/discover"):
+            continue
+        params = exchange.params
+        attempt = {"method": exchange.method, "seq": exchange.request_seq,
+                   "version": params.get("protocolVersion") or (params.get("_meta") or {}).get(
+                       "io.modelcontextprotocol/protocolVersion")}
+        if "error" in exchange.answer:
+            attempt["outcome"] = f"error {(exchange.answer.get('error') or {}).get('code')}"
+        else:
+            result = exchange.answer.get("result") or {}
+            attempt["outcome"] = "result"
+            agreed = result.get("protocolVersion") or result.get("supportedVersions")
+            if agreed:
+                attempt["server_answered"] = agreed
+        attempts.append(attempt)
+    return attempts
 
 
 def _proxy_facts(folder: Path) -> tuple[dict, Path | None]:
@@ -464,11 +434,11 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
     if picked is not None:
         read_tool = picked[0].name
     private = [folder / "home", folder / "work"]
-    bodies = {}
+    exchanges: list[model_view.WireExchange] = []
     if proxy_folder is not None and (proxy_folder / "wire.jsonl").is_file():
-        tools = {form: ref.name for form, ref in profile.tools.items()}
         with open(proxy_folder / "wire.jsonl", encoding="utf-8") as lines:
-            bodies = model_view.server_bodies(lines, tools)
+            exchanges = model_view.wire_exchanges(lines)
+    bodies = model_view.server_bodies(exchanges, {form: ref.name for form, ref in profile.tools.items()})
     verdicts = {
         "H01": model_view.h01(view, heads, tails, bodies),
         "H02": model_view.h02(view, heads, tails, _link_reads(facts, entries), read_tool, bodies),
@@ -479,7 +449,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
         verdicts["H03"].reason += f"; the threshold is moved by: {moved_by}"
         verdicts["H03"].observed["moved_by"] = adapter.large_result_setting
     extra = {}
-    media = media_needles(proxy_folder / "wire.jsonl") if proxy_folder is not None else {}
+    media = media_needles(exchanges)
     for key in ("image", "blob"):
         handed = view.steps.get(key)
         if handed is not None and handed.answered:
@@ -517,7 +487,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
         "client_info": client or None,
         "client_capabilities": (facts.get("client_capabilities") or {}).get("value"),
         "protocol_version": conditions.get("protocol_version_on_wire"),
-        "protocol_attempts": protocol_attempts(proxy_folder / "wire.jsonl") if proxy_folder else [],
+        "protocol_attempts": protocol_attempts(exchanges),
         "network_guard": job["guard"], "connects": connects,
         "offline_settings": adapter.offline, "settings_sources": list(adapter.sources),
         "host_exit": host_exit, "timed_out": timed_out, "host_seconds": round(host_seconds, 2),

@@ -27,7 +27,7 @@ from mcp_accept.model.script import Exchange, Turn
 PASS, FAIL, UNOBTAINABLE = "PASS", "FAIL", "UNOBTAINABLE"
 QUOTE_LIMIT = 2000  # characters of a result block quoted in a reason's evidence
 POSITION = re.compile(r"\[@(\d+)\]")
-URI_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S")
+URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>\]\)\\]+")  # a URI as a host writes it in text
 PATH = re.compile(r"(/[\w.@%+=:,~-]+(?:/[\w.@%+=:,~-]+)+)")
 
 _DIALECTS = {"anthropic": anthropic, "openai": openai, "gemini": gemini}
@@ -296,7 +296,7 @@ def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_
              + (f"; body through it: {via_tool}" if via_tool else ""))
     if route:
         return RowVerdict(PASS, f"the body reached the model ({'; '.join(route)}); {facts}", observed)
-    if read_tool and read is None and not URI_IN_TEXT.search(block_text(handed.block)):
+    if read_tool and read is None and not URI.search(block_text(handed.block)):
         return RowVerdict(FAIL, f"the body never reached the model: the host handed it no URI to read "
                           f"with {read_tool}; {facts}", observed)
     if read_tool and (read is None or not read.answered):
@@ -404,51 +404,66 @@ class Body:
 _NEEDLE_HEAD = 64  # characters of a body's start that show a cut body reached the model
 
 
-def server_bodies(wire_lines, tools: dict[str, str]) -> dict[str, Body]:
-    """form -> the body the server sent for it, from the proxy's ``wire.jsonl`` lines: text items
-    (text), ``structuredContent`` and its twin (structured), the embedded resource's text or blob
-    (embedded), and what ``resources/read`` of the link returned (link). ``tools``: form -> the
-    server's tool name. The first answer of each wins."""
-    asked: dict[Any, tuple[str, dict]] = {}
-    bodies: dict[str, Body] = {}
-    by_tool = {name: form for form, name in tools.items()}
+@dataclass
+class WireExchange:
+    """A request the host sent on the MCP wire and the server's answer to it (as recorded)."""
+
+    method: str
+    params: dict
+    answer: dict  # the JSON-RPC answer: ``result`` or ``error``
+    seq: int | None  # the answer's seq in wire.jsonl
+    request_seq: int | None
+
+
+def wire_exchanges(wire_lines) -> list[WireExchange]:
+    """The host's requests paired with their answers, from the proxy's ``wire.jsonl`` lines (a
+    line cut short by a kill is passed over); in the order the answers came."""
+    asked: dict[str, tuple[str, dict, int | None]] = {}
+    paired: list[WireExchange] = []
     for line in wire_lines:
         try:
             entry = json.loads(line)
         except ValueError:
             continue
         message = entry.get("message")
-        if not isinstance(message, dict):
+        if not isinstance(message, dict) or "id" not in message:
             continue
-        if entry.get("dir") == "out" and isinstance(message.get("method"), str) and "id" in message:
-            asked[json.dumps(message["id"])] = (message["method"], message.get("params") or {})
+        key = json.dumps(message["id"])
+        if entry.get("dir") == "out" and isinstance(message.get("method"), str):
+            asked[key] = (message["method"], message.get("params") or {}, entry.get("seq"))
+        elif entry.get("dir") == "in" and key in asked and ("result" in message or "error" in message):
+            method, params, request_seq = asked.pop(key)
+            paired.append(WireExchange(method, params if isinstance(params, dict) else {}, message,
+                                       entry.get("seq"), request_seq))
+    return paired
+
+
+def server_bodies(exchanges: list[WireExchange], tools: dict[str, str]) -> dict[str, Body]:
+    """form -> the body the server sent for it: text items (text), ``structuredContent`` and its
+    twin (structured), the embedded resource's text or blob (embedded), and what
+    ``resources/read`` of the link returned (link). ``tools``: form -> the server's tool name.
+    The first answer of each wins."""
+    bodies: dict[str, Body] = {}
+    by_tool = {name: form for form, name in tools.items()}
+    for exchange in exchanges:
+        result = exchange.answer.get("result")
+        if not isinstance(result, dict):
             continue
-        if entry.get("dir") != "in" or not isinstance(message.get("result"), dict):
-            continue
-        method, params = asked.pop(json.dumps(message.get("id")), (None, {}))
-        result = message["result"]
-        if method == "tools/call" and by_tool.get(params.get("name")) and by_tool[params["name"]] not in bodies:
-            form = by_tool[params["name"]]
-            body = Body(seq=entry.get("seq"))
-            for item in result.get("content") or []:
-                if not isinstance(item, dict):
-                    continue
-                if item.get("type") == "text" and isinstance(item.get("text"), str):
-                    body.texts.append(item["text"])
-                elif item.get("type") == "resource" and isinstance(item.get("resource"), dict):
-                    resource = item["resource"]
-                    body.texts += [resource[k] for k in ("text", "blob") if isinstance(resource.get(k), str)]
+        method, params = exchange.method, exchange.params
+        form = by_tool.get(params.get("name")) if method == "tools/call" else None
+        if form is not None and form != "link" and form not in bodies:
+            # the link's own result carries no body: the read below does
+            items = [i for i in result.get("content") or [] if isinstance(i, dict)]
+            resources = [i["resource"] for i in items if i.get("type") == "resource"
+                         and isinstance(i.get("resource"), dict)]
+            held = [r[k] for r in resources for k in ("text", "blob") if isinstance(r.get(k), str)]
+            texts = [i["text"] for i in items if i.get("type") == "text" and isinstance(i.get("text"), str)]
+            body = Body(texts=held if form == "embedded" else texts + held, seq=exchange.seq)
             if form == "structured" and "structuredContent" in result:
                 body.values.append(result["structuredContent"])
-            if form == "link":
-                continue  # the link's own result carries no body: the read below does
-            if form == "embedded":
-                body.texts = [t for item in result.get("content") or [] if isinstance(item, dict)
-                              and item.get("type") == "resource" for t in
-                              [item.get("resource", {}).get("text") or item.get("resource", {}).get("blob")] if t]
             bodies[form] = body
         elif method == "resources/read" and "link" not in bodies:
-            body = Body(seq=entry.get("seq"))
+            body = Body(seq=exchange.seq)
             for content in result.get("contents") or []:
                 if isinstance(content, dict):
                     body.texts += [content[k] for k in ("text", "blob") if isinstance(content.get(k), str)]

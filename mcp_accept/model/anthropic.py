@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from mcp_accept.model.answer import Answer
-from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn
+from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, reply_text
 
 API = "anthropic-messages"
 ROUTES = (("POST", "/v1/messages"), ("POST", "/v1/messages/count_tokens"))
@@ -66,7 +66,7 @@ def respond(turn: Turn, action: CallTool | Say | None, body: dict) -> Answer:
                                  "input": action.arguments}
         stop = "tool_use"
     else:
-        block = {"type": "text", "text": action.text if action else "ok"}
+        block = {"type": "text", "text": reply_text(turn, action)}
         stop = "end_turn"
     usage = {"input_tokens": count_tokens(body), "output_tokens": 1}
     if not turn.stream:

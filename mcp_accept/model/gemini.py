@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from mcp_accept.model.answer import Answer
-from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, value_for_schema
+from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, reply_text
 
 API = "gemini"
 ROUTES = (("POST", "/v1beta/models/{rest:path}"), ("POST", "/v1/models/{rest:path}"))
@@ -70,10 +70,7 @@ def respond(turn: Turn, action: CallTool | Say | None, body: dict) -> Answer:
     if isinstance(action, CallTool):
         part: dict[str, Any] = {"functionCall": {"name": action.offer.name, "args": action.arguments}}
     else:
-        text = action.text if action else "ok"
-        if turn.schema is not None:
-            text = json.dumps(value_for_schema(turn.schema))
-        part = {"text": text}
+        part = {"text": reply_text(turn, action)}
     usage = {"promptTokenCount": _tokens(body), "candidatesTokenCount": 1, "totalTokenCount": _tokens(body) + 1}
     whole = {"candidates": [{"content": {"role": "model", "parts": [part]}, "index": 0, "finishReason": "STOP"}],
              "usageMetadata": usage, "modelVersion": turn.model or "stand-in"}

@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from mcp_accept.model.answer import Answer
-from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn
+from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, reply_text
 
 RESPONSES = "openai-responses"
 CHAT = "openai-chat"
@@ -133,11 +133,7 @@ def _respond_responses(turn: Turn, action: CallTool | Say | None) -> Answer:
                    {"type": "response.function_call_arguments.done", "item_id": item["id"], "output_index": 0,
                     "arguments": arguments})]
     else:
-        text = action.text if action else "ok"
-        if turn.schema is not None:
-            from mcp_accept.model.script import value_for_schema
-
-            text = json.dumps(value_for_schema(turn.schema))
+        text = reply_text(turn, action)
         part = {"type": "output_text", "text": text, "annotations": []}
         item = {"type": "message", "id": f"msg_mcpaccept_{n:02d}", "status": "completed", "role": "assistant",
                 "content": [part]}
@@ -172,11 +168,7 @@ def _respond_chat(turn: Turn, action: CallTool | Say | None) -> Answer:
         finish = "tool_calls"
         delta: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [dict(call, index=0)]}
     else:
-        text = action.text if action else "ok"
-        if turn.schema is not None:
-            from mcp_accept.model.script import value_for_schema
-
-            text = json.dumps(value_for_schema(turn.schema))
+        text = reply_text(turn, action)
         message = {"role": "assistant", "content": text}
         finish = "stop"
         delta = {"role": "assistant", "content": text}

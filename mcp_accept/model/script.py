@@ -12,6 +12,7 @@ its conversation, dropping calls, gets the final text instead of the same calls 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -189,3 +190,11 @@ def value_for_schema(schema: Any, depth: int = 0) -> Any:
     if kind == "string":
         return "ok"
     return {}
+
+
+def reply_text(turn: Turn, action: "Say | None") -> str:
+    """The text of an answer that calls no tool: JSON of the schema a side call asks for, else
+    the script's words (``ok`` for a side call that asks for none)."""
+    if turn.schema is not None:
+        return json.dumps(value_for_schema(turn.schema))
+    return action.text if action else "ok"

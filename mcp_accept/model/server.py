@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -25,12 +24,6 @@ MAX_BODY = 64 * 1024 * 1024  # a host's request larger than this is refused, not
 # Request headers kept in the record: the rest (credentials above all) never reach the file.
 KEPT_HEADERS = ("content-type", "accept", "user-agent", "anthropic-version", "anthropic-beta",
                 "x-goog-api-client", "openai-beta", "x-stainless-lang", "x-stainless-package-version")
-
-
-@dataclass
-class Handled:
-    api: str
-    action: dict | None
 
 
 def dialect_for(path: str) -> ModuleType | None:
@@ -68,7 +61,7 @@ class StandIn:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def answer(self, method: str, path: str, headers: dict, raw: bytes) -> tuple[Answer, Handled]:
+    def answer(self, method: str, path: str, headers: dict, raw: bytes) -> Answer:
         """Read one request, decide, record both directions; no I/O but the log."""
         dialect = dialect_for(path)
         kept = {k: v for k, v in headers.items() if k.lower() in KEPT_HEADERS}
@@ -84,16 +77,15 @@ class StandIn:
             answer = Answer(json={"error": {"type": "not_found", "message": f"no model API at {path}"}},
                             status=404 if dialect is None else 400)
             self.log.record("out", message=answer.json, http={"status": answer.status, "path": path})
-            return answer, Handled(api or "none", None)
+            return answer
         turn = dialect.parse(path, body)
         action = None if turn.side else self.script.next_action(turn)
         answer = dialect.respond(turn, action, body)
-        handled = Handled(turn.api, describe(action))
         self.log.record("out", message=answer.record(),
                         http={"status": answer.status, "path": path, "api": turn.api, "stream": turn.stream,
-                              "side": turn.side, "action": handled.action,
+                              "side": turn.side, "action": describe(action),
                               "offers": [o.shown for o in turn.offers]})
-        return answer, handled
+        return answer
 
     # ------------------------------------------------------------------ serving
 
@@ -114,7 +106,7 @@ class StandIn:
                 if len(raw) > MAX_BODY:
                     return JSONResponse({"error": {"message": "request too large"}}, status_code=413)
             path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-            answer, _ = self.answer(request.method, path, dict(request.headers), bytes(raw))
+            answer = self.answer(request.method, path, dict(request.headers), bytes(raw))
             if answer.events is None:
                 return JSONResponse(answer.json, status_code=answer.status)
 
