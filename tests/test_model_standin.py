@@ -99,6 +99,50 @@ def test_anthropic_messages_script_and_sdk_types(standin, tmp_path, stream):
     assert kinds == ["in", "out"] * 3  # flushed as answered: the file holds every exchange already
 
 
+@pytest.mark.parametrize("query", ["", "?beta=true"])
+def test_anthropic_count_tokens_whatever_the_query_string(standin, query):
+    # Claude Code asks /v1/messages/count_tokens?beta=true: a Message there would be read as no count.
+    request = anthropic_request([{"role": "user", "content": "go"}], False)
+    answer = httpx.post(standin.url + "/v1/messages/count_tokens" + query, json=request)
+    assert answer.status_code == 200
+    assert set(answer.json()) == {"input_tokens"} and answer.json()["input_tokens"] > 0
+    anthropic = pytest.importorskip("anthropic", reason="the anthropic SDK checks the count's shape")
+    anthropic.types.MessageTokensCount.model_validate(answer.json())
+    # the same path with its query still drives the script for a real turn
+    turn = httpx.post(standin.url + "/v1/messages" + query, json=request).json()
+    assert turn["type"] == "message" and turn["content"][0]["name"] == "mcp__s__search_text"
+
+
+def test_openai_final_text_answers_match_the_sdk_types(standin):
+    tools = [{"type": "function", "name": "search_text", "parameters": {"type": "object"}}]
+    responses = {"model": "m", "tools": tools, "input": [
+        {"role": "user", "content": "go"},
+        {"type": "function_call", "call_id": "call_mcpaccept_00", "name": "search_text", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "call_mcpaccept_00", "output": "body"},
+        {"type": "function_call", "call_id": "call_mcpaccept_01", "name": "search_link", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "call_mcpaccept_01", "output": "x"}]}
+    answer = httpx.post(standin.url + "/v1/responses", json=responses).json()
+    item = answer["output"][0]
+    assert item["type"] == "message" and item["content"][0]["text"] == "done"
+    chat = {"model": "m", "tools": [{"type": "function", "function": {"name": "search_text", "parameters": {}}},
+                                    {"type": "function", "function": {"name": "search_link", "parameters": {}}}],
+            "messages": [{"role": "user", "content": "go"},
+                         {"role": "assistant", "content": None, "tool_calls": [
+                             {"id": "call_mcpaccept_00", "type": "function",
+                              "function": {"name": "search_text", "arguments": "{}"}},
+                             {"id": "call_mcpaccept_01", "type": "function",
+                              "function": {"name": "search_link", "arguments": "{}"}}]},
+                         {"role": "tool", "tool_call_id": "call_mcpaccept_00", "content": "body"},
+                         {"role": "tool", "tool_call_id": "call_mcpaccept_01", "content": "x"}]}
+    final = httpx.post(standin.url + "/v1/chat/completions", json=chat).json()
+    assert final["choices"][0]["message"]["content"] == "done"
+    assert final["choices"][0]["finish_reason"] == "stop"
+    openai = pytest.importorskip("openai", reason="the openai SDK checks the answer shapes")
+    parsed = openai.types.responses.Response.model_validate(answer)
+    assert parsed.output_text == "done"
+    assert openai.types.chat.ChatCompletion.model_validate(final).choices[0].message.content == "done"
+
+
 @pytest.mark.parametrize("stream", [False, True])
 def test_openai_responses_with_namespaces(standin, stream):
     request = {"model": "m", "stream": stream, "input": [{"role": "user", "content": "go"}],
@@ -116,6 +160,8 @@ def test_openai_responses_with_namespaces(standin, stream):
             TypeAdapter(openai.types.responses.ResponseStreamEvent).validate_python(event)
     else:
         item = answer.json()["output"][0]
+        openai = pytest.importorskip("openai", reason="the openai SDK checks the response shape")
+        openai.types.responses.Response.model_validate(answer.json())
     assert item["type"] == "function_call" and item["name"] == "search_text" and item["namespace"] == "mcp__s"
     assert json.loads(item["arguments"]) == {"q": "MCP"}
 

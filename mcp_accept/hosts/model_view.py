@@ -23,6 +23,7 @@ from typing import Any
 
 from mcp_accept.model import anthropic, gemini, openai
 from mcp_accept.model.script import Exchange, Turn
+from mcp_accept.model.server import bare_path
 
 PASS, FAIL, UNOBTAINABLE = "PASS", "FAIL", "UNOBTAINABLE"
 QUOTE_LIMIT = 2000  # characters of a result block quoted in a reason's evidence
@@ -84,7 +85,7 @@ def read_view(entries: list[dict]) -> ModelView:
         dialect = _DIALECTS.get(http.get("api") or "")
         if entry.get("dir") != "in" or dialect is None or not isinstance(entry.get("message"), dict):
             continue
-        turn = dialect.parse(http.get("path") or "", entry["message"])
+        turn = dialect.parse(bare_path(http.get("path") or ""), entry["message"])
         if turn.side is None and (last_turn is None or len(turn.calls) >= len(last_turn.calls)):
             last_turn, last_seq = turn, entry["seq"]
             view.last_request = json.dumps(entry["message"], ensure_ascii=False)

@@ -24,7 +24,7 @@ ROUTES = (("POST", "/v1/messages"), ("POST", "/v1/messages/count_tokens"))
 
 def parse(path: str, body: dict) -> Turn:
     turn = Turn(api=API, model=body.get("model"), stream=bool(body.get("stream")))
-    if path.rstrip("/").endswith("/count_tokens"):
+    if path.endswith("/count_tokens"):
         turn.side = "count_tokens"
         return turn
     for tool in body.get("tools") or []:

@@ -24,7 +24,7 @@ _METHOD = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>[A-Za-z]+)$")
 
 
 def parse(path: str, body: dict) -> Turn:
-    match = _METHOD.search(path.split("?", 1)[0])
+    match = _METHOD.search(path)
     model, method = (match.group("model"), match.group("method")) if match else (None, "")
     turn = Turn(api=API, model=model, stream=method == "streamGenerateContent")
     if method == "countTokens":

@@ -33,7 +33,7 @@ def _usage_responses() -> dict:
 
 
 def api_of(path: str) -> str:
-    return CHAT if path.rstrip("/").endswith("/chat/completions") else RESPONSES
+    return CHAT if path.endswith("/chat/completions") else RESPONSES
 
 
 def _arguments(raw: Any) -> Any:

@@ -26,8 +26,13 @@ KEPT_HEADERS = ("content-type", "accept", "user-agent", "anthropic-version", "an
                 "x-goog-api-client", "openai-beta", "x-stainless-lang", "x-stainless-package-version")
 
 
-def dialect_for(path: str) -> ModuleType | None:
-    bare = path.split("?", 1)[0].rstrip("/")
+def bare_path(path: str) -> str:
+    """The path a route is chosen by: hosts add query strings (Claude Code sends
+    ``/v1/messages/count_tokens?beta=true``, Gemini ``?alt=sse``) that no API reads as a route."""
+    return path.split("?", 1)[0].rstrip("/")
+
+
+def dialect_for(bare: str) -> ModuleType | None:
     if bare in ("/v1/messages", "/v1/messages/count_tokens"):
         return anthropic
     if bare.endswith(("/responses", "/chat/completions")):
@@ -63,7 +68,8 @@ class StandIn:
 
     def answer(self, method: str, path: str, headers: dict, raw: bytes) -> Answer:
         """Read one request, decide, record both directions; no I/O but the log."""
-        dialect = dialect_for(path)
+        bare = bare_path(path)
+        dialect = dialect_for(bare)
         kept = {k: v for k, v in headers.items() if k.lower() in KEPT_HEADERS}
         api = dialect.__name__.rsplit(".", 1)[-1] if dialect else None
         try:
@@ -78,7 +84,7 @@ class StandIn:
                             status=404 if dialect is None else 400)
             self.log.record("out", message=answer.json, http={"status": answer.status, "path": path})
             return answer
-        turn = dialect.parse(path, body)
+        turn = dialect.parse(bare, body)
         action = None if turn.side else self.script.next_action(turn)
         answer = dialect.respond(turn, action, body)
         self.log.record("out", message=answer.record(),
