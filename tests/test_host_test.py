@@ -56,9 +56,24 @@ def test_host_test_fills_the_host_rows_offline(tmp_path, name):
     assert not processes_mentioning(str(folder)), "a process of the run outlived it"
 
 
-def test_host_over_streamable_http(tmp_path):
-    folder, _, _ = run_over_http(tmp_path, "claude-code")
+def test_host_over_streamable_http_and_a_person_adds_to_its_rows(tmp_path):
+    folder, rows, _ = run_over_http(tmp_path, "claude-code")
     assert not processes_mentioning(str(folder))
+    # the rows `host test` filled are observations: a person may still add what they saw
+    before = rows["H03"]
+    note = tmp_path / "seen.txt"
+    note.write_text("the 4 MB result was shown in the terminal as a file path\n")
+    done = subprocess.run([sys.executable, "-m", "mcp_accept", "observe", str(folder), "H03", "--status", "FAIL",
+                           "--evidence", str(note), "--note", "saved to a file in the UI too"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    after, _ = rows_of(folder)
+    h03 = after["H03"]
+    assert (h03["status"], h03["filled_by"], h03["reason"]) == ("FAIL", "observe", "saved to a file in the UI too")
+    kept = h03["observed"]["host_test"]  # what the stand-in model was handed is not dropped
+    assert (kept["mode"], kept["status"], kept["evidence"]) == ("host test", before["status"], "rows/H03.json")
+    assert (folder / "rows" / "H03.json").is_file()
+    assert after["H01"] == rows["H01"]  # the other rows are untouched
 
 
 def test_a_host_that_is_not_installed_is_one_line_and_exit_3(tmp_path):

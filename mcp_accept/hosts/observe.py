@@ -95,13 +95,24 @@ def open_run(folder: Path) -> dict:
     return validate_results(path)
 
 
+HOST_TEST = "host test"  # observed.mode of a row `host test` filled from what the model was handed
+
+
+def observable(row: dict) -> bool:
+    """A row a person may fill or add to: still PENDING, filled by an earlier observe, or an
+    observation of a host that `host test` made (it is evidence about a host, like a person's,
+    and a person may have seen more than the stand-in model could)."""
+    return (row["status"] == PENDING or row.get("filled_by") == "observe"
+            or (row.get("observed") or {}).get("mode") == HOST_TEST)
+
+
 def fillable_row(results: dict, row_id: str, folder: Path) -> dict:
-    """The row ``row_id`` if it is filled by hand (still PENDING, or filled by an
-    earlier observe); automated rows and unknown ids are refused."""
+    """The row ``row_id`` if it is filled by hand (still PENDING, filled by an earlier observe
+    or by `host test`); automated rows and unknown ids are refused."""
     for row in results["rows"]:
         if row["id"] != row_id:
             continue
-        if row["status"] == PENDING or row.get("filled_by") == "observe":
+        if observable(row):
             return row
         raise InputError(f"{row_id} is an automated row ({row['status']} by the runner); only "
                          "manual rows (" + ", ".join(manual_ids(results)) + ") can be observed",
@@ -112,8 +123,7 @@ def fillable_row(results: dict, row_id: str, folder: Path) -> dict:
 
 
 def manual_ids(results: dict) -> list[str]:
-    return [r["id"] for r in results["rows"]
-            if r["status"] == PENDING or r.get("filled_by") == "observe"]
+    return [r["id"] for r in results["rows"] if observable(r)]
 
 
 def given_conditions(host: str | None, host_version: str | None, sets: list[str]) -> dict:
@@ -171,11 +181,17 @@ def save(folder: Path, results: dict) -> None:
 
 def keep_wire(row: dict, observed: dict) -> dict:
     """The person's part joins what a recording proxy established on the wire (``wire``,
-    ``seqs``): filling a row by hand never drops the wire facts."""
+    ``seqs``) and what `host test` found (``host_test``): filling a row by hand never drops
+    either."""
     before = row.get("observed") or {}
     for key in ("wire", "seqs"):
         if key in before and key not in observed:
             observed[key] = before[key]
+    if before.get("mode") == HOST_TEST:  # what the stand-in model was handed stays beside the person's word
+        observed["host_test"] = {**before, "status": row.get("status"), "reason": row.get("reason"),
+                                 "evidence": row.get("evidence")}
+    elif "host_test" in before and "host_test" not in observed:
+        observed["host_test"] = before["host_test"]
     return observed
 
 
