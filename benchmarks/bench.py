@@ -13,8 +13,8 @@ b. the full sheet over stdio against the built-in fixture: every layer against t
    without the sdk layer (≤ 1.3x) and against the official MCP Python SDK client making the
    same calls (``sdk_client.py``, faster); wire/type/meaning only against a minimal raw
    JSON-RPC client (``raw_client.py``: the same calls, no checks; ≤ 2.5x); and, for
-   reference, every layer with no replay process kept warm (``MCP_ACCEPT_SDK_WARM=0``: what
-   the first run of a session costs);
+   reference, every layer with no replay process kept warm (``MCP_ACCEPT_SDK_WARM=0``: the
+   default, and what the first run of a session costs);
 c. the same over Streamable HTTP (one fixture server for all, started beforehand; the raw
    client target is ≤ 3x);
 d. a 16 MiB ``structuredContent`` (``large_server.py``, tens of thousands of hits) through
@@ -28,8 +28,8 @@ f. the per-message overhead of ``mcp-accept proxy`` (``proxy_overhead.py``: the 
 
 "Every layer" is the default sheet as it ships (the SDK layer included when the SDK is
 installed); "wire/type/meaning only" is the same sheet without its SDK-layer checks. The
-sdk layer's replay process is kept warm between runs as it is for a user (the first run
-of the invocation starts it; it lives in a folder of the invocation's own and is ended at
+sdk layer's replay process is kept warm between runs, as a user may opt in to
+(``MCP_ACCEPT_SDK_WARM``; the first run of the invocation starts it; it lives in a folder of the invocation's own and is ended at
 the end). mcp-accept's bytecode is compiled first, as ``pip install`` does. Every row says
 its target and whether it is met; benchmarks/README.md explains the figures.
 
@@ -130,7 +130,7 @@ class Bench:
         # path: a Unix socket's has a limit of 107 bytes.
         self.runtime = Path(tempfile.mkdtemp(prefix="mcpa-"))
         os.environ["XDG_RUNTIME_DIR"] = str(self.runtime)
-        # as at a person's prompt, even when this runs in CI (which switches it off by default)
+        # opted in explicitly: by default nothing outlives its run
         os.environ[WARM_ENV] = os.environ.get(WARM_ENV) or "600"
         compile_package()
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import asdict
@@ -227,17 +229,60 @@ def test_a_warm_process_that_takes_the_job_and_never_answers_is_a_failed_replay(
 
 
 @pytest.mark.parametrize("env, seconds", [
-    ({"MCP_ACCEPT_SDK_WARM": "", "CI": "", "PYTEST_CURRENT_TEST": ""}, sdk_warm.WARM_SECONDS),
-    ({"MCP_ACCEPT_SDK_WARM": "", "CI": "true", "PYTEST_CURRENT_TEST": ""}, 0.0),
-    ({"MCP_ACCEPT_SDK_WARM": "", "CI": "false", "PYTEST_CURRENT_TEST": ""}, sdk_warm.WARM_SECONDS),
-    ({"MCP_ACCEPT_SDK_WARM": "", "CI": "", "PYTEST_CURRENT_TEST": "t.py::x (call)"}, 0.0),
+    ({"MCP_ACCEPT_SDK_WARM": "", "CI": "", "PYTEST_CURRENT_TEST": ""}, 0.0),
+    ({"MCP_ACCEPT_SDK_WARM": "", "CI": "false", "PYTEST_CURRENT_TEST": ""}, 0.0),
+    ({"MCP_ACCEPT_SDK_WARM": "on", "CI": "", "PYTEST_CURRENT_TEST": ""}, sdk_warm.WARM_SECONDS),
     ({"MCP_ACCEPT_SDK_WARM": "45", "CI": "true", "PYTEST_CURRENT_TEST": "t.py::x (call)"}, 45.0),
     ({"MCP_ACCEPT_SDK_WARM": "off", "CI": "", "PYTEST_CURRENT_TEST": ""}, 0.0),
+    ({"MCP_ACCEPT_SDK_WARM": "soon", "CI": "", "PYTEST_CURRENT_TEST": ""}, 0.0),
+    ({"MCP_ACCEPT_SDK_WARM": "-5", "CI": "", "PYTEST_CURRENT_TEST": ""}, 0.0),
+    ({"MCP_ACCEPT_SDK_WARM": "inf", "CI": "", "PYTEST_CURRENT_TEST": ""}, 0.0),
 ])
-def test_nothing_is_kept_warm_in_ci_or_under_pytest_unless_asked(monkeypatch, env, seconds):
+def test_nothing_is_kept_warm_unless_asked(monkeypatch, env, seconds):
     for key, value in env.items():
         if value:
             monkeypatch.setenv(key, value)
         else:
             monkeypatch.delenv(key, raising=False)
     assert sdk_warm.warm_seconds() == seconds
+
+
+def _processes_with_env(key: str, value: str) -> list[tuple[int, str]]:
+    """Every process of this user whose environment holds ``key=value``, with its command line."""
+    wanted = f"{key}={value}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if wanted in environ and alive(int(entry)):
+            found.append((int(entry), cmdline))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads the process table from /proc")
+def test_a_default_run_leaves_no_process_behind(tmp_path):
+    """A person's run (no CI, not under pytest, nothing asked) with the sdk layer on: when the
+    command has returned, no replay process of it is left in the process table."""
+    import shutil
+    import tempfile
+
+    runtime = Path(tempfile.mkdtemp(prefix="mcpa-"))
+    env = {k: v for k, v in os.environ.items() if k not in ("MCP_ACCEPT_SDK_WARM", "CI", "PYTEST_CURRENT_TEST")}
+    env.update({"XDG_RUNTIME_DIR": str(runtime), "MCP_ACCEPT_SDK": "on"})
+    try:
+        done = subprocess.run([sys.executable, "-m", "mcp_accept", "run", "--out", str(tmp_path / "run")],
+                              capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        sdk_rows = sdk_column(tmp_path / "run")
+        assert any(status == "PASS" for checks in sdk_rows.values() for status, _ in checks), sdk_rows
+        left = _processes_with_env("XDG_RUNTIME_DIR", str(runtime))
+        assert left == [], f"still running after the command returned: {left}"
+        assert not list(runtime.glob("mcp-accept/*.sock"))
+    finally:
+        end_warm(runtime / "mcp-accept")
+        shutil.rmtree(runtime, ignore_errors=True)

@@ -18,7 +18,7 @@ The layer is advisory (see :data:`mcp_accept.checks.base.ADVISORY_LAYERS`): it t
 client library treats the answer, which is not a rule of the spec, so its verdicts are
 reported in the row's ``layers.sdk`` and evidence but never change the row's status.
 
-Without the SDK (``pip install 'mcp-accept[sdk]'``) every sdk verdict is UNOBTAINABLE,
+Without the SDK (``pip install '.[sdk]'`` in a clone) every sdk verdict is UNOBTAINABLE,
 with the reason.
 """
 
@@ -34,7 +34,7 @@ from typing import Any
 from mcp_accept.checks.base import FAIL, PASS, UNOBTAINABLE, Context, Verdict, check
 
 LAYER = "sdk"
-INSTALL_HINT = "pip install 'mcp-accept[sdk]'"
+INSTALL_HINT = "pip install '.[sdk]' in a clone of mcp-accept"
 # An in-memory answer arrives at once; the SDK waits this long only for an answer it
 # could not parse (as it would wait on a real connection).
 REPLAY_TIMEOUT = 3.0
@@ -544,7 +544,7 @@ def _switched_off() -> bool:
 def _spawn(warm: bool = True) -> "Worker | WarmWorker | None":
     """A replay process for this run: the warm one if there is one (see
     :mod:`mcp_accept.checks.sdk_warm`) and ``warm``, else a new one, which stays warm for
-    later runs once it has answered (unless that is switched off)."""
+    later runs once it has answered when ``MCP_ACCEPT_SDK_WARM`` asks for that."""
     import importlib.util
     import subprocess
     import sys

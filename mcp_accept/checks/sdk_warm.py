@@ -6,9 +6,12 @@ answered, stays: it detaches (a session of its own, its standard streams on /dev
 listens on a Unix socket in a folder only its user can enter, and for each later run
 forks a child that already has the SDK imported, reads that run's job from the
 connection, replays it and answers on the same connection. It leaves after
-``MCP_ACCEPT_SDK_WARM`` seconds without a run (default 600), or at once when its socket
-file is removed or taken over by a newer one; ``MCP_ACCEPT_SDK_WARM=0`` keeps every
-replay process to its own run, and so does the default in CI or under pytest.
+``MCP_ACCEPT_SDK_WARM`` seconds without a run, or at once when its socket file is removed
+or taken over by a newer one.
+
+Nothing is kept warm unless asked: a process that outlives the command that started it is a
+surprise to whoever reads the process table, so by default every replay process ends with
+its own run. ``MCP_ACCEPT_SDK_WARM=on`` (600 s) or a number of seconds opts in.
 
 The socket's name carries what the replay depends on (the Python interpreter, the SDK's
 and this package's files), so a run never reaches a process that would replay with
@@ -19,6 +22,7 @@ no answer) makes the run replay the way it would without a warm process.
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import socket
@@ -34,24 +38,17 @@ SUN_PATH_MAX = 107  # sockaddr_un's path, less its final NUL, on Linux
 
 
 def warm_seconds() -> float:
-    """How long a replay process stays after its last run; 0 when switched off. Unless
-    ``MCP_ACCEPT_SDK_WARM`` says otherwise, nothing is kept warm in CI (``CI`` set, as
-    GitHub Actions, GitLab and most others do) or under pytest (``PYTEST_CURRENT_TEST``):
-    there a process that outlives its job is a surprise, not a saving."""
+    """How long a replay process stays after its last run; 0 (the default) keeps each one to
+    its own run. ``MCP_ACCEPT_SDK_WARM`` opts in: ``on`` for :data:`WARM_SECONDS`, or a number
+    of seconds; anything else, unset included, keeps nothing warm."""
     raw = os.environ.get(WARM_ENV, "").strip().lower()
-    if raw == "":
-        ci = os.environ.get("CI", "").strip().lower()
-        if (ci and ci not in ("0", "false", "no")) or os.environ.get("PYTEST_CURRENT_TEST"):
-            return 0.0
-        return WARM_SECONDS
     if raw in ("on", "yes", "true"):
         return WARM_SECONDS
-    if raw in ("off", "no", "false"):
-        return 0.0
     try:
-        return max(0.0, float(raw))
+        seconds = float(raw)
     except ValueError:
-        return WARM_SECONDS
+        return 0.0
+    return seconds if math.isfinite(seconds) and seconds > 0 else 0.0
 
 
 def _folder() -> str | None:
