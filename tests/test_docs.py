@@ -164,3 +164,52 @@ def test_the_readme_worked_example_on_another_server_says_what_the_readme_says(t
     failed = {r["id"]: r.get("failed_rule") for r in results["rows"] if r["status"] == "FAIL"}
     assert failed == {"S01": "app"}
     assert all(r["status"] == "PASS" for r in results["rows"] if r["id"] not in failed and not r["id"].startswith("H"))
+
+
+def _pip_targets(line: str, variables: dict[str, str]) -> list[str]:
+    """What a `pip install` line installs: its arguments that are not options, with `$VAR`
+    and `"$VAR"` read from the variables its block defines."""
+    words = shlex.split(line.split("pip install", 1)[1].split("#", 1)[0])
+    out = []
+    for word in words:
+        if word.startswith("-"):
+            continue
+        match = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", word)
+        out.append(variables.get(match.group(1), word) if match else word)
+    return out
+
+
+def test_ci_docs_install_from_source_as_the_readme_does():
+    """The project is not on a package index: every `pip install` of the CI pages names a
+    source (a folder of a clone or a git URL of the repository), the way the README installs
+    from a clone, never a bare name an index would be asked for."""
+    import yaml
+
+    checked = 0
+    for name in ("ci.md", "fleet.md"):
+        text = (DOCS / name).read_text(encoding="utf-8")
+        for block in re.findall(r"```(?:yaml|sh)\n(.*?)```", text, flags=re.S):
+            if "pip install" not in block:
+                continue
+            variables = {}
+            try:
+                data = yaml.safe_load(block)
+            except yaml.YAMLError:
+                data = None
+            if isinstance(data, dict):
+                variables.update({k: str(v) for k, v in (data.get("env") or {}).items()})
+                variables.update({k: str(v) for k, v in (data.get("variables") or {}).items()})
+            for line in block.splitlines():
+                if "pip install" not in line:
+                    continue
+                targets = _pip_targets(line, variables)
+                assert targets, f"{name}: {line.strip()}"
+                for target in targets:
+                    git = target.startswith("git+https://") and "/mcp-accept" in target
+                    folder = target.startswith((".", "/", "$GITHUB_ACTION_PATH"))
+                    from_source = git or folder
+                    assert from_source, f"{name}: installs {target!r} from an index: {line.strip()}"
+                    checked += 1
+    assert checked >= 6
+    for page in [README] + [path.read_text(encoding="utf-8") for path in DOCS.glob("*.md")]:
+        assert not re.search(r"pip install ['\"]?mcp-accept\b", page)
