@@ -213,3 +213,63 @@ def test_ci_docs_install_from_source_as_the_readme_does():
     assert checked >= 6
     for page in [README] + [path.read_text(encoding="utf-8") for path in DOCS.glob("*.md")]:
         assert not re.search(r"pip install ['\"]?mcp-accept\b", page)
+
+
+def _observation_section(title: str) -> str:
+    text = (DOCS / "observation.md").read_text(encoding="utf-8")
+    start = text.index(title)
+    end = text.find("\n#", start + len(title))
+    return text[start:] if end < 0 else text[start:end]
+
+
+def test_observation_page_tells_the_marker_tokens_observe_reads():
+    """The prompt a person gives the model asks for the head and the tail tokens, in the
+    shape the fixture draws them; the forms' statuses are those observe gives."""
+    from mcp_accept import fixture
+    from mcp_accept.hosts import observe
+
+    page = (DOCS / "observation.md").read_text(encoding="utf-8")
+    prompt = "\n".join(line for line in page.splitlines() if line.startswith(">"))
+    shapes = re.findall(r"`(MK\?Z?-x+)`", prompt)
+    assert sorted(shapes) == ["MK?-xxxxxxxxxx", "MK?Z-xxxxxxxxxx"], prompt
+    for tail, shape in ((False, "MK?-xxxxxxxxxx"), (True, "MK?Z-xxxxxxxxxx")):
+        pattern = re.escape(shape).replace(r"\?", "[A-Z]").replace("x", "[0-9a-f]")
+        for token in fixture.new_markers(tail=tail).values():
+            assert re.fullmatch(pattern, token), (token, shape)
+    verdicts = _observation_section("### How a verdict is reached")
+    table = re.findall(r"\| `([a-z, ]+)`(?::|\s*\|)", verdicts)
+    assert set(table) >= {observe.REACHED, observe.CUT, observe.NOT_SEEN, observe.UNKNOWN}
+    assert set(re.findall(r"\| (?:yes|no) \| (?:yes|no) \| `([a-z, ]+)`", verdicts)) <= {
+        observe.REACHED, observe.CUT, observe.NOT_SEEN, observe.UNKNOWN}
+
+
+def test_observation_page_rows_status_is_what_observe_gives():
+    """observe never makes a row FAIL from markers, so the page must not say it does; its
+    example reasons are observe's own words for the case they describe."""
+    import itertools
+
+    from mcp_accept.checks.base import FAIL, PASS, UNOBTAINABLE
+    from mcp_accept.hosts import observe
+
+    results = (observe.REACHED, observe.CUT, observe.NOT_SEEN, observe.UNKNOWN)
+    seen_statuses = set()
+    for text, structured, twin in itertools.product(results, results, results):
+        forms = {"text": {"result": text, "tool": "search_text", "cut": "c", "why": "w"},
+                 "structured": {"result": structured, "tool": "search_structured", "cut": "c", "why": "w",
+                                "twin": {"tokens": {"r": "MKW-0"}, "result": twin}}}
+        seen_statuses.add(observe.row_verdict(forms)[0])
+    assert FAIL not in seen_statuses and seen_statuses == {PASS, UNOBTAINABLE}
+    verdicts = _observation_section("### How a verdict is reached")
+    assert "Markers never make a row **FAIL**" in verdicts
+    assert not re.search(r"\*\*FAIL\*\* when", verdicts)
+    example = _observation_section("**6. Fill the rows:**")
+    lines = dict(re.findall(r"^(H0[12]) (.+)$", example, flags=re.M))
+    h01 = observe.row_verdict({
+        "text": {"result": observe.REACHED, "tool": "search_text"},
+        "structured": {"result": observe.NOT_SEEN, "tool": "search_structured",
+                       "twin": {"tokens": {"r": "MKW-0"}, "result": observe.REACHED}},
+        "embedded": {"result": observe.CUT, "tool": "search_embedded",
+                     "cut": "its tail token is not in the answer"}})
+    h02 = observe.row_verdict({"link": {"result": observe.REACHED, "read": 1, "tool": "search_link"}})
+    assert lines["H01"] == f"{h01[0]}: {h01[1]} (evidence: rows/H01.json)"
+    assert lines["H02"] == f"{h02[0]}: {h02[1]} (evidence: rows/H02.json)"
