@@ -56,10 +56,17 @@ def _default(param) -> str:
     return f"`{default}`"
 
 
+def _kind(param) -> str:
+    """click's name for the type (typer before 0.29), else typer's own label (``<int range>``)."""
+    if hasattr(param, "type"):
+        return str(getattr(param.type, "name", "text")).lower()
+    return "choice" if param.type_descriptor.is_choice else param.display_type(None).lower()
+
+
 def _metavar(param) -> str:
     if param.metavar:
         return param.metavar
-    kind = str(getattr(param.type, "name", "text")).lower()
+    kind = _kind(param)
     for word, shown in (("path", "PATH"), ("int", "N"), ("float", "NUMBER"), ("choice", "CHOICE")):
         if word in kind:
             return shown
