@@ -16,7 +16,30 @@ import typer
 from mcp_accept import __version__
 from mcp_accept.errors import ExitStatus, InputError, InternalError, ServerError
 
-app = typer.Typer(
+class _PlainUsage(typer.core.TyperCommand):
+    """A usage line in the usual Unix shape (``RUN_DIR...``, ``[ROW]``): Typer 0.29 wraps
+    every required argument in braces (``{RUN_DIR}``), which reads like a set of choices."""
+
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name != "argument":
+                pieces.extend(param.get_usage_pieces(ctx))
+                continue
+            name = param.metavar or (param.name or "").upper()
+            name = name if param.required else f"[{name}]"
+            pieces.append(name + ("..." if param.nargs != 1 else ""))
+        return pieces
+
+
+class _Typer(typer.Typer):
+    """Every command of mcp-accept takes the plain usage line."""
+
+    def command(self, *args, cls=None, **kwargs):
+        return super().command(*args, cls=cls or _PlainUsage, **kwargs)
+
+
+app = _Typer(
     name="mcp-accept",
     help="Acceptance tests for how an MCP server hands back tool results (text, structuredContent, "
          "embedded resource, resource_link), checked at three layers: wire, type and meaning.",
@@ -73,7 +96,7 @@ def run(
     profile: Optional[Path] = typer.Option(None, "--profile", help="YAML profile mapping the rows onto the server's tools (default: the fixture's)."),
     sheet: Optional[Path] = typer.Option(None, "--sheet", help="YAML sheet to run (default: the built-in sheet)."),
     schema_dir: Optional[Path] = typer.Option(None, "--schema-dir", help="Folder of official schemas as <version>/schema.json (also MCP_ACCEPT_SCHEMA_DIR)."),
-    offline: bool = typer.Option(False, "--offline", help="Never fetch the official schemas; use the folder or the cache only."),
+    offline: bool = typer.Option(False, "--offline", help="Never download an official schema (also MCP_ACCEPT_OFFLINE=1). Every protocol version this release pins ships inside it, so a run downloads nothing anyway; this matters only for a pin with no bundled copy, whose schema checks are then UNOBTAINABLE instead of fetched."),
     max_bytes: int = typer.Option(64 * 1024 * 1024, "--max-bytes", min=1024, help="Largest message accepted from the server, in bytes."),
     targets: Optional[Path] = typer.Option(None, "--targets", help="YAML file listing many servers (command or URL, each with its profile, conditions and protocol): each runs in its own folder under --out, and one summary is printed. Not with --server or --url."),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="With --targets: how many servers run at once (default: the number of CPUs)."),
@@ -178,6 +201,32 @@ def run(
 
 
 @app.command()
+def rerun(
+    run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="Run folder written by `mcp-accept run` (its results.json records how it was run)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Run folder to write (default: a new folder under ./mcp-accept-runs/); never RUN_DIR itself."),
+    header: List[str] = typer.Option([], "--header", help="\"Name: value\" for a header the run sent: values are never recorded, so each one not read from env:VAR must be given again. Repeatable."),
+    url: Optional[str] = typer.Option(None, "--url", help="The run's URL again, when its recorded form had a secret masked (or the server now listens elsewhere)."),
+    server: Optional[str] = typer.Option(None, "--server", help="The run's server command again, when its recorded form had a secret masked."),
+    json_: bool = typer.Option(False, "--json", help="Print the new results.json on stdout instead of the table."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Print only the summary line (and errors)."),
+    verbose: bool = typer.Option(False, "-v", "--verbose", help="Show each row's checks, with rule kind and spec source, below it."),
+) -> None:
+    """Run again what RUN_DIR records: the same server, options, profile and sheet (as they were then)."""
+    from mcp_accept.running.rerun import rerun as do_rerun
+    from mcp_accept.untrusted import console_text
+
+    env = environment(quiet, verbose)
+    try:
+        with env.waiting(lambda: f"running {console_text(str(run_dir))} again..."):
+            again = do_rerun(run_dir, out=out, headers=list(header), url=url, server=server)
+    except (InputError, ServerError, InternalError) as exc:
+        raise fail(exc)
+    for warning in again.warnings:
+        typer.echo(f"mcp-accept: warning: {console_safe(warning)}", err=True)
+    show_run(again.outcome, env, json_)
+
+
+@app.command()
 def proxy(
     server: Optional[str] = typer.Option(None, "--server", help="stdio: the real server's command (split like a shell would). A host launches `mcp-accept proxy --server CMD` as its MCP server."),
     url: Optional[str] = typer.Option(None, "--url", help="Streamable HTTP: the real server's endpoint; the host connects to --listen instead."),
@@ -226,18 +275,18 @@ def proxy(
         raise fail(exc)
 
 
-host_app = typer.Typer(help="Hosts: how to make one launch the recording proxy.",
+host_app = _Typer(help="Hosts: how to make one launch the recording proxy.",
                        no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(host_app, name="host")
 
 
 @host_app.command("config")
 def host_config(
-    host: str = typer.Argument(..., help="claude-code, vscode, claude-desktop or cursor."),
+    host: str = typer.Argument(..., metavar="HOST", help="claude-code, vscode, claude-desktop or cursor."),
     server: Optional[str] = typer.Option(None, "--server", help="The real server's command."),
     out: Path = typer.Option(Path("mcp-accept-runs") / "proxy", "--out", help="Folder the proxy writes its run folders under (made absolute)."),
     name: str = typer.Option("mcp-accept-proxy", "--name", help="Name the host shows for the server."),
-    markers: bool = typer.Option(False, "--markers", help="Point the host at the fixture in marker mode (its log under OUT/fixture-log)."),
+    markers: bool = typer.Option(False, "--markers", help="Point the host at the fixture in marker mode (its log under OUT/fixture-log); not with --server."),
 ) -> None:
     """Print the snippet or command that makes HOST launch `mcp-accept proxy`."""
     from mcp_accept.hosts.config import config
@@ -341,7 +390,7 @@ def verify(
     timeout: float = typer.Option(2.0, "--timeout", min=0.1, help="Seconds to wait for each answer (the hang mode waits this long)."),
     jobs: int = typer.Option(2, "--jobs", min=1, max=16, help="Runs to make at once."),
     schema_dir: Optional[Path] = typer.Option(None, "--schema-dir", help="Folder of official schemas as <version>/schema.json (also MCP_ACCEPT_SCHEMA_DIR)."),
-    offline: bool = typer.Option(False, "--offline", help="Never fetch the official schemas; use the folder or the cache only."),
+    offline: bool = typer.Option(False, "--offline", help="Never download an official schema (also MCP_ACCEPT_OFFLINE=1). Every protocol version this release pins ships inside it, so a run downloads nothing anyway; this matters only for a pin with no bundled copy, whose schema checks are then UNOBTAINABLE instead of fetched."),
     json_: bool = typer.Option(False, "--json", help="Print verify.json on stdout instead of the table."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print only the summary line (and errors)."),
 ) -> None:
@@ -369,8 +418,8 @@ def verify(
 
 @app.command()
 def observe(
-    run_dir: Path = typer.Argument(..., help="Run folder written by `mcp-accept run`."),
-    row: Optional[str] = typer.Argument(None, help="Row to fill by hand (e.g. H03); with --answer, only that marker row."),
+    run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="Run folder written by `mcp-accept run`."),
+    row: Optional[str] = typer.Argument(None, metavar="ROW", help="Row to fill by hand (e.g. H03); with --answer, only that marker row."),
     status: Optional[str] = typer.Option(None, "--status", help="PASS, FAIL or UNOBTAINABLE (filling one row by hand)."),
     evidence: Optional[Path] = typer.Option(None, "--evidence", help="File backing the row; copied into RUN_DIR/evidence/ when it lies outside the run folder."),
     note: Optional[str] = typer.Option(None, "--note", help="What was seen, in a few words (the reason of a row filled by hand)."),
@@ -461,7 +510,7 @@ def diff(
     raise typer.Exit(int(ExitStatus.FAILED) if outcome.regressions else 0)
 
 
-schemas_app = typer.Typer(help="The official MCP schemas: where they come from, and fetching them.",
+schemas_app = _Typer(help="The official MCP schemas: where they come from, and fetching them.",
                            no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(schemas_app, name="schemas")
 
@@ -509,7 +558,7 @@ def schemas_fetch(
         typer.echo(f"{item['version']}  sha256:{item['sha256']}  {item['path']}")
 
 
-profile_app = typer.Typer(help="Profiles: how the sheet's rows map onto a server's tools.",
+profile_app = _Typer(help="Profiles: how the sheet's rows map onto a server's tools.",
                           no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(profile_app, name="profile")
 

@@ -101,7 +101,7 @@ def test_markdown_embedded_resource_with_its_mime_type(tmp_path):
     assert "it is listed in resources/list" in row(results, "L02")["reason"]
     # The Markdown is text in the embedded form and a blob when read: the same document.
     assert got["X01"] == "UNOBTAINABLE"
-    assert "the forms had agree (embedded, link)" in row(results, "X01")["reason"]
+    assert "the forms obtained agree (embedded, link)" in row(results, "X01")["reason"]
 
 
 def test_a_mime_type_other_than_the_profiles_fails_an_app_rule(tmp_path):
@@ -216,7 +216,7 @@ def test_x01_is_unobtainable_when_forms_are_missing_and_names_the_compared_ones(
     _, results = run_shapes(tmp_path, profile)
     x01 = row(results, "X01")
     assert x01["status"] == "UNOBTAINABLE"
-    assert "the forms had agree (text, structured)" in x01["reason"]
+    assert "the forms obtained agree (text, structured)" in x01["reason"]
     assert "embedded (the profile names no embedded tool)" in x01["reason"]
     assert "link (" in x01["reason"]  # its call reported an error
 

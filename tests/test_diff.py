@@ -70,3 +70,25 @@ def test_a_missing_run_folder_is_one_line(tmp_path, pair):
     done = run_cli("diff", str(tmp_path / "nowhere"), str(pair["good"]))
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "nowhere" in done.stderr
+
+
+def test_runs_of_different_servers_or_inputs_are_warned_about(pair, tmp_path):
+    done = run_cli("diff", str(pair["good"]), str(pair["good-again"]))
+    assert "different servers or inputs" not in done.stdout + done.stderr  # the same invocation
+    done = run_cli("diff", str(pair["good"]), str(pair["broken"]))
+    lines = done.stdout.splitlines()
+    warning = next(i for i, line in enumerate(lines) if "different servers or inputs" in line)
+    table = next(i for i, line in enumerate(lines) if line.lstrip().startswith("┏"))
+    assert warning < table and "server command" in lines[warning]  # said once, above the table
+    assert sum("different servers or inputs" in line for line in lines) == 1
+    # the same server with another profile and another --fail-on: each difference is named
+    edited = tmp_path / "edited"
+    shutil.copytree(pair["good-again"], edited)
+    results = json.loads((edited / "results.json").read_text(encoding="utf-8"))
+    results["invocation"]["profile"]["sha256"] = "0" * 64
+    results["invocation"]["options"]["fail_on"] = "must"
+    (edited / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    done = run_cli("diff", str(pair["good"]), str(edited))
+    assert done.returncode == 0, done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if "different servers or inputs" in line]
+    assert "profile (SHA-256)" in line and "--fail-on" in line and "server command" not in line

@@ -273,3 +273,25 @@ def test_observation_page_rows_status_is_what_observe_gives():
     h02 = observe.row_verdict({"link": {"result": observe.REACHED, "read": 1, "tool": "search_link"}})
     assert lines["H01"] == f"{h01[0]}: {h01[1]} (evidence: rows/H01.json)"
     assert lines["H02"] == f"{h02[0]}: {h02[1]} (evidence: rows/H02.json)"
+
+
+def test_no_usage_line_shows_braces():
+    """Usage lines name arguments as Unix tools do (`RUN_DIR...`, `HOST`, `[ROW]`): braces read
+    like a set of choices to pick from."""
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    root = typer.main.get_command(app)
+    seen = 0
+    for path, _command in walk(root):
+        done = runner.invoke(app, [*path, "--help"], terminal_width=200)
+        assert done.exit_code == 0, (path, done.output)
+        usage = [line for line in done.output.splitlines() if line.strip().startswith("Usage:")]
+        assert usage, (path, done.output)
+        assert not any("{" in line or "}" in line for line in usage), usage
+        seen += 1
+    assert seen >= 10
+    usage_of = lambda *path: next(line for line in runner.invoke(app, [*path, "--help"]).output.splitlines()
+                                  if "Usage:" in line)
+    assert usage_of("report").endswith("RUN_DIR...")
+    assert usage_of("host", "test").endswith("HOST") and usage_of("observe").endswith("RUN_DIR [ROW]")

@@ -65,3 +65,13 @@ def test_bad_host_and_missing_server(tmp_path):
     assert done.returncode == 2 and "HOST: must be one of claude-code" in done.stderr
     done = run_cli("host", "config", "cursor")
     assert done.returncode == 2 and "--server: give --server CMD" in done.stderr
+
+
+def test_markers_with_a_server_is_refused_not_dropped(tmp_path):
+    # --markers alone means the fixture; a --server beside it used to be dropped without a word
+    done = run_cli("host", "config", "claude-code", "--markers", "--server", "python my_server.py",
+                   "--out", str(tmp_path / "runs"))
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mcp-accept: error: --markers: cannot be given with --server")
+    assert not (tmp_path / "runs").exists()

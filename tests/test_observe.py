@@ -133,7 +133,7 @@ def test_evidence_already_in_the_run_folder_is_used_in_place(run_dir):
      "auth_context: the value looks like"),
     (["H03", "--status", "PASS", "--host", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"],
      "--host: host_product: the value looks like"),
-    (["H03", "--status", "PASS", "--note", "password=hunter2hunter2"], "--note"),
+    (["H03", "--status", "PASS", "--note", "password=hunter2hunter2"], "error: --note: the value looks like"),
     (["H03", "--status", "PASS", "--set", "S02.mode=exact"], "condition keys only"),
     (["H03", "--status", "PASS", "--set", "transport=carrier pigeon"], "transport"),
 ])

@@ -110,3 +110,16 @@ def test_a_bad_transcript_line_is_named(tmp_path):
     assert done.returncode == 2 and "--format: must be one of claude-code-stream-json" in done.stderr
     done = run_cli("observe", str(folder), "--transcript", str(transcript))
     assert done.returncode == 2 and "--format: --transcript FILE and --format NAME go together" in done.stderr
+
+
+def test_a_transcript_that_cannot_be_read_is_named_as_the_transcript(tmp_path):
+    folder, log, _answers = proxy_session(tmp_path)
+    for path, says in ((tmp_path / "missing.jsonl", "no such file"), (tmp_path / "empty.jsonl", "the transcript is empty")):
+        if path.name == "empty.jsonl":
+            path.write_text("\n", encoding="utf-8")
+        done = run_cli("observe", str(folder), "--transcript", str(path), "--format", "claude-code-stream-json",
+                       "--fixture-log", str(log))
+        assert done.returncode == 2 and not done.stdout
+        [line] = done.stderr.splitlines()
+        assert line == f"mcp-accept: error: {path}: --transcript: {says}", line
+        assert "--answer" not in line

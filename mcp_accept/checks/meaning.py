@@ -593,6 +593,6 @@ def forms_agree(ctx: Context) -> Verdict:
         if len(forms) < 2:
             return Verdict(name, "meaning", UNOBTAINABLE, f"fewer than two forms to compare (had: {compared}; "
                            f"not had: {'; '.join(missing)})", seqs)
-        return Verdict(name, "meaning", UNOBTAINABLE, f"the forms had agree ({compared}), but not every form "
+        return Verdict(name, "meaning", UNOBTAINABLE, f"the forms obtained agree ({compared}), but not every form "
                        f"could be had: {'; '.join(missing)}", seqs)
     return Verdict(name, "meaning", PASS, f"{compared} carry the same document", seqs)

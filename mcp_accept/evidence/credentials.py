@@ -112,7 +112,7 @@ def _article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
 
-def check_condition_value(key: str, value: Any, *, source: str, line: int | None = None) -> None:
+def check_condition_value(key: str, value: Any, *, source: str | None = None, line: int | None = None) -> None:
     """Refuse a condition value that looks like a credential, without repeating it."""
     kind = looks_like_credential(value) if isinstance(value, str) else None
     if kind:

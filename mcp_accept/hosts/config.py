@@ -52,8 +52,12 @@ def config(host: str, server: str | None, out: Path, *, name: str = "mcp-accept-
     """The snippet for ``host``, as text to paste or run."""
     if host not in HOSTS:
         raise InputError(f"must be one of {', '.join(HOSTS)}", field="HOST")
+    if markers and server:
+        # --markers means the fixture: a --server beside it would be dropped without a word
+        raise InputError("cannot be given with --server (it points the host at the built-in fixture "
+                         "in marker mode): give one of them", field="--markers")
     if markers:
-        server = server or marker_server(Path(out) / "fixture-log")
+        server = marker_server(Path(out) / "fixture-log")
     if not server:
         raise InputError("give --server CMD (the real server's command), or --markers for the fixture",
                          field="--server")

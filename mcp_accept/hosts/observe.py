@@ -157,7 +157,7 @@ def check_note(note: str | None) -> None:
     from mcp_accept.evidence.credentials import check_condition_value
 
     if note is not None:
-        check_condition_value("--note", note, source="--note")
+        check_condition_value("--note", note)  # an option, not a file: named once
 
 
 def apply_conditions(results: dict, conditions: dict) -> list[str]:
@@ -487,17 +487,20 @@ def read_fixture_log(folder: Path) -> FixtureLog:
     return FixtureLog(folder, info["run"], starts, requests, skipped)
 
 
-def read_answer(answer: Path | str, stdin_text: str | None = None) -> tuple[str, Path | None]:
-    """The answer's text, and its file (None when it came on standard input)."""
+def read_answer(answer: Path | str, stdin_text: str | None = None,
+                option: str = "--answer") -> tuple[str, Path | None]:
+    """The answer's text, and its file (None when it came on standard input); ``option``
+    names the option it came from in errors (``--answer`` or ``--transcript``)."""
+    what = "transcript" if option == "--transcript" else "answer"
     if str(answer) == "-":
         text = stdin_text if stdin_text is not None else sys.stdin.read()
         source = None
-        scan_text(text, "--answer -")
+        scan_text(text, f"{option} -")
     else:
-        source = check_evidence_file(Path(answer), "--answer")
+        source = check_evidence_file(Path(answer), option)
         text = source.read_bytes().decode("utf-8", errors="replace")
     if not text.strip():
-        raise InputError("the answer is empty", file=str(answer), field="--answer")
+        raise InputError(f"the {what} is empty", file=str(answer), field=option)
     return text, source
 
 
@@ -704,7 +707,8 @@ def fill_from_markers(folder: Path, answer: Path | str, *, fixture_log: Path | N
         raise InputError("give the fixture's log folder with --fixture-log DIR (the folder "
                          "passed to fixture.py --log)", field="--fixture-log")
     log = read_fixture_log(log_folder)
-    text, answer_file = read_answer(answer, stdin_text)
+    text, answer_file = read_answer(answer, stdin_text,
+                                     "--transcript" if transcript_format is not None else "--answer")
     transcript = None
     if transcript_format is not None:
         from mcp_accept.hosts.transcripts import read_transcript

@@ -292,3 +292,45 @@ def expand_run_dirs(paths: list[Path]) -> list[Path]:
     if slot is not None:
         out[slot:slot] = [run for _, _, run in sorted(merged, key=lambda item: (item[0], item[1]))]
     return out
+
+
+# --------------------------------------------------------------------------- the invocation record
+
+# What makes two runs "of the same server and inputs": each entry names the difference as a
+# person would say it and where it is read in ``invocation`` (mcp_accept.running.invocation).
+INVOCATION_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("server command", ("target", "server")),
+    ("URL", ("target", "url")),
+    ("headers sent", ("target", "headers")),
+    ("profile (SHA-256)", ("profile", "sha256")),
+    ("profile reference files", ("profile", "references")),
+    ("sheet (SHA-256)", ("sheet", "sha256")),
+    ("conditions file (SHA-256)", ("conditions_file", "sha256")),
+    ("--protocol", ("options", "protocol")),
+    ("--fail-on", ("options", "fail_on")),
+    ("--timeout", ("options", "timeout")),
+    ("--run-timeout", ("options", "run_timeout")),
+    ("--max-bytes", ("options", "max_bytes")),
+    ("--max-rounds", ("options", "max_rounds")),
+    ("--set", ("options", "sets")),
+    ("--schema-dir", ("options", "schema_dir")),
+)
+
+
+def _at(record: dict, path: tuple[str, ...]):
+    value = record
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    if path[-1] == "references" and isinstance(value, list):  # the documents, not their spelling
+        return [entry.get("sha256") for entry in value if isinstance(entry, dict)]
+    if path[-1] == "headers" and isinstance(value, list):
+        return sorted(str(entry.get("name", "")).lower() for entry in value if isinstance(entry, dict))
+    return value
+
+
+def invocation_differences(first: dict | None, second: dict | None) -> list[str]:
+    """What differs between two ``invocation`` records, named as a person would (``--timeout``,
+    ``profile (SHA-256)``); empty when either run has none (nothing to tell)."""
+    if not isinstance(first, dict) or not isinstance(second, dict):
+        return []
+    return [name for name, path in INVOCATION_KEYS if _at(first, path) != _at(second, path)]

@@ -38,6 +38,9 @@ class DiffOutcome:
     rows: list[RowChange] = field(default_factory=list)
     base_untested: str | None = None  # why the base run tested nothing, when it did
     current_untested: str | None = None  # why the current run tested nothing, when it did
+    # what differs between the two runs' invocation records (server, profile, sheet, options):
+    # a row's change may then come from the inputs, not from the server's code
+    input_differences: list[str] = field(default_factory=list)
 
     @property
     def regressions(self) -> list[RowChange]:
@@ -79,14 +82,21 @@ def diff_results(base: dict, current: dict) -> list[RowChange]:
 
 def diff_runs(base: Path, current: Path) -> DiffOutcome:
     """Load and validate both runs (their folders or results.json files) and compare them."""
-    from mcp_accept.inputs.results import untested_cause
+    from mcp_accept.inputs.results import invocation_differences, untested_cause
     from mcp_accept.output.runs import load_runs
 
     (base_run,) = load_runs([Path(base)])
     (current_run,) = load_runs([Path(current)])
     return DiffOutcome(Path(base), Path(current), diff_results(base_run.results, current_run.results),
                        base_untested=untested_cause(base_run.results),
-                       current_untested=untested_cause(current_run.results))
+                       current_untested=untested_cause(current_run.results),
+                       input_differences=invocation_differences(base_run.results.get("invocation"),
+                                                                current_run.results.get("invocation")))
+
+
+def input_warning(differences: list[str]) -> str:
+    return ("mcp-accept: warning: the two runs are of different servers or inputs (they differ in "
+            f"{', '.join(differences)}): a change below may come from that, not from the server")
 
 
 STYLES = {"regression": "bold red", "untested": "bold red", "fixed": "green", "changed": "yellow",
@@ -111,6 +121,8 @@ def print_diff(outcome: DiffOutcome, console=None) -> None:
     if outcome.base_untested:
         console.print(text(f"mcp-accept: warning: the base run tested nothing: {outcome.base_untested}",
                            "yellow"), soft_wrap=True)
+    if outcome.input_differences:
+        console.print(text(input_warning(outcome.input_differences), "yellow"), soft_wrap=True)
     table = Table(title=text(f"mcp-accept diff: {outcome.base} -> {outcome.current}"))
     table.add_column("id", no_wrap=True)
     table.add_column("base", no_wrap=True)

@@ -94,7 +94,7 @@ CATALOG: list[tuple[str, str]] = [
     ("{forms} carry the same document", "{forms}が同じ文書を運ぶ"),
     ("{a} differs from {b} ({what}): {detail} (compared: {forms})",
      "{a}が{b}と異なる（{what}）：{detail}（比較：{forms}）"),
-    ("the forms had agree ({agree}), but not every form could be had: {missing}",
+    ("the forms obtained agree ({agree}), but not every form could be had: {missing}",
      "得られた形式（{agree}）は一致したが、得られない形式があった：{missing}"),
     # tools/call failures (the server's own words stay as they are)
     ("tools/call {tool}: {why}", "tools/call {tool}：{why}"),

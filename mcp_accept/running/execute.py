@@ -56,6 +56,8 @@ class RunOptions:
     max_rounds: int = 5  # requests one step may send while following input_required results
     lang: str = "en"  # language of sheet.md: en or ja
     cwd: Path | None = None  # folder a started server runs in (run --targets: the targets file's folder)
+    # rerun: how the repeated run named its inputs, recorded instead of the copies read now
+    recorded_as: dict | None = None
 
 
 @dataclass
@@ -359,13 +361,14 @@ def run(opts: RunOptions) -> RunOutcome:
     given = load_conditions(opts.conditions)
     set_conditions, row_options = parse_set(opts.sets, sheet)
     given.update(set_conditions)
+    invocation = _invocation(opts, sheet, profile)
     folder = prepare_folder(opts.out or default_out())
     lock = claim_folder(folder)
     try:
-        return _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options)
+        return _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options, invocation)
     except KeyboardInterrupt:  # at a moment no inner step caught (stopping the server...)
         with signals_held():
-            return _interrupted_outcome(opts, folder, sheet, profile, given, redactor)
+            return _interrupted_outcome(opts, folder, sheet, profile, given, redactor, invocation)
     except (InputError, ServerError, InternalError):
         raise
     except Exception as exc:  # a fault of mcp-accept: its own exit code and a crash report
@@ -375,7 +378,18 @@ def run(opts: RunOptions) -> RunOutcome:
         lock.release()
 
 
-def _interrupted_outcome(opts, folder, sheet, profile, given, redactor) -> RunOutcome:
+def _invocation(opts: RunOptions, sheet, profile) -> dict:
+    """The run's ``invocation`` record, read from the files just loaded (see running.invocation)."""
+    from mcp_accept.running.invocation import capture
+
+    try:
+        return capture(opts, sheet, profile, given_paths=opts.recorded_as)
+    except OSError as exc:  # a file removed between loading it and recording it
+        raise InputError(f"cannot be read again to record it: {exc.strerror or exc}",
+                         file=getattr(exc, "filename", None)) from None
+
+
+def _interrupted_outcome(opts, folder, sheet, profile, given, redactor, invocation=None) -> RunOutcome:
     """The run folder of a run interrupted where nothing else could write it: every row
     unreached, marked interrupted; wire.jsonl stays as it was (whole lines only)."""
     from types import SimpleNamespace
@@ -384,7 +398,8 @@ def _interrupted_outcome(opts, folder, sheet, profile, given, redactor) -> RunOu
     store = SchemaStore(opts.schema_dir, allow_fetch=False)
     rows = unreached_rows(sheet, "interrupted")
     return _write_outcome(folder, sheet, profile, given, load_previous(folder), rows, Recording(entries=[]),
-                          transport, store, utc_now(), redactor, None, interrupted=True, lang=opts.lang)
+                          transport, store, utc_now(), redactor, None, interrupted=True, lang=opts.lang,
+                          invocation=invocation)
 
 
 def _judging_imports() -> None:
@@ -448,7 +463,7 @@ def _quick_switches(on: bool) -> None:
                 sys.setswitchinterval(_switches["saved"])
 
 
-def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options) -> RunOutcome:
+def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options, invocation=None) -> RunOutcome:
     from mcp_accept.transport.factory import make_transport
 
     previous = load_previous(folder)
@@ -471,13 +486,14 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
             rows = unreached_rows(sheet, SEE_RUN_STARTED)
             return _finish(folder, sheet, profile, given, previous, rows, Recording(entries=transport.log.entries),
                            transport, store, started, redactor, ExitStatus.SERVER, interrupted=False,
-                           cause=cause, lang=opts.lang)
+                           cause=cause, lang=opts.lang, invocation=invocation)
         except KeyboardInterrupt:  # while the server starts (an HTTP server's readiness wait)
             transport.log.record("event", event="interrupted", detail="the run was interrupted while the server started")
             transport.close()
             rows = unreached_rows(sheet, "interrupted while the server started")
             return _finish(folder, sheet, profile, given, previous, rows, Recording(entries=transport.log.entries),
-                           transport, store, started, redactor, None, interrupted=True, lang=opts.lang)
+                           transport, store, started, redactor, None, interrupted=True, lang=opts.lang,
+                           invocation=invocation)
         warm = _warm_up(_judging_imports)
         session = Session(transport, timeout=opts.timeout)
         recorder = Recorder(session, profile, deadline=clock + opts.run_timeout, max_rounds=opts.max_rounds)
@@ -531,7 +547,8 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
         elif interrupted:
             rows = unreached_rows(sheet, "interrupted")
         return _finish(folder, sheet, profile, given, previous, rows, recording, transport, store, started,
-                       redactor, status_override, interrupted=interrupted, fail_on=opts.fail_on, cause=cause, lang=opts.lang)
+                       redactor, status_override, interrupted=interrupted, fail_on=opts.fail_on, cause=cause,
+                       lang=opts.lang, invocation=invocation)
     finally:
         if sdk_worker is not None:
             sdk_worker.close()
@@ -542,22 +559,24 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
 
 def _finish(folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor,
             status: ExitStatus | None, *, interrupted: bool, fail_on: str = "app",
-            cause: str | None = None, lang: str = "en") -> RunOutcome:
+            cause: str | None = None, lang: str = "en", invocation: dict | None = None) -> RunOutcome:
     """Write the run folder. An interrupt while writing does not leave it half done: the
     files are written once more, marked interrupted, with further interrupts held off."""
     args = (folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor)
     if not interrupted:
         try:
-            return _write_outcome(*args, status, interrupted=False, fail_on=fail_on, cause=cause, lang=lang)
+            return _write_outcome(*args, status, interrupted=False, fail_on=fail_on, cause=cause, lang=lang,
+                                  invocation=invocation)
         except KeyboardInterrupt:
             pass
     with signals_held():
-        return _write_outcome(*args, None, interrupted=True, fail_on=fail_on, cause=cause, lang=lang)
+        return _write_outcome(*args, None, interrupted=True, fail_on=fail_on, cause=cause, lang=lang,
+                              invocation=invocation)
 
 
 def _write_outcome(folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor,
                    status: ExitStatus | None, *, interrupted: bool, fail_on: str = "app",
-                   cause: str | None = None, lang: str = "en") -> RunOutcome:
+                   cause: str | None = None, lang: str = "en", invocation: dict | None = None) -> RunOutcome:
     log = getattr(transport, "log", None)
     observed = observed_conditions(recording, transport.name, folder, started, getattr(log, "result_sizes", None))
     conditions = merge_conditions(observed, given, previous)
@@ -575,6 +594,8 @@ def _write_outcome(folder, sheet, profile, given, previous, rows, recording, tra
         results["conditions_given"] = differing
     if cause:
         results["cause"] = cause
+    if invocation is not None:  # how to repeat the run (mcp-accept rerun); masked below like the rest
+        results["invocation"] = invocation
     # redacted before anything cuts or escapes it (a Markdown cell escapes "|")
     results = json.loads(redactor.text(json.dumps(results, ensure_ascii=False)))
     with durable_only("results.json"):  # one fsync, not one per file (see evidence.durable_only)
