@@ -17,6 +17,7 @@ from junitparser import Failure, JUnitXml, Skipped
 
 from conftest import fixture_command, host_session_stdio, load_results, run_cli
 
+from mcp_accept.fixture import FIXTURE_VERSION
 from mcp_accept.output import render as report
 
 STATUS_CELL = re.compile(r"^\[(?P<status>[^\]]+)\]\((?P<href>[^)]+)\)$")
@@ -87,8 +88,9 @@ def test_markdown_report_holds_both_sheets_and_a_summary_line_per_host(runs, tmp
     assert len(lines) == 2
     for line, results, folder in zip(lines, all_results, runs):
         c = results["conditions"]
-        assert line[:5] == [c["host_product"], c["host_version"], c["server_name"], c["transport"],
-                            c["protocol_version_on_wire"]]
+        # the server's cell carries the version its serverInfo gave on the wire
+        assert line[:5] == [c["host_product"], c["host_version"], f'{c["server_name"]} {FIXTURE_VERSION}',
+                            c["transport"], c["protocol_version_on_wire"]]
         for rid, cell in zip(ids, line[5:]):
             expected = next(r for r in results["rows"] if r["id"] == rid)
             if expected["status"] == "PENDING":

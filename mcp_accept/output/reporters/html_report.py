@@ -1,11 +1,11 @@
-"""One self-contained HTML page (``templates/report.html.j2``): the summary by host, then
-every run's conditions and rows; each row opens onto its checks and the wire messages
-they rest on. CSS and JavaScript sit inline, so the file works from ``file://`` with no
-network. Everything a server sent is escaped (Jinja autoescape) and its control characters
-made visible (``finalize``): it is hostile text.
-
-Runs that tested nothing (the server could not be started or reached) are said first, each
-with its one-line cause, above the summary table, and again at the top of the run's section.
+"""One self-contained HTML page (``templates/report.html.j2``) that reads top-down: a verdict
+over every run (runs, hosts and servers; the runs that tested nothing, each with its one-line
+cause, first; the runs that failed, by rule kind), one line per run, then every FAIL row
+opened onto its checks, then each run with its other rows closed, then the wire messages the
+checks rest on, each once, linked from every check that cites it. CSS and JavaScript sit
+inline, so the file works from ``file://`` with no network. Everything a server sent is
+escaped (Jinja autoescape) and its control characters made visible (``finalize``): it is
+hostile text.
 """
 
 from __future__ import annotations
@@ -24,12 +24,20 @@ HTML_LABELS = {
            "layer": "Layer", "rule": "Rule", "source": "Spec source", "detail": "Detail",
            "messages": "Wire messages", "headers": "HTTP", "shown": "shown {shown} of {size}",
            "no_checks": "No checks recorded for this row.", "omitted": "not shown",
-           "all": "All", "matches": "rows shown", "server_name": "Server", "server_version": "Server version"},
+           "all": "All", "matches": "rows shown", "server_name": "Server", "server_version": "Server version",
+           "failures": "Failures", "runs_table": "One line per run", "by_row": "Every row of every run", "outcome": "Outcome",
+           "untested_short": "tested nothing", "clean": "no failure", "evidence_messages": "Evidence: wire messages",
+           "cited_by": "cited by", "failures_above": "its failures are listed above", "other_rows": "Other rows",
+           "no_messages": "No check of this run cites a wire message."},
     "ja": {"filter": "表示", "search": "試験を検索", "checks": "検査", "check": "検査",
            "layer": "層", "rule": "規則", "source": "仕様の箇所", "detail": "詳細",
            "messages": "通信メッセージ", "headers": "HTTP", "shown": "{size} のうち {shown} を表示",
            "no_checks": "この試験の検査記録はない。", "omitted": "非表示",
-           "all": "すべて", "matches": "件を表示", "server_name": "サーバ", "server_version": "サーバのバージョン"},
+           "all": "すべて", "matches": "件を表示", "server_name": "サーバ", "server_version": "サーバのバージョン",
+           "failures": "FAIL の項目", "runs_table": "実行ごとの集計", "by_row": "実行ごとの全項目", "outcome": "結果",
+           "untested_short": "試験できず", "clean": "FAIL なし", "evidence_messages": "証拠: 通信メッセージ",
+           "cited_by": "参照元", "failures_above": "FAIL の項目は上に示した", "other_rows": "その他の項目",
+           "no_messages": "この実行の検査は通信メッセージを参照していない。"},
 }
 
 
@@ -72,16 +80,32 @@ def message_view(entry: dict, template: str) -> dict:
     return view
 
 
-def row_view(run, row: dict, lang: str, template: str) -> dict:
-    evidence_file = load_row_file(run, row)
-    messages = {m.get("seq"): m for m in (evidence_file or {}).get("messages") or []}
-    checks = []
-    for check in (evidence_file or {}).get("checks") or row.get("checks") or []:
-        seqs = check.get("wire_seqs") or []
-        checks.append({**check, "messages": [message_view(messages[s], template) for s in seqs if s in messages]})
+def run_evidence(run, n: int, template: str) -> tuple[dict, dict]:
+    """A run's rows files read once, and the wire messages their checks cite, each once, by
+    its sequence number in the run's ``wire.jsonl``: the page shows a message in one place
+    and every check that rests on it links there."""
+    files, messages = {}, {}
+    for row in run.results["rows"]:
+        data = load_row_file(run, row)
+        files[row["id"]] = data
+        for entry in (data or {}).get("messages") or []:
+            seq = entry.get("seq")
+            if isinstance(seq, int) and seq not in messages:
+                messages[seq] = {**message_view(entry, template), "anchor": f"m-{n}-{seq}", "cited_by": []}
+    return files, messages
+
+
+def row_view(run, n: int, row: dict, lang: str, evidence_file: dict | None, messages: dict) -> dict:
     from mcp_accept.output.render import href
 
-    return {"id": row["id"], "status": row["status"], "kind": row["kind"],
+    checks = []
+    for check in (evidence_file or {}).get("checks") or row.get("checks") or []:
+        cited = [messages[s] for s in check.get("wire_seqs") or [] if s in messages]
+        for message in cited:
+            if row["id"] not in message["cited_by"]:
+                message["cited_by"].append(row["id"])
+        checks.append({**check, "messages": cited})
+    return {"id": row["id"], "anchor": f"run-{n}-{row['id']}", "status": row["status"], "kind": row["kind"],
             "title": row["title"].get(lang) or row["title"]["en"], "reason": row.get("reason") or "",
             "note": row.get("note") or "", "rule": row.get("failed_rule"),
             "evidence": row.get("evidence") or "", "href": href(row.get("evidence"), run.base),
@@ -115,15 +139,22 @@ class HtmlReporter(Reporter):
     name = "html"
 
     def render(self, runs: list) -> str:
-        from mcp_accept.output.runs import HOST_KEYS, host_summary, run_label, untested_runs
+        from mcp_accept.output.reporters.overview import run_lines, verdict
+        from mcp_accept.output.runs import run_label, untested_runs
 
         L = {**HTML_LABELS[self.lang], **self.labels}  # the shared labels win where both have one
-        views = [{"label": run_label(run, L), "base": run.base,
-                  "conditions": run.results.get("conditions") or {},
-                  "summary": run.results.get("summary") or {},
-                  "cause": run.untested,
-                  "rows": [row_view(run, row, self.lang, L["shown"]) for row in run.results["rows"]]}
-                 for run in runs]
+        summary = run_lines(runs)
+        views = []
+        for n, (run, line) in enumerate(zip(runs, summary["lines"]), 1):
+            files, messages = run_evidence(run, n, L["shown"])
+            rows = [row_view(run, n, row, self.lang, files[row["id"]], messages) for row in run.results["rows"]]
+            views.append({"n": n, "label": run_label(run, L), "base": run.base, "line": line,
+                          "conditions": run.results.get("conditions") or {},
+                          "summary": run.results.get("summary") or {}, "cause": run.untested,
+                          "failures": [r for r in rows if r["status"] == "FAIL"],
+                          "rest": [r for r in rows if r["status"] != "FAIL"],
+                          "messages": [messages[seq] for seq in sorted(messages)]})
+        overall = verdict(summary, self.labels, self.lang)
         return _environment().get_template("report.html.j2").render(
-            runs=views, summary=host_summary(runs), host_keys=HOST_KEYS, L=L, lang=self.lang,
+            runs=views, summary=summary, verdict=overall, L={**overall["L"], **L}, lang=self.lang,
             statuses=("PASS", "FAIL", "UNOBTAINABLE", "PENDING"), untested=untested_runs(runs, L))
