@@ -108,7 +108,6 @@ def run(
     verbose: bool = typer.Option(False, "-v", "--verbose", help="Show each row's checks, with rule kind and spec source, below it."),
 ) -> None:
     """Drive a server through the sheet and write a filled run folder."""
-    from mcp_accept.output.console import print_run
     from mcp_accept.running.execute import RunOptions, run as do_run
     from mcp_accept.output.render import check_lang
 
@@ -186,6 +185,12 @@ def run(
             outcome = do_run(opts)
     except (InputError, ServerError, InternalError) as exc:
         raise fail(exc)
+    show_run(outcome, env, json_)
+
+
+def show_run(outcome, env, json_: bool) -> None:
+    """Print a finished run (its warnings, its cause or its table) and exit with its status."""
+    from mcp_accept.output.console import print_run
     from mcp_accept.running.execute import condition_warnings
 
     for warning in condition_warnings(outcome.results):
