@@ -313,6 +313,7 @@ def host_test(
     transport: str = typer.Option("stdio", "--transport", help="With the built-in fixture: stdio, or http (the fixture over Streamable HTTP behind the proxy)."),
     timeout: float = typer.Option(180.0, "--timeout", min=5.0, max=3600.0, help="Seconds the host may take before it is stopped."),
     json_: bool = typer.Option(False, "--json", help="Print results.json on stdout instead of the table."),
+    no_proxy: bool = typer.Option(False, "--no-proxy", help="For measuring the proxy's cost: the host reaches the server directly; the H rows still come from model.jsonl, the wire facts are left unknown."),
 ) -> None:
     """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
     from mcp_accept.hosts.harness import HostTestOptions, host_test as run_host_test
@@ -324,7 +325,7 @@ def host_test(
         outcome = run_host_test(HostTestOptions(host=host, server=server, url=url,
                                                 profile=str(profile) if profile else None, host_bin=host_bin,
                                                 out=str(out) if out else None, transport=transport,
-                                                timeout=timeout))
+                                                timeout=timeout, proxy=not no_proxy))
     except (InputError, ServerError) as exc:
         raise fail(exc)
     if json_:

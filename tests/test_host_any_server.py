@@ -8,7 +8,9 @@ import json
 import sys
 
 from mcp_accept.hosts.model_view import Body, Handed, find_body, json_values_in
-from hostkit import ROOT, observed, processes_mentioning, rows_of, run_host
+from hostkit import ROOT, facts_of, observed, processes_mentioning, rows_of, run_host
+
+from mcp_accept.output.host_matrix import row_of
 
 
 def handed(block) -> Handed:
@@ -44,6 +46,8 @@ def test_claude_code_with_a_report_server(tmp_path):
     assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
     assert forms["text"]["found"].startswith("the server's own body")
     assert forms["structured"]["found"] == "the server's own bodies"
+    # the structured result is found as a JSON value inside what the model received, not as bytes
+    assert forms["structured"]["how"] == "as a JSON value" and forms["structured"]["reached"] == "whole"
     assert results["conditions"]["server_name"] != "mcp-accept-fixture"
     # the link's body is a blob: Claude Code reads it for the model but saves it to a file and
     # hands over the path, so the body itself never reaches the model
@@ -71,4 +75,24 @@ def test_prose_and_a_pdf_blob_through_claude_code(tmp_path):
     assert forms["structured"]["reached"] == "whole"
     assert forms["embedded"]["reached"] == "absent" and "Binary content (application/pdf" in forms["embedded"]["quote"]
     assert rows["H01"]["status"] == "FAIL" and "embedded: absent" in rows["H01"]["reason"]
+    # the blob is looked for by its content type (an embedded application/pdf), not by a tool
+    # name of the fixture: found in the embedded step, and its absence explained by what was handed
+    blob = facts_of(folder)["extra_forms"]["blob"]
+    assert (blob["step"], blob["tool"]) == ("embedded", "report_pdf")
+    assert blob["pdf_data_handed"] is False and blob["pdf_data_in_request"] is False
+    assert "application/pdf" in blob["handed"]
+    assert row_of("claude-code", folder)["blob"] == "not handed"
     assert not processes_mentioning(str(folder))
+
+
+def test_media_are_found_by_content_type_whatever_the_tool_is_called():
+    from mcp_accept.hosts.harness import media_needles
+    from mcp_accept.hosts.model_view import WireExchange
+
+    png, pdf = "iVBORw0KGgo" + "A" * 200, "JVBERi0xLjQK" + "B" * 60 + "C" * 140
+    result = {"content": [{"type": "text", "text": "chart"}, {"type": "image", "data": png, "mimeType": "image/png"},
+                          {"type": "resource", "resource": {"uri": "file:///r.pdf", "blob": pdf,
+                                                            "mimeType": "application/pdf"}}]}
+    found = media_needles([WireExchange("tools/call", {"name": "quarterly_chart"}, {"result": result}, 9, 8)])
+    assert found["image"] == {"tool": "quarterly_chart", "kinds": {"png": png[60:120]}}
+    assert found["blob"] == {"tool": "quarterly_chart", "kinds": {"pdf": pdf[60:120]}}

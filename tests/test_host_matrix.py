@@ -28,12 +28,39 @@ def matrix(tmp_path: Path, *args: str, path: str | None = None) -> tuple[subproc
     return done, out
 
 
+# What was measured of each host at the versions of tests/hosts/ (docs/hosts.md's table): the
+# facts that follow from the host's code, not from timing. host -> (protocol spoken, tool-name
+# scheme, what the model saw of the structured tool, the host's resource-reading tool (None: it
+# offers none), H02, H03, H03's bracket in bytes (None: every size whole)).
+MEASURED = {
+    "claude-code": ("2026-07-28", "mcp__mcpaccept__{tool}", "structuredContent", "ReadMcpResourceTool",
+                    "PASS", "FAIL", [32768, 65536]),
+    "codex": ("2025-06-18", "mcp__mcpaccept/{tool}", "structuredContent", "read_mcp_resource",
+              "PASS", "FAIL", [8192, 32768]),
+    "gemini-cli": ("2025-06-18", "mcp_mcpaccept_{tool}", "text twin", None, "FAIL", "FAIL", [32768, 65536]),
+    "qwen-code": ("2025-11-25", "mcp__mcpaccept__{tool}", "structuredContent, text twin", "read_mcp_resource",
+                  "PASS", "FAIL", [8192, 32768]),
+    "opencode": ("2025-11-25", "mcpaccept_{tool}", "text twin", "read_mcp_resource", "FAIL", "FAIL",
+                 [32768, 65536]),
+    "continue": ("2025-11-25", "{tool}", "text twin", None, "FAIL", "FAIL", [262144, 1048576]),
+    "fast-agent": ("2025-06-18", "mcpaccept-{tool}", "text twin", None, "FAIL", "PASS", None),
+}
+# .ci/run installs every host and says so: then a missing one is a failure, not a smaller table
+ALL_REQUIRED = os.environ.get("MCP_ACCEPT_ALL_HOSTS") == "1"
+
+
 def installed() -> list[str]:
     return [name for name, adapter in ADAPTERS.items() if any((b / adapter.binary).exists() for b in BINS)]
 
 
+def test_every_host_has_its_measured_facts():
+    assert sorted(MEASURED) == sorted(ADAPTERS)
+
+
 def test_matrix_of_every_installed_host(tmp_path):
     hosts = installed()
+    if ALL_REQUIRED:
+        assert sorted(hosts) == sorted(ADAPTERS), "MCP_ACCEPT_ALL_HOSTS=1 but not every host is installed"
     if len(hosts) < 2:
         pytest.skip("fewer than two hosts installed: npm ci --prefix tests/hosts (see .ci/run)")
     done, out = matrix(tmp_path, "--hosts", ",".join(hosts), "--jobs", "2")
@@ -49,10 +76,19 @@ def test_matrix_of_every_installed_host(tmp_path):
         assert row["text"] == "whole" and row["embedded"] == "whole", (name, row)
         assert row["other_connects"] == [], (name, row["other_connects"])
         assert row["tool_names"] and "{tool}" in row["tool_names"]
-        assert row["H01"] == "PASS" and row["H02"] in ("PASS", "FAIL") and row["H03"] in ("PASS", "FAIL")
+        assert row["H01"] == "PASS", (name, row)
+        protocol, scheme, saw, read_tool, h02, h03, bracket = MEASURED[name]
+        assert (row["protocol"], row["tool_names"], row["structured_seen"]) == (protocol, scheme, saw), (name, row)
+        assert (row["link_read_tool"], row["H02"]) == (read_tool, h02), (name, row)
+        assert row["link_handed"] == "absent" and row["link_read_by_host"] is False, (name, row)
+        assert (row["H03"], row["large_bracket"]) == (h03, bracket), (name, row)
+        assert row["client"], (name, row)  # its clientInfo, from the wire
     table = (out / "matrix.md").read_text()
     assert table.count("\n| ") == len(hosts) + 2  # a header, its rule and one line per host
-    assert "モデル" in (out / "matrix.ja.md").read_text()
+    japanese = (out / "matrix.ja.md").read_text()
+    assert "モデル" in japanese and "全体" in japanese  # the cells too, not only the headers
+    assert "| whole |" not in japanese and "loopback only" not in japanese
+    assert "None" not in table and "None" not in japanese
     page = html.parser.HTMLParser()
     page.feed((out / "matrix.html").read_text())
     assert (out / "matrix.ja.html").is_file()
@@ -71,3 +107,26 @@ def test_a_host_that_is_not_installed_is_a_row(tmp_path):
 def test_unknown_hosts_are_bad_input(tmp_path):
     done, _ = matrix(tmp_path, "--hosts", "codex,notepad")
     assert done.returncode == 2 and "--hosts" in done.stderr and "notepad" in done.stderr
+
+
+def test_japanese_cells_translate_the_values_and_keep_what_hosts_wrote():
+    from mcp_accept.output.host_matrix import VALUE_JA, cells
+
+    row = {"host": "opencode", "product": "opencode", "version": "1.18.33", "client": "opencode",
+           "client_version": "1.18.33", "protocol": "2025-06-18", "refused_versions": ["2026-07-28"],
+           "tool_names": "mcpaccept_{tool}", "text": "whole", "structured": "cut", "structured_seen": "text twin",
+           "embedded": "absent", "link_handed": "absent", "link_read_by_host": False,
+           "link_read_tool": "read_mcp_resource", "link_body_via_tool": None, "image": "text only",
+           "blob": "not handed", "large_bracket": [8192, 32768], "large_handling": ["saved to a file with a preview"],
+           "H01": "PASS", "H02": "FAIL", "H03": "FAIL", "other_connects": [], "seconds": 2.5}
+    english, japanese = cells(row, "en"), cells(row, "ja")
+    assert "None" not in " ".join(english.values()) and "body through it: not called" in english["link"]
+    assert english["protocol"] == "2025-06-18; refused 2026-07-28"
+    assert english["client"] == "opencode 1.18.33"
+    words = [w for w in VALUE_JA if VALUE_JA[w] != w]
+    for key, text in japanese.items():
+        if key in ("host", "version", "client", "tool_names", "rows"):
+            assert text == english[key]  # names and versions as the host wrote them
+        else:
+            assert not any(text == w or f": {w}" in text for w in words), (key, text)
+    assert japanese["text"] == "全体" and "read_mcp_resource" in japanese["link"]

@@ -89,3 +89,14 @@ def test_an_unknown_host_is_bad_input(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "test", "notepad", "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "HOST" in done.stderr and "claude-code" in done.stderr
+
+
+def test_without_the_proxy_the_rows_still_come_from_the_model_log(tmp_path):
+    # --no-proxy exists to measure what the proxy costs; the model's side is the evidence still
+    folder = run_host(tmp_path, "claude-code", "--no-proxy")
+    rows, _ = rows_of(folder)
+    facts = facts_of(folder)
+    assert facts["proxy"] is False and not (folder / "proxy").exists()
+    assert facts["protocol_version"] is None  # no wire recorded: unknown, not guessed
+    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
+    assert not processes_mentioning(str(folder))

@@ -57,6 +57,7 @@ class HostTestOptions:
     large: bool = True
     netns: bool = True
     trace: bool = True
+    proxy: bool = True  # False: the host reaches the server directly (to measure the proxy's cost)
 
 
 @dataclass
@@ -294,23 +295,30 @@ def run_inside(job: dict, folder: Path) -> None:
                 server_proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                                start_new_session=True)
                 _wait_port(url, 30)
-            said = folder / "proxy-stdout.txt"
-            out = open(said, "wb")
-            logs.append(out)
-            proxy_proc = subprocess.Popen([*proxy_base, "--url", url, "--listen", "127.0.0.1:0"],
-                                          stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                          start_new_session=True)
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and not (m := re.search(r"listening on (http://\S+)",
-                                                                    said.read_text("utf-8", "replace"))):
-                if proxy_proc.poll() is not None:
-                    raise ServerError("the recording proxy stopped: " + said.read_text("utf-8", "replace")[-300:])
-                time.sleep(0.05)
-            if not m:
-                raise ServerError("the recording proxy did not start listening")
-            ctx.mcp_url = m.group(1)
-        else:
+            if opts.get("proxy", True):
+                said = folder / "proxy-stdout.txt"
+                out = open(said, "wb")
+                logs.append(out)
+                proxy_proc = subprocess.Popen([*proxy_base, "--url", url, "--listen", "127.0.0.1:0"],
+                                              stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                              start_new_session=True)
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline and not (m := re.search(r"listening on (http://\S+)",
+                                                                        said.read_text("utf-8", "replace"))):
+                    if proxy_proc.poll() is not None:
+                        raise ServerError("the recording proxy stopped: " + said.read_text("utf-8", "replace")[-300:])
+                    time.sleep(0.05)
+                if not m:
+                    raise ServerError("the recording proxy did not start listening")
+                ctx.mcp_url = m.group(1)
+            else:
+                ctx.mcp_url = url
+        elif opts.get("proxy", True):
             ctx.mcp_command = [*proxy_base, "--server", shlex.join(server_argv(opts, folder))]
+        else:
+            # Only to measure what the proxy costs: the rows still come from model.jsonl, the wire
+            # facts (clientInfo, protocol, the host's own reads) are then unknown.
+            ctx.mcp_command = server_argv(opts, folder)
         launch = adapter.prepare(ctx, job["binary"])
         trace = folder / "connect-trace.txt"
         prefix = netguard.strace_prefix(str(trace)) if opts.get("trace", True) else None
@@ -343,23 +351,43 @@ def run_inside(job: dict, folder: Path) -> None:
 
 # --------------------------------------------------------------------------- the rows
 
-def media_needles(exchanges: list[model_view.WireExchange]) -> dict[str, dict[str, str]]:
-    """A stretch of each base64 body the fixture's image and blob tools sent: past the header
-    every PNG or PDF shares, so it names this body only."""
-    found: dict[str, dict[str, str]] = {}
+MEDIA_KINDS = {"application/pdf": "pdf", "image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif",
+               "image/webp": "webp"}
+MAGIC = (("JVBER", "pdf"), ("iVBOR", "png"), ("/9j/", "jpeg"), ("R0lGOD", "gif"))
+
+
+def media_kind(mime: object, data: str) -> str:
+    """The kind of a base64 body: by its declared MIME type, else by its first bytes."""
+    if isinstance(mime, str) and mime.split(";", 1)[0].strip().lower() in MEDIA_KINDS:
+        return MEDIA_KINDS[mime.split(";", 1)[0].strip().lower()]
+    return next((kind for magic, kind in MAGIC if data.startswith(magic)), "other")
+
+
+def media_needles(exchanges: list[model_view.WireExchange]) -> dict[str, dict]:
+    """Each image content item and embedded blob a tool result carried, found by its content
+    type (any server's, whatever its tools are called): the tool that sent it and a stretch of
+    its base64 past the header every file of its kind shares, so the stretch names this body
+    only. ``{"image"|"blob": {"tool": NAME, "kinds": {KIND: STRETCH}}}``, the first of each."""
+    found: dict[str, dict] = {}
     for exchange in exchanges:
         tool = exchange.params.get("name") if exchange.method == "tools/call" else None
         result = exchange.answer.get("result")
-        if tool not in ("search_image", "search_blob") or not isinstance(result, dict):
+        if not isinstance(tool, str) or not isinstance(result, dict):
             continue
-        key = "image" if tool == "search_image" else "blob"
         for item in result.get("content") or []:
             if not isinstance(item, dict):
                 continue
-            data = item.get("data") if item.get("type") == "image" else (item.get("resource") or {}).get("blob")
-            if isinstance(data, str) and len(data) > 120:
-                kind = "pdf" if data.startswith("JVBER") else "png"
-                found.setdefault(key, {}).setdefault(kind, data[60:120])
+            if item.get("type") == "image":
+                key, data, mime = "image", item.get("data"), item.get("mimeType")
+            elif item.get("type") == "resource" and isinstance(item.get("resource"), dict):
+                key, data, mime = "blob", item["resource"].get("blob"), item["resource"].get("mimeType")
+            else:
+                continue
+            if not isinstance(data, str) or len(data) <= 120:
+                continue
+            entry = found.setdefault(key, {"tool": tool, "kinds": {}})
+            if entry["tool"] == tool:
+                entry["kinds"].setdefault(media_kind(mime, data), data[60:120])
     return found
 
 
@@ -384,6 +412,59 @@ def protocol_attempts(exchanges: list[model_view.WireExchange]) -> list[dict]:
                 attempt["server_answered"] = agreed
         attempts.append(attempt)
     return attempts
+
+
+def server_shutdown(proxy_folder: Path | None) -> dict:
+    """How the host ended its server's session, read from the end of the proxy's ``wire.jsonl``
+    (its last events): closing the pipe, a signal, or a kill that left the proxy no time to
+    record its end (the folder was then completed from ``wire.jsonl``, marked interrupted)."""
+    if proxy_folder is None or not (proxy_folder / "wire.jsonl").is_file():
+        return {"how": "no server session recorded"}
+    with open(proxy_folder / "wire.jsonl", "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, handle.tell() - 8192))
+        tail = handle.read().decode("utf-8", "replace").splitlines()[1:]
+    ended = None
+    for line in tail:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("dir") == "event" and entry.get("event") == "proxy-end":
+            ended = entry
+    results = _read_json(proxy_folder / "results.json") or {}
+    out = {"interrupted": bool(results.get("interrupted"))}
+    if ended is None:
+        out["how"] = "killed: the proxy recorded no end (its folder was completed from wire.jsonl)"
+    else:
+        detail = str(ended.get("detail") or "")
+        out["how"] = detail
+        out["seq"] = ended.get("seq")
+    return out
+
+
+def host_quirks(facts: dict, attempts: list[dict], shutdown: dict) -> list[dict]:
+    """What the host did that the spec tolerates and the recording had to survive, with where it
+    shows: a killed server, cancellations of finished calls, versions asked for and not spoken."""
+    quirks = [q for q in facts.get("quirks") or [] if q.get("by") == "host"]
+    if shutdown.get("how", "").startswith("killed"):
+        quirks.append({"by": "host", "quirk": "stopped its server without closing its input first",
+                       "detail": shutdown["how"],
+                       "source": "docs/specification/2025-11-25/basic/lifecycle.mdx#stdio (the client SHOULD "
+                                 "close the server's input and wait before SIGTERM, then SIGKILL)"})
+    refused = [a for a in attempts if str(a.get("outcome", "")).startswith("error")]
+    spoken = (facts.get("protocol_version_on_wire") or {}).get("value")
+    for attempt in refused:
+        quirks.append({"by": "host", "quirk": f"asked for {attempt.get('version')} with {attempt.get('method')}, "
+                       f"was refused ({attempt.get('outcome')}) and spoke {spoken}", "seqs": [attempt.get("seq")]})
+    return quirks
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def _proxy_facts(folder: Path) -> tuple[dict, Path | None]:
@@ -450,14 +531,18 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
         verdicts["H03"].observed["moved_by"] = adapter.large_result_setting
     extra = {}
     media = media_needles(exchanges)
+    step_of_tool = {ref.name: form for form, ref in profile.tools.items()}
     for key in ("image", "blob"):
-        handed = view.steps.get(key)
+        # the fixture's own media tool, else whichever step's tool returned that content type
+        carrier = media.get(key) or {}
+        step = key if key in view.steps else step_of_tool.get(carrier.get("tool"))
+        handed = view.steps.get(step) if step else None
         if handed is not None and handed.answered:
             # the bytes themselves (a stretch of the base64 the server sent, unique to this body)
             # or only the text about them
-            extra[key] = {"handed": model_view.quote(handed),
+            extra[key] = {"handed": model_view.quote(handed), "step": step, "tool": carrier.get("tool"),
                           "token": model_view.reach(handed.text, heads.get(key, set()), tails.get(key, set()))}
-            for kind, needle in media.get(key, {}).items():
+            for kind, needle in carrier.get("kinds", {}).items():
                 extra[key][f"{kind}_data_handed"] = needle in handed.text
                 # some hosts attach a result's media in a message of their own after it
                 extra[key][f"{kind}_data_in_request"] = needle in view.last_request
@@ -481,13 +566,18 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
     from mcp_accept.running.execute import merge_conditions
 
     conditions = merge_conditions({k: v for k, v in conditions.items() if v}, {}, None)
+    attempts = protocol_attempts(exchanges)
+    shutdown = server_shutdown(proxy_folder)
     host_facts = {
         "host": adapter.name, "product": adapter.product, "version": job.get("version"),
         "api": view.api, "tool_name_scheme": scheme, "offered_tools": view.offers,
         "client_info": client or None,
         "client_capabilities": (facts.get("client_capabilities") or {}).get("value"),
         "protocol_version": conditions.get("protocol_version_on_wire"),
-        "protocol_attempts": protocol_attempts(exchanges),
+        "protocol_attempts": attempts,
+        "server_shutdown": shutdown,
+        "host_quirks": host_quirks(facts, attempts, shutdown),
+        "proxy": job["options"].get("proxy", True),
         "network_guard": job["guard"], "connects": connects,
         "offline_settings": adapter.offline, "settings_sources": list(adapter.sources),
         "host_exit": host_exit, "timed_out": timed_out, "host_seconds": round(host_seconds, 2),

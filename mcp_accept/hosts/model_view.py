@@ -209,8 +209,9 @@ def _structured_by_body(handed: Handed, body: "Body") -> dict:
         seen = []
     head = [t for t in twins if len(t) > _NEEDLE_HEAD and t[:_NEEDLE_HEAD] in text]
     reached = "whole" if seen else ("cut" if head else "absent")
+    how = "as a JSON value" if as_value else ("as text" if twin_verbatim else None)
     return {"reached": reached, "model_saw": seen or ["neither"], "found": "the server's own bodies",
-            "quote": quote(handed)}
+            "how": how, "quote": quote(handed)}
 
 
 def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None) -> RowVerdict:

@@ -11,11 +11,11 @@ from pathlib import Path
 from mcp_accept.untrusted import markdown_cell, plain_line
 
 COLUMNS = {
-    "en": [("host", "Host"), ("version", "Version"), ("protocol", "Protocol"), ("tool_names", "Tool names"),
+    "en": [("host", "Host"), ("version", "Version"), ("client", "clientInfo"), ("protocol", "Protocol"), ("tool_names", "Tool names"),
            ("text", "Text"), ("structured_seen", "Structured: model saw"), ("embedded", "Embedded"),
            ("link", "resource_link"), ("image", "Image"), ("blob", "Blob (PDF)"), ("large", "Large results"),
            ("rows", "H01 / H02 / H03"), ("offline", "Network")],
-    "ja": [("host", "ホスト"), ("version", "バージョン"), ("protocol", "プロトコル"), ("tool_names", "ツール名"),
+    "ja": [("host", "ホスト"), ("version", "バージョン"), ("client", "clientInfo"), ("protocol", "プロトコル"), ("tool_names", "ツール名"),
            ("text", "テキスト"), ("structured_seen", "structured: モデルが見たもの"), ("embedded", "埋め込みリソース"),
            ("link", "resource_link"), ("image", "画像"), ("blob", "blob (PDF)"), ("large", "大きな結果"),
            ("rows", "H01 / H02 / H03"), ("offline", "ネットワーク")],
@@ -59,6 +59,8 @@ def row_of(host: str | None, folder: Path | None, error: str | None = None, prod
         "version": facts.get("version"),
         "protocol": facts.get("protocol_version"),
         "client": (facts.get("client_info") or {}).get("name"),
+        "client_version": (facts.get("client_info") or {}).get("version"),
+        "refused_versions": refused_versions(facts.get("protocol_attempts") or []),
         "tool_names": facts.get("tool_name_scheme"),
         "api": facts.get("api"),
         "text": (h01.get("text") or {}).get("reached"),
@@ -81,6 +83,19 @@ def row_of(host: str | None, folder: Path | None, error: str | None = None, prod
     return row
 
 
+def refused_versions(attempts: list[dict]) -> list[str]:
+    """The versions the host asked for (``server/discover`` or ``initialize``) that the server
+    refused with an error, and that the session did not go on to speak."""
+    spoken = {a.get("version") for a in attempts if a.get("outcome") == "result" and a.get("method") == "initialize"}
+    out = []
+    for attempt in attempts:
+        version = attempt.get("version")
+        if isinstance(version, str) and attempt.get("outcome", "").startswith("error") and version not in spoken \
+                and version not in out:
+            out.append(version)
+    return out
+
+
 def _extra(found: dict | None, kind: str) -> str | None:
     if not found or found.get("handed") is None:
         return None
@@ -91,31 +106,67 @@ def _extra(found: dict | None, kind: str) -> str | None:
     return "text only" if found.get("token") == "whole" else "not handed"
 
 
+# Every fixed word a cell may hold, in Japanese; what a host or server wrote (a tool name, a
+# version, a clientInfo) is carried over as it is, and a value not listed here stays English.
+VALUE_JA = {
+    "whole": "全体", "cut": "途中で切断", "cut in the middle": "中間を省略", "absent": "なし",
+    "neither": "どちらも渡されない", "text twin": "テキストの対", "structuredContent": "structuredContent",
+    "unknown": "不明", "bytes handed": "バイト列を渡す", "bytes attached beside the result": "結果の横にバイト列を添付",
+    "text only": "テキストのみ", "not handed": "渡さない", "saved to a file": "ファイルに保存",
+    "saved to a file with a preview": "プレビュー付きでファイルに保存",
+    "saved to a file with a head-and-tail preview": "先頭と末尾のプレビュー付きでファイルに保存",
+    "replaced by an error, saved to a file": "エラーに置換しファイルに保存", "replaced": "置換",
+    "replaced by an error": "エラーに置換", "never handed to the model": "モデルに渡されない",
+    "yes": "する", "no": "しない", "none": "なし", "not called": "呼ばれなかった",
+    "loopback only": "ループバックのみ", "not installed": "未インストール",
+}
+PHRASES = {
+    "en": {"body in result": "body in result: {0}", "host read": "host read it: {0}", "read tool": "read tool: {0}",
+           "via tool": "body through it: {0}", "between": " (threshold between {0} and {1} bytes)",
+           "at or below": " (at or below {0} bytes)", "also tried": "also tried: {0}", "seconds": "; {0} s",
+           "refused": "{0}; refused {1}", "client": "{0} {1}"},
+    "ja": {"body in result": "結果に本文: {0}", "host read": "ホストが自ら読む: {0}", "read tool": "読み取りツール: {0}",
+           "via tool": "ツール経由の本文: {0}", "between": "（しきい値は{0}〜{1}バイトの間）",
+           "at or below": "（{0}バイト以下）", "also tried": "ほかの接続先: {0}", "seconds": "、{0}秒",
+           "refused": "{0}、拒否した版: {1}", "client": "{0} {1}"},
+}
+
+
+def value(text, lang: str) -> str:
+    """One fixed value of a cell in LANG (English, or the Japanese of :data:`VALUE_JA`)."""
+    text = "" if text is None else str(text)
+    return VALUE_JA.get(text, text) if lang == "ja" else text
 
 
 def cells(row: dict, lang: str) -> dict[str, str]:
+    phrase = PHRASES.get(lang, PHRASES["en"])
     if row.get("error"):
-        return {"host": f"{row['product']} ({row['host']})", "version": row["error"]}
-    link = [f"body in result: {row.get('link_handed')}",
-            f"host read it: {'yes' if row.get('link_read_by_host') else 'no'}",
-            f"read tool: {row.get('link_read_tool') or 'none'}"]
-    if row.get("link_read_tool"):
-        link.append(f"body through it: {row.get('link_body_via_tool')}")
+        return {"host": f"{row['product']} ({row['host']})", "version": value(row["error"], lang)}
+    link = [phrase["body in result"].format(value(row.get("link_handed") or "unknown", lang)),
+            phrase["host read"].format(value("yes" if row.get("link_read_by_host") else "no", lang)),
+            phrase["read tool"].format(row.get("link_read_tool") or value("none", lang))]
+    if row.get("link_read_tool"):  # a tool offered and never used leaves nothing to say "through it"
+        link.append(phrase["via tool"].format(value(row.get("link_body_via_tool") or "not called", lang)))
     bracket = row.get("large_bracket")
-    large = ", ".join(row.get("large_handling") or []) or "-"
+    large = ", ".join(value(h, lang) for h in row.get("large_handling") or []) or "-"
     if bracket:
-        large += f" (threshold between {bracket[0]} and {bracket[1]} bytes)" if bracket[0] else \
-            f" (at or below {bracket[1]} bytes)"
+        large += phrase["between"].format(*bracket) if bracket[0] else phrase["at or below"].format(bracket[1])
     other = row.get("other_connects") or []
+    protocol = row.get("protocol") or ""
+    if row.get("refused_versions"):
+        protocol = phrase["refused"].format(protocol or "-", ", ".join(row["refused_versions"]))
+    saw = ", ".join(value(s, lang) for s in (row.get("structured_seen") or "").split(", ") if s) or "-"
     return {
         "host": f"{row['product']} ({row['host']})", "version": row.get("version") or "",
-        "protocol": row.get("protocol") or "", "tool_names": row.get("tool_names") or "",
-        "text": row.get("text") or "", "structured_seen": f"{row.get('structured_seen')} ({row.get('structured')})",
-        "embedded": row.get("embedded") or "", "link": "; ".join(link), "image": row.get("image") or "-",
-        "blob": row.get("blob") or "-", "large": large,
+        "client": phrase["client"].format(row.get("client") or "-", row.get("client_version") or "").strip(),
+        "protocol": protocol, "tool_names": row.get("tool_names") or "",
+        "text": value(row.get("text"), lang),
+        "structured_seen": f"{saw} ({value(row.get('structured'), lang)})",
+        "embedded": value(row.get("embedded"), lang), "link": "; ".join(link),
+        "image": value(row.get("image"), lang) or "-", "blob": value(row.get("blob"), lang) or "-", "large": large,
         "rows": " / ".join(str(row.get(k) or "-") for k in ("H01", "H02", "H03")),
-        "offline": ("loopback only" if not other else "also tried: " + ", ".join(other)) +
-                   (f"; {row.get('seconds')} s" if row.get("seconds") is not None else ""),
+        "offline": (value("loopback only", lang) if not other else phrase["also tried"].format(", ".join(other)))
+                   + (phrase["seconds"].format(row.get("seconds")) if row.get("seconds") is not None else ""),
     }
 
 

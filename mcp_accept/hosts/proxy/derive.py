@@ -4,7 +4,8 @@ seqs it rests on.
 Only what crossed the wire is claimed: who the host says it is (``clientInfo``), the
 protocol version and capabilities it spoke, the tools it listed and called, the results it
 was handed (their forms and sizes), whether and when it sent ``resources/read`` for a URI
-the server returned as a ``resource_link``, cancellations and errors. What the host then
+the server returned as a ``resource_link``, cancellations (a cancellation of a request
+already answered is a host quirk, listed under ``quirks``) and errors. What the host then
 handed its model is not on the wire; the observation rows stay PENDING with these facts
 for a person to complete with ``mcp-accept observe``.
 
@@ -77,7 +78,7 @@ class Deriver:
         self.transport = transport
         self._pending: dict[tuple, list[dict]] = {}
         self._pending_count = 0
-        self._asked: dict[tuple, tuple[int, Any]] = {}  # (dir, id) -> (seq, method), recent ones
+        self._asked: dict[tuple, list] = {}  # (dir, id) -> [seq, method, answer seq], recent ones
         self.client_info = _Distinct()
         self.capabilities = _Distinct()
         self.server_info = _Distinct()
@@ -89,6 +90,8 @@ class Deriver:
         self.errors = _Capped()
         self.cancellations = _Capped()
         self.violations = _Capped()
+        self.late_cancels = 0  # cancellations of requests already answered
+        self.late_cancel_seqs: list[int] = []
         self.largest: dict | None = None
         self.kept: dict[int, dict] = {}  # seq -> wire entry, for the rows' evidence
         self._kept_bytes = 0
@@ -126,7 +129,7 @@ class Deriver:
         item = {"request": slim, "by": "host" if entry["dir"] == HOST else "server", "record": None}
         key = (entry["dir"], _key(message["id"]))
         self._asked.pop(key, None)
-        self._asked[key] = (seq, method)
+        self._asked[key] = [seq, method, None]
         if len(self._asked) > REMEMBERED:
             self._asked.pop(next(iter(self._asked)))
         if item["by"] == "host":
@@ -158,6 +161,8 @@ class Deriver:
     def _answer(self, entry: dict, message: dict, size: int | None, result_size: int | None) -> None:
         asker = SERVER if entry["dir"] == HOST else HOST
         key = (asker, _key(message["id"]))
+        if key in self._asked and self._asked[key][2] is None:
+            self._asked[key][2] = entry["seq"]  # a later cancellation of it names a finished request
         waiting = self._pending.get(key)
         if not waiting:
             return
@@ -244,10 +249,18 @@ class Deriver:
     def _cancelled(self, entry: dict, message: dict) -> None:
         params = _params(message)
         asked = self._asked.get((entry["dir"], _key(params.get("requestId"))))
-        self.cancellations.add({"seq": entry["seq"], "by": "host" if entry["dir"] == HOST else "server",
-                                "request_id": params.get("requestId"), "reason": params.get("reason"),
-                                "request_seq": asked[0] if asked else None,
-                                "method": asked[1] if asked else None})
+        item = {"seq": entry["seq"], "by": "host" if entry["dir"] == HOST else "server",
+                "request_id": params.get("requestId"), "reason": params.get("reason"),
+                "request_seq": asked[0] if asked else None, "method": asked[1] if asked else None}
+        if asked and asked[2] is not None:
+            # The spec expects this race and lets the receiver ignore it
+            # (docs/specification/2025-11-25/basic/utilities/cancellation.mdx#timing-considerations):
+            # the answer already given stands, and it is the canceller's quirk, not a fault.
+            item["after_answer_seq"] = asked[2]
+            self.late_cancels += 1
+            if len(self.late_cancel_seqs) < SEQS:
+                self.late_cancel_seqs.append(entry["seq"])
+        self.cancellations.add(item)
 
     def _keep(self, entry: dict, size: int | None, always: bool = False) -> None:
         """Keep a wire entry for the rows' evidence, within :data:`EVIDENCE_BYTES`; a message
@@ -276,6 +289,17 @@ class Deriver:
 
     # ----- the facts -----------------------------------------------------------------
 
+    def quirks(self) -> list[dict]:
+        """What the peers did that the spec tolerates but a reader of the wire should know, each
+        with the party that did it: never counted as the server's fault."""
+        out = []
+        if self.late_cancels:
+            out.append({"by": "host", "quirk": "cancelled requests already answered",
+                        "count": self.late_cancels, "seqs": self.late_cancel_seqs,
+                        "source": "docs/specification/2025-11-25/basic/utilities/cancellation.mdx"
+                                  "#timing-considerations (the receiver MAY ignore it; the answer stands)"})
+        return out
+
     def facts(self) -> dict:
         """Every fact the recording establishes (see the module's docstring)."""
         calls, reads = self.calls.items, self.reads.items
@@ -298,6 +322,7 @@ class Deriver:
             "cancellations": self.cancellations.items,
             "errors": self.errors.items,
             "violations": self.violations.items,
+            "quirks": self.quirks(),
         }
         counted = {name: capped.total for name, capped in (
             ("tool_calls", self.calls), ("resource_reads", self.reads), ("errors", self.errors),

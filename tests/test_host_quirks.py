@@ -1,0 +1,97 @@
+"""Host quirks the recording proxy has to survive, each shown by the real host that does it
+(found by reading the wire.jsonl of `host test` runs of the seven hosts):
+
+* Codex CLI kills its server's process when it exits, with no time to close anything: the
+  proxy dies mid-session, and its folder must still be whole (completed from wire.jsonl).
+* opencode sends ``notifications/cancelled`` for every tool call it has already been answered
+  (an AbortController fired after the fact): the calls stand, and the cancellations are the
+  host's quirk, not the server's fault.
+* Claude Code probes ``server/discover`` (2026-07-28) first; a server of the older era refuses
+  it, and Claude Code falls back to ``initialize``: the version asked for and refused, and the
+  one spoken, are both recorded and shown in the table.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from hostkit import facts_of, rows_of, run_host
+
+from mcp_accept.output.host_matrix import cells, row_of
+
+FIXTURE = Path(__file__).resolve().parent.parent / "mcp_accept" / "fixture.py"
+
+
+def proxy_run(folder: Path) -> Path:
+    runs = sorted((folder / "proxy").glob("*/wire.jsonl"))
+    assert runs, "the proxy left no run folder"
+    return runs[-1].parent
+
+
+def wire_entries(run: Path) -> list[dict]:
+    lines = (run / "wire.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]  # every line whole: a cut line fails here
+
+
+def test_codex_kills_its_server_and_the_proxy_folder_is_still_whole(tmp_path):
+    folder = run_host(tmp_path, "codex")
+    run = proxy_run(folder)
+    entries = wire_entries(run)
+    events = [e.get("event") for e in entries if e.get("dir") == "event"]
+    assert "proxy-end" not in events  # killed: the proxy never got to record its end
+    for name in ("results.json", "host.json", "sheet.md"):
+        assert (run / name).is_file(), name
+    proxy_results = json.loads((run / "results.json").read_text())
+    assert proxy_results["interrupted"] is True  # said plainly: the recording did not end by itself
+    # the derived facts are those of the whole session all the same
+    calls = [e["message"]["params"]["name"] for e in entries
+             if e.get("dir") == "out" and (e.get("message") or {}).get("method") == "tools/call"]
+    facts = json.loads((run / "host.json").read_text())["facts"]
+    assert [c["tool"] for c in facts["tool_calls"]] == calls and len(calls) >= 5
+    assert all(c["outcome"] == "result" for c in facts["tool_calls"])
+    assert facts["client_info"]["value"]["name"] == "codex-mcp-client"
+    host = facts_of(folder)
+    assert host["server_shutdown"]["how"].startswith("killed") and host["server_shutdown"]["interrupted"]
+    assert any(q["quirk"].startswith("stopped its server") for q in host["host_quirks"])
+    rows, _ = rows_of(folder)
+    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
+
+
+def test_opencode_cancels_calls_already_answered_and_the_facts_stand(tmp_path):
+    folder = run_host(tmp_path, "opencode")
+    run = proxy_run(folder)
+    entries = wire_entries(run)
+    cancelled = [e for e in entries if (e.get("message") or {}).get("method") == "notifications/cancelled"]
+    assert cancelled and all(e["dir"] == "out" for e in cancelled)  # the host cancels
+    facts = json.loads((run / "host.json").read_text())["facts"]
+    # every call still counts as answered with its result; nothing is put on the server
+    assert facts["tool_calls"] and all(c["outcome"] == "result" for c in facts["tool_calls"])
+    assert facts["errors"] == [] or all(e["by"] != "server" or e["method"] != "tools/call" for e in facts["errors"])
+    answered = {c["request_seq"]: c["answer_seq"] for c in facts["tool_calls"]}
+    for item in facts["cancellations"]:
+        assert item["by"] == "host" and item["method"] == "tools/call"
+        assert item["after_answer_seq"] == answered[item["request_seq"]] < item["seq"]
+    quirk = next(q for q in facts["quirks"] if q["quirk"] == "cancelled requests already answered")
+    assert quirk["by"] == "host" and quirk["count"] == len(cancelled)
+    host = facts_of(folder)
+    assert any(q["quirk"] == "cancelled requests already answered" for q in host["host_quirks"])
+    rows, _ = rows_of(folder)
+    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
+
+
+def test_claude_code_probes_a_version_the_server_refuses_and_both_are_recorded(tmp_path):
+    legacy = f"{sys.executable} {FIXTURE} --protocol 2025-06-18"
+    folder = run_host(tmp_path, "claude-code", "--server", legacy)
+    host = facts_of(folder)
+    first, second = host["protocol_attempts"][:2]
+    assert (first["method"], first["version"], first["outcome"]) == ("server/discover", "2026-07-28", "error -32601")
+    assert (second["method"], second["outcome"], second["server_answered"]) == ("initialize", "result", "2025-06-18")
+    assert host["protocol_version"] == "2025-06-18"
+    assert any("2026-07-28" in q["quirk"] and "spoke 2025-06-18" in q["quirk"] for q in host["host_quirks"])
+    row = row_of("claude-code", folder)
+    assert row["refused_versions"] == ["2026-07-28"]
+    assert cells(row, "en")["protocol"] == "2025-06-18; refused 2026-07-28"
+    assert "2026-07-28" in cells(row, "ja")["protocol"] and "拒否" in cells(row, "ja")["protocol"]
+    assert cells(row, "en")["client"] == "claude-code 2.1.332"
