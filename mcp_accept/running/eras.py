@@ -61,6 +61,13 @@ def supported_versions(opts, folder: Path) -> tuple[list[str], dict[str, str]]:
             why[MODERN] = (f"server/discover lists {listed}" if listed is not None
                            else f"server/discover: {reply.describe_failure()}")
         for version in LEGACY:
+            if transport.exited_unread():
+                # it ended without reading the probe: a new start would only end the same way
+                for left in LEGACY:
+                    if left not in found and left not in why:
+                        why[left] = (f"not tried: the server exited without reading a request "
+                                     f"({why.get(MODERN) or 'no answer'})")
+                break
             transport.restart()  # each handshake on a fresh connection (a new process on stdio)
             reply = session.send("initialize", {"protocolVersion": version, "capabilities": {},
                                                 "clientInfo": CLIENT_INFO}, version=version)

@@ -97,6 +97,11 @@ class Transport(abc.ABC):
         self.close()
         self.open()
 
+    def exited_unread(self) -> bool:
+        """Whether the server ended on its own before reading anything (then starting it
+        again is pointless); only a transport that starts a process can tell."""
+        return False
+
     def end_session(self, *, timeout: float) -> None:
         """Tell the server we are done, where the transport has such a thing."""
 

@@ -113,8 +113,10 @@ class Session:
                 return result
         wanted = protocol if protocol in LEGACY else LEGACY[0]
         reply = self._initialize(wanted, result)
-        if not reply.has_result and self.transport.name == "stdio" and probed:
-            # Some servers fix their era from the first request they see; start afresh.
+        if (not reply.has_result and self.transport.name == "stdio" and probed
+                and not self.transport.exited_unread()):
+            # Some servers fix their era from the first request they see; start afresh (not one
+            # that ended without reading the probe: it would only end again).
             self.transport.restart()
             result.restarted = True
             reply = self._initialize(wanted, result)

@@ -166,12 +166,14 @@ class StdioTransport(Transport):
         self.inbox: Inbox | None = None
         self._reader: threading.Thread | None = None
         self.starts = 0
+        self._sent = 0
         self.oversize: tuple[int, str] = (0, "")  # messages dropped for --max-bytes, and the last one
 
     def open(self) -> None:
         self.process = ServerProcess(self.command, stderr_path=self.stderr_path, redactor=self.redactor,
                                      cwd=getattr(self, "cwd", None))
         self.starts += 1
+        self._sent = 0  # bytes written to this process's stdin
         self.log.record("event", event="spawn", detail=f"pid {self.process.pid}, start {self.starts}")
         self.inbox = Inbox(self.log)
         stdout = io.BufferedReader(self.process.proc.stdout, buffer_size=1 << 16)
@@ -215,7 +217,29 @@ class StdioTransport(Transport):
             self.process.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             return self._gone("cannot write to the server's stdin")
+        self._sent += len(data)
         return None
+
+    def exited_unread(self) -> bool:
+        """Whether the server has exited without reading a byte of what it was sent: it ended
+        on its own, not because of a request, so a new start would end the same way. Told from
+        the bytes still waiting in its stdin pipe (FIONREAD); where that cannot be asked, False,
+        and a caller starts it again as before."""
+        if self.process is None or self.process.exit_code(wait=0.2) is None:
+            return False
+        stdin = self.process.proc.stdin
+        if stdin is None:
+            return False
+        try:
+            import fcntl
+            import struct
+            import termios
+
+            raw = fcntl.ioctl(stdin.fileno(), termios.FIONREAD, struct.pack("i", 0))
+            unread = struct.unpack("i", raw)[0]
+        except (ImportError, OSError, ValueError, AttributeError):
+            return False
+        return unread >= self._sent
 
     def _gone(self, what: str) -> str:
         code = self.process.exit_code(wait=0.2) if self.process else None
