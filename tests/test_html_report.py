@@ -275,3 +275,20 @@ def test_the_status_filter_and_search_in_chromium(runs, driver, tmp_path):
     assert driver.find_element(By.ID, "count").text == str(len(shown))
     keep_screenshot(driver, tmp_path, "two-runs")
     assert_nothing_cut(driver)
+
+
+def test_the_verdict_names_host_and_server_versions_and_keeps_runs_apart(runs, tmp_path):
+    copies = []
+    for name in ("first", "second"):  # two runs of one host and server: two lines, not one
+        folder = tmp_path / name
+        shutil.copytree(runs[0], folder)
+        data = results(folder)
+        data["conditions"].update(host_product="VS Code", host_version="1.101")
+        (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
+        copies.append(folder)
+    page = render(tmp_path, *copies).read_text(encoding="utf-8")
+    verdict = page[page.index('id="verdict"'):page.index('id="runs-table"')]
+    assert "2 runs · 1 host (VS Code 1.101) · 1 server (mcp-accept-fixture 0.1.0)" in verdict
+    assert "2 failed" in verdict and "app (sheet or profile) 4" in verdict
+    assert page.count('<tr class="run-line"') == 2
+    assert " / " not in page[page.index('<table class="matrix">'):page.index("</table>", page.index('<table class="matrix">'))]
