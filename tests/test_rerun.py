@@ -148,6 +148,14 @@ def test_a_folder_that_cannot_be_repeated_is_one_line(runs, tmp_path):
     assert "invocation" in done.stderr and "records no invocation" in done.stderr
     done = run_cli("rerun", str(runs["fixture"]), "--out", str(runs["fixture"]))
     assert done.returncode == 2 and "--out" in done.stderr
+    edited = tmp_path / "edited"  # a record whose profile is not the one its hash names
+    shutil.copytree(runs["fixture"], edited)
+    results = load_results(edited)
+    results["invocation"]["profile"]["content"] += "\n# changed by hand\n"
+    (edited / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    done = run_cli("rerun", str(edited), "--out", str(tmp_path / "never"))
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "SHA-256" in done.stderr and not (tmp_path / "never").exists()
 
 
 def test_secrets_are_not_recorded_and_are_asked_for_again(tmp_path):
