@@ -24,7 +24,10 @@ d. a 16 MiB ``structuredContent`` (``large_server.py``, tens of thousands of hit
 e. a fleet of 100 servers with ``--jobs 4`` against one server (≤ 25x);
 f. the per-message overhead of ``mcp-accept proxy`` (``proxy_overhead.py``: the median
    round trip of a ``tools/call`` through the proxy against the fixture directly; for
-   reference, no target), or a line saying it was not measured when that script is absent.
+   reference, no target), or a line saying it was not measured when that script is absent;
+g. one ``host test`` of a real host (Claude Code, else Codex, from tests/hosts) with the
+   stand-in model against the same run with no proxy between the host and the server
+   (≤ 1.2x); a line saying it was not measured when neither is installed.
 
 "Every layer" is the default sheet as it ships (the SDK layer included when the SDK is
 installed); "wire/type/meaning only" is the same sheet without its SDK-layer checks. The
@@ -388,6 +391,33 @@ class Bench:
             self.failures.append(f"proxy_overhead.py: exit {done.returncode}: {tail[0][:300]}")
         return [row]
 
+    def host(self) -> list[Row]:
+        """One ``host test`` of a real host with the stand-in model, through the recording proxy,
+        against the same run with the host launching the server itself."""
+        row = Row("g1", "host test: one run of a real host with the stand-in model",
+                  "through the recording proxy", "the same, no proxy between host and server", "s", limit=1.2)
+        found = installed_host()
+        if found is None:
+            row.note = f"not measured: no host installed ({HOST_BIN.relative_to(HERE.parent)}: claude or codex)"
+            return [row]
+        name, binary = found
+        row.what = f"host test {name}: one run with the stand-in model (the fixture, its large results included)"
+        help_text = subprocess.run(self.cli + ["host", "test", "--help"], capture_output=True, text=True).stdout
+        if "--no-proxy" in help_text:  # the command itself can leave the proxy out: measure it as a user runs it
+            command = self.cli + ["host", "test", name, "--host-bin", str(binary)]
+            how = "`mcp-accept host test` and `host test --no-proxy`"
+        else:
+            command = [PY, str(HERE / "host_run.py"), name, "--host-bin", str(binary)]
+            how = "the harness's host_test through host_run.py, no network namespace on either side"
+        row.note = how
+
+        def once(extra: list[str], label: str) -> float:
+            return self.time(command + ["--out", self.folder(f"g-{label}"), *extra], f"host test ({label})",
+                             ok=(0, 1))
+
+        self.rounds((row.values, lambda: once([], "proxy")), (row.base_values, lambda: once(["--no-proxy"], "direct")))
+        return [row]
+
     def run(self) -> list[Row]:
         three, dropped = self.three_layer_sheet()
         sheets = {"full": None}
@@ -398,7 +428,7 @@ class Bench:
         if self.sdk_layer != "on":
             SHEET_LABELS["full"] = f"default sheet, SDK layer {self.sdk_layer}"
         rows = []
-        only = set(self.args.only or "abcdef")
+        only = set(self.args.only or "abcdefg")
         if "a" in only:
             rows += self.startup()
         if "b" in only:
@@ -411,6 +441,8 @@ class Bench:
             rows += self.fleet(sheets)
         if "f" in only:
             rows += self.proxy()
+        if "g" in only:
+            rows += self.host()
         return rows
 
 
@@ -419,6 +451,19 @@ WARM_ENV = "MCP_ACCEPT_SDK_WARM"
 # (wall time against json.loads, peak RSS against the payload) of the 16 MiB result, per sheet
 LARGE_LIMITS = {"full": (12, 10), "three": (8, 6)}
 OFF = ("off", "0", "no", "false")
+
+
+HOST_BIN = HERE.parent / "tests" / "hosts" / "node_modules" / ".bin"
+HOSTS = (("claude-code", "claude"), ("codex", "codex"))  # host test's name, the executable's
+
+
+def installed_host() -> tuple[str, Path] | None:
+    """The first of the hosts g1 measures that is installed in the project's test folder."""
+    for name, executable in HOSTS:
+        binary = HOST_BIN / executable
+        if binary.is_file() and os.access(binary, os.X_OK):
+            return name, binary
+    return None
 
 
 def compile_package() -> None:
@@ -485,7 +530,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=4, help="--jobs of the fleet (default 4)")
     parser.add_argument("--proxy-n", type=int, default=2000,
                         help="round trips per side for the proxy's overhead (default 2000)")
-    parser.add_argument("--only", help="letters of the measurements to make, e.g. ab (default: abcdef)")
+    parser.add_argument("--only", help="letters of the measurements to make, e.g. ab (default: abcdefg)")
     parser.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
     parser.add_argument("--keep", action="store_true", help="keep the run folders (their path is printed)")
     args = parser.parse_args(argv)

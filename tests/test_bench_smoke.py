@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT
 
 BENCH = ROOT / "benchmarks" / "bench.py"
@@ -22,8 +24,8 @@ def test_benchmark_produces_every_row(tmp_path):
     out = tmp_path / "bench.json"
     env = {**os.environ, "COLUMNS": "200"}
     done = subprocess.run([sys.executable, str(BENCH), "--repeat", "1", "--large-mib", "0.05", "--fleet", "2",
-                           "--jobs", "2", "--proxy-n", "60", "--json", str(out)], capture_output=True, text=True, env=env,
-                          timeout=600, cwd=tmp_path)
+                           "--jobs", "2", "--proxy-n", "60", "--only", "abcdef", "--json", str(out)],
+                          capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(out.read_text(encoding="utf-8"))
     rows = {row["key"]: row for row in report["rows"]}
@@ -55,3 +57,31 @@ def test_benchmark_produces_every_row(tmp_path):
         assert any(line.startswith(f"| {key} |") for line in lines), key
     assert any(line.startswith("Reproduce with: `python benchmarks/bench.py") for line in lines)
     assert not list(Path(tmp_path).glob("mcp-accept-runs"))  # the run folders were temporary
+
+
+def installed_host() -> bool:
+    """Whether a host bench.py measures (Claude Code or Codex) is installed, as bench.py looks for it."""
+    return any(os.access(ROOT / "tests" / "hosts" / "node_modules" / ".bin" / name, os.X_OK)
+               for name in ("claude", "codex"))
+
+
+@pytest.mark.skipif(not installed_host(), reason="neither Claude Code nor Codex is installed in tests/hosts")
+def test_the_host_row_measures_a_real_host_with_and_without_the_proxy(tmp_path):
+    out = tmp_path / "bench.json"
+    done = subprocess.run([sys.executable, str(BENCH), "--repeat", "1", "--only", "g", "--json", str(out), "--keep"],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert not report["failures"], report["failures"]
+    (row,) = report["rows"]
+    assert row["key"] == "g1" and row["target"] == "≤ 1.2x" and row["met"] in ("yes", "no")
+    assert row["median"] > 0 and row["baseline_median"] > 0
+    # each side ran the host to its end: it asked the stand-in model, and only the measured
+    # side's MCP server was reached through the proxy (its recording is there)
+    folders = Path(done.stdout.rsplit("Run folders: ", 1)[1].strip())
+    (proxied,), (direct,) = folders.glob("g-proxy-*"), folders.glob("g-direct-*")
+    for folder in (proxied, direct):
+        assert (folder / "model.jsonl").stat().st_size > 0
+        assert json.loads((folder / "results.json").read_text(encoding="utf-8"))["rows"]
+    assert any((proxied / "proxy").iterdir())
+    assert not (direct / "proxy").exists() or not any((direct / "proxy").iterdir())
