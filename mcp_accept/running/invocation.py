@@ -62,7 +62,7 @@ def reference_entries(text: str) -> list[str]:
     import yaml
 
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
         return []
     found = []
@@ -75,8 +75,11 @@ def reference_entries(text: str) -> list[str]:
     return found
 
 
-def _references(profile_path: Path, text: str) -> list[dict]:
+def _references(profile, profile_path: Path, text: str) -> list[dict]:
     out, kept = [], 0
+    if profile.reference_file is None and not any(
+            e.origin.startswith("reference_file") for e in profile.expected.values()):
+        return out  # most profiles: no second parse of the YAML (it takes longer than the rest)
     base = profile_path.resolve().parent
     for written in reference_entries(text):
         data = (base / written).read_bytes()
@@ -105,7 +108,7 @@ def capture(opts, sheet, profile, *, given_paths: dict | None = None) -> dict:
         "name": profile.name,
         **_file(profile_path, given_paths.get("profile"), content=True),
         "guessed": [str(note) for note in profile.guessed],
-        "references": _references(profile_path, _text(profile_text)),
+        "references": _references(profile, profile_path, _text(profile_text)),
     }
     sheet_record = {"name": sheet.name, "version": sheet.version}
     sheet_record.update(_file(Path(sheet.path), given_paths.get("sheet"), content=False))
