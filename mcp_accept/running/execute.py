@@ -424,6 +424,11 @@ def _report_imports() -> None:
     _template(None, "sheet.md.j2")
 
 
+def _judging_and_report_imports() -> None:
+    _judging_imports()
+    _report_imports()
+
+
 def _warm_up(imports) -> threading.Thread:
     """Run ``imports`` on a thread while this one waits (for the server to start and answer,
     or to exit): about 0.15 s each that the run no longer pays in turn. The verdicts do not
@@ -494,7 +499,11 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
             return _finish(folder, sheet, profile, given, previous, rows, Recording(entries=transport.log.entries),
                            transport, store, started, redactor, None, interrupted=True, lang=opts.lang,
                            invocation=invocation)
-        warm = _warm_up(_judging_imports)
+        # Over HTTP there is no server exit to wait for after the recording, and httpx has
+        # mapped OpenSSL already (the reason Jinja waits over stdio): Jinja and the sheet's
+        # template come in while the requests are in flight instead of after them.
+        early = transport.name == "Streamable HTTP"
+        warm = _warm_up(_judging_and_report_imports if early else _judging_imports)
         session = Session(transport, timeout=opts.timeout)
         recorder = Recorder(session, profile, deadline=clock + opts.run_timeout, max_rounds=opts.max_rounds)
         recording = recorder.recording
@@ -529,7 +538,7 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
             transport.log.record("event", event="interrupted", detail="the run was interrupted")
         finally:
             transport.close()
-            late = _warm_up(_report_imports)
+            late = _warm_up(_report_imports) if not early else warm
         warm.join()  # judging forks (bounded.call): no import may be half done in another thread
         late.join()
         if status_override is None and not interrupted and sdk_worker is not None:
