@@ -6,6 +6,8 @@
 * opencode sends ``notifications/cancelled`` for every tool call it has already been answered
   (an AbortController fired after the fact): the calls stand, and the cancellations are the
   host's quirk, not the server's fault.
+* Claude Code (like Gemini CLI and fast-agent, with SIGTERM) ends its server with SIGINT before
+  closing its input; the session is whole, and the proxy's run says it was interrupted.
 * Claude Code probes ``server/discover`` (2026-07-28) first; a server of the older era refuses
   it, and Claude Code falls back to ``initialize``: the version asked for and refused, and the
   one spoken, are both recorded and shown in the table.
@@ -53,7 +55,8 @@ def test_codex_kills_its_server_and_the_proxy_folder_is_still_whole(tmp_path):
     assert all(c["outcome"] == "result" for c in facts["tool_calls"])
     assert facts["client_info"]["value"]["name"] == "codex-mcp-client"
     host = facts_of(folder)
-    assert host["server_shutdown"]["how"].startswith("killed") and host["server_shutdown"]["interrupted"]
+    shutdown = host["server_shutdown"]
+    assert shutdown["how"].startswith("killed") and shutdown["interrupted"] and shutdown["calls_unanswered"] == 0
     assert any(q["quirk"].startswith("stopped its server") for q in host["host_quirks"])
     rows, _ = rows_of(folder)
     assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
@@ -90,6 +93,9 @@ def test_claude_code_probes_a_version_the_server_refuses_and_both_are_recorded(t
     assert (second["method"], second["outcome"], second["server_answered"]) == ("initialize", "result", "2025-06-18")
     assert host["protocol_version"] == "2025-06-18"
     assert any("2026-07-28" in q["quirk"] and "spoke 2025-06-18" in q["quirk"] for q in host["host_quirks"])
+    # and it ends its server with SIGINT, not by closing its input: a complete session all the same
+    assert host["server_shutdown"]["how"] == "signal SIGINT" and host["server_shutdown"]["calls_unanswered"] == 0
+    assert any(q["detail"] == "signal SIGINT" for q in host["host_quirks"] if "detail" in q)
     row = row_of("claude-code", folder)
     assert row["refused_versions"] == ["2026-07-28"]
     assert cells(row, "en")["protocol"] == "2025-06-18; refused 2026-07-28"

@@ -433,7 +433,11 @@ def server_shutdown(proxy_folder: Path | None) -> dict:
         if entry.get("dir") == "event" and entry.get("event") == "proxy-end":
             ended = entry
     results = _read_json(proxy_folder / "results.json") or {}
-    out = {"interrupted": bool(results.get("interrupted"))}
+    calls = ((_read_json(proxy_folder / "host.json") or {}).get("facts") or {}).get("tool_calls") or []
+    # "interrupted" says the recording did not end by itself; whether the session was cut short
+    # is what was still unanswered when it ended
+    out = {"interrupted": bool(results.get("interrupted")),
+           "calls_unanswered": sum(1 for c in calls if c.get("outcome") == "no answer recorded")}
     if ended is None:
         out["how"] = "killed: the proxy recorded no end (its folder was completed from wire.jsonl)"
     else:
@@ -447,9 +451,12 @@ def host_quirks(facts: dict, attempts: list[dict], shutdown: dict) -> list[dict]
     """What the host did that the spec tolerates and the recording had to survive, with where it
     shows: a killed server, cancellations of finished calls, versions asked for and not spoken."""
     quirks = [q for q in facts.get("quirks") or [] if q.get("by") == "host"]
-    if shutdown.get("how", "").startswith("killed"):
+    how = shutdown.get("how", "")
+    if how.startswith(("killed", "signal")):
+        # The proxy is the process the host launched: a signal or a kill it got came from the host
+        # (recorded within a moment of the host's last model request), before any end of input.
         quirks.append({"by": "host", "quirk": "stopped its server without closing its input first",
-                       "detail": shutdown["how"],
+                       "detail": how,
                        "source": "docs/specification/2025-11-25/basic/lifecycle.mdx#stdio (the client SHOULD "
                                  "close the server's input and wait before SIGTERM, then SIGKILL)"})
     refused = [a for a in attempts if str(a.get("outcome", "")).startswith("error")]
