@@ -154,6 +154,25 @@ BREAK_MODES = {
     "legacy-32602": "2025-11-25 and 2025-06-18: reading an unknown URI gives -32602 instead of -32002",
     "legacy-object-schema": "2025-11-25 and 2025-06-18: the structured tool keeps its object outputSchema "
                             "whatever structured-* mode is given with it (the falsy value alone is wrong)",
+    "stray-progress": "before the text tool's answer, a notifications/progress for a token the client never sent",
+    "stray-log": "before the text tool's answer, a notifications/message, though no logging capability is "
+                 "declared (and, in 2026-07-28, no request set a log level)",
+    "log-declared": "the logging capability is declared and a notifications/message comes before the text "
+                    "tool's answer (allowed in 2025-11-25 and 2025-06-18; 2026-07-28 asks for the request's "
+                    "log level)",
+    "stray-request": "2025-11-25 and 2025-06-18: before the text tool's answer, a roots/list request, though "
+                     "the client declared no roots capability",
+    "stray-cancel": "before the text tool's answer, a notifications/cancelled naming the client's own request",
+    "undeclared-resources": "the resources capability is not declared; resources are served all the same",
+    "undeclared-tools": "the tools capability is not declared; tools are served all the same",
+    "bad-image-data": "the text tool's result ends with an image item whose data is not base64",
+    "bad-meta-key": "the text tool's text item carries _meta key \"%s\" (its name does not begin with a "
+                    "letter or digit)" % "com.example/-note",
+    "reserved-error-code": "an invalid cursor is refused with -32050, a code 2026-07-28 reserves and does not "
+                           "define",
+    "ttl-float": "2026-07-28: ttlMs is written 0.0, a number with an integer value (valid)",
+    "text-prose": "the text tool's only text item is prose, not the JSON document",
+    "empty-cursor": "tools/list has two pages, and the cursor of the second page is the empty string",
 }
 
 # Values of the break modes added for the rule kinds.
@@ -164,6 +183,11 @@ PREFACE_TEXT = "Search results for q=%s (JSON below):"
 DUPLICATED_FIELD = '"fixtureNote":"first"'  # written twice on the wire in break mode duplicate-key
 MRTR_STATE = "fixture-mrtr-state-1"
 RESOURCES_PAGE_2 = "fixture-resources-page-2"
+BAD_META_KEY = "com.example/-note"
+RESERVED_CODE = -32050  # in 2026-07-28's range for the specification, and not defined by it
+PROGRESS_TOKEN = "fixture-progress-1"
+PROSE_TEXT = "Found results for %s: MCP guide, Report design."
+TOOLS_PAGE_2 = ""  # break mode empty-cursor: the second page's cursor is the empty string
 
 # Falsy structuredContent values and the outputSchema each is declared with.
 FALSY_STRUCTURED = {
@@ -321,13 +345,14 @@ class RpcError(Exception):
 class Reply:
     """What the server does with one incoming message."""
 
-    __slots__ = ("message", "status", "action", "version")
+    __slots__ = ("message", "status", "action", "version", "before")
 
     def __init__(self, message=None, status=200, action=None, version=None):
         self.message = message  # dict to send, or None for no answer
         self.status = status  # HTTP status to use
         self.action = action  # None, "crash" or "hang"
         self.version = version  # the negotiated version of an initialize
+        self.before = []  # messages sent ahead of the answer, on its stream
 
 
 class Connection:
@@ -694,6 +719,34 @@ class Fixture:
     def supported_modern(self) -> list:
         return list(MODERN_VERSIONS) if self.modern_enabled() else []
 
+    def capabilities(self) -> dict:
+        caps = {"tools": {}, "resources": {}}
+        if "undeclared-tools" in self.breaks:
+            del caps["tools"]
+        if "undeclared-resources" in self.breaks:
+            del caps["resources"]
+        if "log-declared" in self.breaks:
+            caps["logging"] = {}
+        return caps
+
+    def before_answer(self, era, msg_id, method, params) -> list:
+        """What the session break modes send ahead of the text tool's answer (on its stream)."""
+        if method != "tools/call" or params.get("name") != "search_text":
+            return []
+        out = []
+        if "stray-progress" in self.breaks:
+            out.append({"jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": {"progressToken": PROGRESS_TOKEN, "progress": 1, "total": 2}})
+        if "stray-log" in self.breaks or "log-declared" in self.breaks:
+            out.append({"jsonrpc": "2.0", "method": "notifications/message",
+                        "params": {"level": "info", "logger": "fixture", "data": "searching the demo index"}})
+        if "stray-request" in self.breaks and era == "legacy":
+            out.append({"jsonrpc": "2.0", "id": "fixture-roots-1", "method": "roots/list"})
+        if "stray-cancel" in self.breaks:
+            out.append({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": msg_id, "reason": "break mode stray-cancel"}})
+        return out
+
     # ----- message entry point -----------------------------------------------------
 
     def handle(self, msg, conn: Connection, transport: str, on_request=None) -> Reply:
@@ -743,8 +796,12 @@ class Fixture:
             if on_request is not None:
                 on_request(era, msg)
             if era == "modern":
-                return self._modern(msg_id, method, params)
-            return self._legacy(msg_id, method, params, conn)
+                reply = self._modern(msg_id, method, params)
+            else:
+                reply = self._legacy(msg_id, method, params, conn)
+            if reply.message is not None and "result" in reply.message:
+                reply.before = self.before_answer(era, msg_id, method, params)
+            return reply
         except RpcError as exc:
             return Reply({"jsonrpc": "2.0", "id": msg_id, "error": exc.payload()}, exc.status)
 
@@ -772,7 +829,7 @@ class Fixture:
         if method == "server/discover":
             result = {
                 "supportedVersions": self.supported_modern(),
-                "capabilities": {"tools": {}, "resources": {}},
+                "capabilities": self.capabilities(),
                 "instructions": INSTRUCTIONS,
             }
         elif self._asks_for_input(method, params):
@@ -797,7 +854,7 @@ class Fixture:
         stamped.update(result)
         stamped["_meta"] = {META_SERVER_INFO: dict(SERVER_INFO)}
         if method in CACHEABLE_METHODS:
-            stamped["ttlMs"] = 0
+            stamped["ttlMs"] = 0.0 if "ttl-float" in self.breaks else 0
             stamped["cacheScope"] = "private"
         return Reply({"jsonrpc": "2.0", "id": msg_id, "result": stamped})
 
@@ -824,7 +881,7 @@ class Fixture:
             conn.legacy_version = version
             result = {
                 "protocolVersion": version,
-                "capabilities": {"tools": {}, "resources": {}},
+                "capabilities": self.capabilities(),
                 "serverInfo": dict(SERVER_INFO),
                 "instructions": INSTRUCTIONS,
             }
@@ -843,11 +900,14 @@ class Fixture:
             return {}, None
         if method == "resources/list" and "paged-resources" in self.breaks:
             return self._resources_page((params or {}).get("cursor")), None
+        if method == "tools/list" and "empty-cursor" in self.breaks:
+            return self._tools_page(params, modern), None
         if method in ("tools/list", "resources/list") and "cursor" in (params or {}) \
                 and not (method == "tools/list" and "bad-cursor-accepted" in self.breaks):
             # Every list fits on one page, so the fixture never hands out a cursor: any cursor
             # it is given is invalid (server/utilities/pagination.mdx, error handling).
-            raise RpcError(INVALID_PARAMS, "Invalid cursor")
+            raise RpcError(RESERVED_CODE if "reserved-error-code" in self.breaks else INVALID_PARAMS,
+                           "Invalid cursor")
         if method == "tools/list":
             return {"tools": self.tools(modern)}, None
         if method == "tools/call":
@@ -870,6 +930,16 @@ class Fixture:
         if cursor != RESOURCES_PAGE_2:
             raise RpcError(INVALID_PARAMS, "Invalid cursor")
         return {"resources": [{"uri": LINK_URI, "name": LINK_NAME, "mimeType": MIME_JSON}]}
+
+    def _tools_page(self, params, modern) -> dict:
+        """Break mode empty-cursor: page 1 holds the first two tools and hands out the cursor
+        "", which is a cursor like any other (server/utilities/pagination.mdx)."""
+        tools = self.tools(modern)
+        if "cursor" not in params:
+            return {"tools": tools[:2], "nextCursor": TOOLS_PAGE_2}
+        if params["cursor"] != TOOLS_PAGE_2:
+            raise RpcError(INVALID_PARAMS, "Invalid cursor")
+        return {"tools": tools[2:]}
 
     def tools(self, modern=True) -> list:
         output_schema = OUTPUT_SCHEMA
@@ -1003,6 +1073,12 @@ class Fixture:
         if "is-error" in self.breaks:
             return {"content": [{"type": "text", "text": TOOL_ERROR_TEXT % q}], "isError": True}
         content = [{"type": "text", "text": compact(self.document(q, "text"))}]
+        if "text-prose" in self.breaks:
+            content = [{"type": "text", "text": PROSE_TEXT % q}]
+        if "bad-meta-key" in self.breaks:
+            content[0]["_meta"] = {BAD_META_KEY: "a key whose name opens with a hyphen"}
+        if "bad-image-data" in self.breaks:
+            content.append({"type": "image", "data": "iVBORw0KGgo!not-base64", "mimeType": MIME_PNG})
         if "preface-item" in self.breaks:
             content.insert(0, {"type": "text", "text": PREFACE_TEXT % q})
         result = {"content": content}
@@ -1112,6 +1188,8 @@ def serve_stdio(fixture: Fixture) -> int:
             if reply.action == "hang":
                 _log("break mode hang: request left unanswered")
                 continue
+            for early in reply.before:
+                send(early)
             if reply.message is not None:
                 send(reply.message)
     except BrokenPipeError:
@@ -1192,7 +1270,7 @@ class FixtureHandler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
 
-    def _send_sse(self, obj, headers=()):
+    def _send_sse(self, obj, headers=(), before=()):
         crlf = self.server.sse == "crlf"
         eol = "\r\n" if crlf else "\n"
         self.close_connection = True
@@ -1206,16 +1284,18 @@ class FixtureHandler(BaseHTTPRequestHandler):
         # Some servers open the stream with an event whose data is empty.
         self.wfile.write(("data:" + eol + eol).encode("utf-8"))
         self.wfile.flush()
-        lines = ["event: message"]
-        if not crlf:
-            lines.append("id: %d" % next(self.server.event_ids))
-        lines.append("data: " + self.server.fixture.encode(obj))
-        self.wfile.write((eol.join(lines) + eol + eol).encode("utf-8"))
-        self.wfile.flush()
+        for message in (*before, obj):
+            lines = ["event: message"]
+            if not crlf:
+                lines.append("id: %d" % next(self.server.event_ids))
+            lines.append("data: " + self.server.fixture.encode(message))
+            self.wfile.write((eol.join(lines) + eol + eol).encode("utf-8"))
+            self.wfile.flush()
 
-    def _answer(self, status, obj, headers=()):
-        if status == 200 and self.server.sse:
-            self._send_sse(obj, headers)
+    def _answer(self, status, obj, headers=(), before=()):
+        # Messages ahead of the answer need a stream: the answer becomes an SSE stream then.
+        if status == 200 and (self.server.sse or before):
+            self._send_sse(obj, headers, before)
         else:
             self._send_json(status, obj, headers)
 
@@ -1356,7 +1436,7 @@ class FixtureHandler(BaseHTTPRequestHandler):
             with self.server.lock:
                 self.server.sessions[sid] = {"version": reply.version, "used": 0}
             headers.append(("Mcp-Session-Id", sid))
-        self._answer(reply.status, reply.message, headers)
+        self._answer(reply.status, reply.message, headers, reply.before)
 
     def _check_modern_headers(self, request):
         params = request.get("params") or {}

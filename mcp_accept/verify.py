@@ -50,6 +50,22 @@ HTTP_MODES = {
     "duplicate-key": (LEGACY,),
     "mrtr": (MODERN,),
     "no-discover": (MODERN,),
+    # the rules across a session and of the fields the schema leaves open (every era runs
+    # them over stdio): over HTTP, where notifications and requests ride the answer's SSE
+    # stream, in 2026-07-28 and in a legacy version each, or in the one version a mode is for
+    "stray-progress": (MODERN, OLDEST),
+    "stray-log": (MODERN, LEGACY),
+    "log-declared": (MODERN, OLDEST),
+    "stray-request": (LEGACY,),
+    "stray-cancel": (MODERN, OLDEST),
+    "undeclared-resources": (MODERN, LEGACY),
+    "undeclared-tools": (MODERN, OLDEST),
+    "bad-image-data": (MODERN, LEGACY),
+    "bad-meta-key": (MODERN, OLDEST),
+    "reserved-error-code": (MODERN, LEGACY),
+    "ttl-float": (MODERN,),
+    "text-prose": (MODERN, OLDEST),
+    "empty-cursor": (MODERN, LEGACY),
 }
 # Runs with two break modes: a falsy structuredContent whose outputSchema stays an object in
 # the legacy versions, so that only the value is wrong there.
@@ -57,10 +73,17 @@ ALONE = "legacy-object-schema"
 # Modes that change nothing outside these versions (their runs there must pass as the
 # baseline does).
 ERA_MODES = {"no-discover": (MODERN,), "mrtr": (MODERN,), "mrtr-endless": (MODERN,),
-             "legacy-32602": LEGACY_ERAS, ALONE: LEGACY_ERAS}
+             "legacy-32602": LEGACY_ERAS, ALONE: LEGACY_ERAS, "stray-request": LEGACY_ERAS,
+             "ttl-float": (MODERN,)}
 # Modes whose runs pass every automated row (exit 0).
 # (ALONE by itself keeps the fixture's object schema and value: nothing to fail.)
-PASSING_MODES = (BASELINE, "preface-item", "ref-in-enum", "paged-resources", "mrtr", "mrtr-endless", ALONE)
+PASSING_MODES = (BASELINE, "preface-item", "ref-in-enum", "paged-resources", "mrtr", "mrtr-endless", ALONE,
+                 "ttl-float", "empty-cursor")
+# Modes that break a rule of some versions only and are allowed by the others (exit 0 there).
+PASSES_IN = {"log-declared": LEGACY_ERAS}
+# Runs with two break modes for one rule: serving resources/read undeclared, answered with a
+# result for an unknown URI, fails L03 on the capability's MUST in every version alike.
+COMBOS = ("unknown-uri-empty+undeclared-resources",)
 MAX_ROUNDS = 3  # --max-rounds of every run: mrtr-endless must stop at it
 LIVE_FILE = "sdk-live.json"  # what the SDK did when it drove the fixture itself
 LAYER_NAMES = ("wire", "type", "meaning", "sdk")
@@ -347,7 +370,7 @@ def mode_args(mode: str, canary_url: str) -> list[str]:
 def plan(folder: Path, canary_url: str) -> list[RunView]:
     """Every run: each mode alone in each version over stdio, the falsy modes with ALONE, and
     HTTP_MODES over Streamable HTTP."""
-    modes = [BASELINE, *break_modes()] + [f"{m}+{ALONE}" for m in FALSY]
+    modes = [BASELINE, *break_modes()] + [f"{m}+{ALONE}" for m in FALSY] + list(COMBOS)
     views = []
     for era in ERAS:
         for mode in modes:
@@ -567,6 +590,7 @@ def build_conditions(runs: dict[tuple[str, str, str], RunView], info, store, *, 
         out.append(_cond("junk", "Non-JSON lines on stdout fail wire, with evidence", run("junk"), ["W01"],
                          {"wire": FAIL}, rules={"W01": MUST}))
         out += _rule_kind_conditions(run, era, fetched, canary_alive)
+        out += _session_conditions(run, era)
         for mode, eras in ERA_MODES.items():
             if era not in eras:
                 out.append(_inert(run(mode), run(BASELINE), eras))
@@ -863,6 +887,8 @@ def _over_http(view: RunView, fetched: int, canary_alive: bool) -> list[Conditio
         return [_mrtr(view)]
     if view.mode == "no-discover":
         return [_no_discover(view)]
+    if view.mode in SESSION_CONDITIONS:
+        return [SESSION_CONDITIONS[view.mode](view)]
     return []
 
 
@@ -965,8 +991,10 @@ def _requests_valid(era: str, views: list[RunView], store) -> Condition:
     checked, problems, missing = 0, [], set()
     for view in views:
         for entry in view.out_messages():
-            if "id" not in entry["message"]:
-                continue  # notifications are not requests
+            if "id" not in entry["message"] or "method" not in entry["message"]:
+                # notifications are not requests; the runner's answers to the server's own
+                # requests are judged as messages by W01 (wire_messages_valid)
+                continue
             for version, definition, instance in message_targets(entry, {}):
                 try:
                     if not version or not store.has_definition(version, definition):
@@ -1167,3 +1195,146 @@ def print_verify(outcome: VerifyOutcome, console=None) -> None:
     s = report["summary"]
     console.print(f"{len(report['conditions'])} conditions: {s[PASS]} hold, {s[FAIL]} do not. "
                   f"Report: {escape(str(outcome.folder / 'verify.md'))}", highlight=False, soft_wrap=True)
+
+
+# -- rules across the session, and the fields the schema leaves open ------------------------------
+
+def _stray_progress(view: RunView) -> Condition:
+    # basic/utilities/progress.mdx (basic/patterns/ in 2026-07-28), behavior requirements
+    return _cond("stray-progress", "A progress notification for a token the client never sent fails W01 (must)",
+                 view, ["W01"], {"wire": FAIL}, _all(
+                     _check_is(view, "W01", "progress_tokens_known", FAIL, MUST, "no request in flight"),
+                     _others_pass(view, ["W01"])), rules={"W01": MUST})
+
+
+def _stray_log(view: RunView) -> Condition:
+    # server/utilities/logging.mdx#capabilities; 2026-07-28 also #per-request-log-level
+    parts = [_check_is(view, "W01", "log_messages_allowed", FAIL, MUST, "declares no logging capability")]
+    if view.era == MODERN:
+        parts.append(_check_is(view, "W01", "log_messages_allowed", FAIL, MUST, "logLevel"))
+    return _cond("stray-log", "A log message from a server without the logging capability fails W01 (must)",
+                 view, ["W01"], {"wire": FAIL}, _all(*parts, _others_pass(view, ["W01"])), rules={"W01": MUST})
+
+
+def _log_declared(view: RunView) -> Condition:
+    if view.era == MODERN:
+        return _cond("log-declared", "2026-07-28: a log message for a request that set no log level fails W01 "
+                     "(must), though logging is declared", view, ["W01"], {"wire": FAIL}, _all(
+                         _check_is(view, "W01", "log_messages_allowed", FAIL, MUST, "logLevel"),
+                         _others_pass(view, ["W01"])), rules={"W01": MUST})
+    return _cond("log-declared", f"{view.era}: a log message from a server that declares logging passes W01 "
+                 "(the version allows it)", view, ["W01"], {"wire": PASS}, _all(
+                     _check_is(view, "W01", "log_messages_allowed", PASS, says="1 log message"),
+                     _others_pass(view, []), _exit(view, 0)))
+
+
+def _stray_request(view: RunView) -> Condition:
+    # basic/lifecycle.mdx#operation: only use capabilities that were successfully negotiated
+    return _cond("stray-request", "A roots/list request to a client that declared no roots fails W01 (must)",
+                 view, ["W01"], {"wire": FAIL}, _all(
+                     _check_is(view, "W01", "server_requests_declared", FAIL, MUST, "'roots'"),
+                     _others_pass(view, ["W01"])), rules={"W01": MUST})
+
+
+def _stray_cancel(view: RunView) -> Condition:
+    # legacy: only requests issued in the same direction and in flight; 2026-07-28: only a
+    # subscriptions/listen request
+    return _cond("stray-cancel", "A server cancelling the client's own request fails W01 (must)", view, ["W01"],
+                 {"wire": FAIL}, _all(_check_is(view, "W01", "cancellations_in_flight", FAIL, MUST),
+                                      _others_pass(view, ["W01"])), rules={"W01": MUST})
+
+
+def _undeclared_resources(view: RunView) -> Condition:
+    # server/resources.mdx#capabilities (MUST), server/tools.mdx#embedded-resources (SHOULD)
+    return _cond("undeclared-resources", "Resources served without the resources capability fail W01 (must), "
+                 "embedded ones its should too; L03 has no missing resource to judge", view, ["W01", "L03"],
+                 {"wire": FAIL}, _all(
+                     _check_is(view, "W01", "features_declared", FAIL, MUST, "no resources capability"),
+                     _check_is(view, "W01", "features_declared", FAIL, SHOULD, "embed resources"),
+                     _check_is(view, "L03", "unknown_uri_error", UNOBTAINABLE),
+                     _others_pass(view, ["W01", "L03"])), rules={"W01": MUST}, evidence_row="W01")
+
+
+def _undeclared_tools(view: RunView) -> Condition:
+    return _cond("undeclared-tools", "Tools served without the tools capability fail W01 (must)", view, ["W01"],
+                 {"wire": FAIL}, _all(_check_is(view, "W01", "features_declared", FAIL, MUST, "no tools capability"),
+                                      _others_pass(view, ["W01"])), rules={"W01": MUST})
+
+
+def _undeclared_read(view: RunView) -> Condition:
+    return _cond(view.mode, "A result for an unknown URI from a server that declares no resources fails L03 on "
+                 "the capability's MUST, the same in every version", view, ["L03"], {"wire": FAIL},
+                 _check_is(view, "L03", "unknown_uri_error", FAIL, MUST, "declares no resources capability"),
+                 rules={"L03": MUST})
+
+
+def _bad_image_data(view: RunView) -> Condition:
+    return _cond("bad-image-data", "Image data that is not base64 fails W01 (must)", view, ["W01"], {"wire": FAIL},
+                 _all(_check_is(view, "W01", "uri_and_blob_formats", FAIL, MUST, "image data"),
+                      _others_pass(view, ["W01"])), rules={"W01": MUST})
+
+
+def _bad_meta_key(view: RunView) -> Condition:
+    # basic/index.mdx#meta: the key name format
+    return _cond("bad-meta-key", "A _meta key whose name opens with a hyphen fails W01 (must)", view, ["W01"],
+                 {"wire": FAIL}, _all(_check_is(view, "W01", "meta_keys_valid", FAIL, MUST, "-note"),
+                                      _others_pass(view, ["W01"])), rules={"W01": MUST})
+
+
+def _reserved_error_code(view: RunView) -> Condition:
+    if view.era == MODERN:
+        # 2026-07-28 basic/index.mdx#error-codes: a reserved code it does not define MUST NOT be emitted
+        return _cond("reserved-error-code", "2026-07-28: error -32050 (reserved, undefined) fails W01 and the W03 "
+                     "probe that got it on the version's MUST", view, ["W01", "W03"], {"wire": FAIL}, _all(
+                         _check_is(view, "W01", "error_codes_allowed", FAIL, MUST, "-32050"),
+                         _check_is(view, "W03", "invalid_cursor_error", FAIL, MUST, "-32050"),
+                         _others_pass(view, ["W01", "W03"])), rules={"W01": MUST, "W03": MUST})
+    return _cond("reserved-error-code", f"{view.era} reserves no range: -32050 for an invalid cursor fails only "
+                 "W03's should (-32602)", view, ["W01", "W03"], {"wire": FAIL}, _all(
+                     _check_is(view, "W01", "error_codes_allowed", PASS),
+                     _check_is(view, "W03", "invalid_cursor_error", FAIL, SHOULD),
+                     _others_pass(view, ["W03"])), rules={"W03": SHOULD})
+
+
+def _ttl_float(view: RunView) -> Condition:
+    answers = [e["message"].get("result") for e in view.wire if e.get("dir") == "in"
+               and isinstance(e.get("message"), dict) and isinstance(e["message"].get("result"), dict)]
+    floats = [r["ttlMs"] for r in answers if isinstance(r.get("ttlMs"), float)]
+    return _cond("ttl-float", "ttlMs written 0.0 is an integer by JSON's rules: W02 passes", view, ["W02"],
+                 {"wire": PASS}, _all(_check_is(view, "W02", "modern_result_fields", PASS),
+                                      (bool(floats), "ttlMs arrived as 0.0", f"{len(floats)} ttlMs read as a float"),
+                                      _others_pass(view, []), _exit(view, 0)))
+
+
+def _text_prose(view: RunView) -> Condition:
+    return _cond("text-prose", "A text body that is not the declared kind (JSON) fails T01 and X01 alike: the form "
+                 "was had and differs", view, ["T01", "X01"], {"meaning": FAIL}, _all(
+                     _check_is(view, "X01", "forms_agree", FAIL, APP, "the forms differ"),
+                     _others_pass(view, ["T01", "X01"])), rules={"T01": APP, "X01": APP})
+
+
+def _empty_cursor(view: RunView) -> Condition:
+    pages = view.out_messages("tools/list")
+    cursors = [(m["message"].get("params") or {}).get("cursor", None) for m in pages
+               if not str(m.get("step") or "").startswith("probe:")]
+    return _cond("empty-cursor", "An empty-string nextCursor is followed: the second page of tools/list is read",
+                 view, ["T01", "S01", "E01", "L01"], {"wire": PASS}, _all(
+                     ("" in cursors, "a tools/list request with cursor \"\"", f"tools/list cursors sent: {cursors}"),
+                     _others_pass(view, []), _exit(view, 0)), evidence_row="L01")
+
+
+SESSION_CONDITIONS: dict[str, Callable[[RunView], Condition]] = {
+    "stray-progress": _stray_progress, "stray-log": _stray_log, "log-declared": _log_declared,
+    "stray-request": _stray_request, "stray-cancel": _stray_cancel,
+    "undeclared-resources": _undeclared_resources, "undeclared-tools": _undeclared_tools,
+    "bad-image-data": _bad_image_data, "bad-meta-key": _bad_meta_key,
+    "reserved-error-code": _reserved_error_code, "ttl-float": _ttl_float, "text-prose": _text_prose,
+    "empty-cursor": _empty_cursor, COMBOS[0]: _undeclared_read,
+}
+
+
+def _session_conditions(run: Callable[[str], RunView], era: str) -> list[Condition]:
+    """The conditions of SESSION_CONDITIONS on the stdio runs of ``era`` (a mode for some
+    versions only is checked as inert in the others, by ERA_MODES)."""
+    return [judge(run(mode)) for mode, judge in SESSION_CONDITIONS.items()
+            if mode not in ERA_MODES or era in ERA_MODES[mode]]

@@ -698,10 +698,12 @@ BREAK_CHECKS = {
 
 def test_every_break_mode_is_tested():
     from test_fixture_rule_modes import RULE_MODE_CHECKS  # the modes that break one spec rule each
+    from test_fixture_session_modes import SESSION_MODE_CHECKS  # rules across a session, open fields
 
     mod = load_fixture_module()
     assert not set(BREAK_CHECKS) & set(RULE_MODE_CHECKS)
-    assert set(mod.BREAK_MODES) == set(BREAK_CHECKS) | set(RULE_MODE_CHECKS)
+    assert not (set(BREAK_CHECKS) | set(RULE_MODE_CHECKS)) & set(SESSION_MODE_CHECKS)
+    assert set(mod.BREAK_MODES) == set(BREAK_CHECKS) | set(RULE_MODE_CHECKS) | set(SESSION_MODE_CHECKS)
     assert all(isinstance(text, str) and text for text in mod.BREAK_MODES.values())
 
 

@@ -29,7 +29,12 @@ REQUIRED = ("same-document", "reading-links", "total-string", "total-999", "twin
             "bad-uri", "bad-blob", "dialect-unknown", "ref-in-enum", "no-discover", "mrtr", "mrtr-endless",
             "paged-resources", "unknown-method-result", "bad-cursor-accepted", "legacy-32602",
             "structured-null-alone", "structured-false-alone", "structured-zero-alone",
-            "structured-empty-string-alone", "structured-empty-array-alone")
+            "structured-empty-string-alone", "structured-empty-array-alone",
+            # rules across the session and the fields the schema leaves open (a mode for some
+            # versions only is an "inert" condition under the same id in the others)
+            "stray-progress", "stray-log", "log-declared", "stray-request", "stray-cancel",
+            "undeclared-resources", "undeclared-tools", "unknown-uri-empty+undeclared-resources",
+            "bad-image-data", "bad-meta-key", "reserved-error-code", "ttl-float", "text-prose", "empty-cursor")
 
 
 def conditions(folder: Path) -> list[dict]:
@@ -62,7 +67,7 @@ def test_verify_exits_0_and_every_condition_holds(verify_run):
 
 
 def expected_exit(mode: str, era: str) -> int:
-    if mode in vf.PASSING_MODES:
+    if mode in vf.PASSING_MODES or era in vf.PASSES_IN.get(mode, ()):
         return 0
     if mode in vf.ERA_MODES and era not in vf.ERA_MODES[mode]:
         return 0  # the mode changes nothing in this version
@@ -75,7 +80,7 @@ def test_every_break_mode_is_run_in_every_era_and_has_a_condition(verify_run):
     ran = {(r["mode"], r["era"], r["transport"]) for r in report["runs"]}
     alone = {f"{m}+{vf.ALONE}" for m in vf.FALSY}
     assert {(m, e, t) for m, e, t in ran if t == STDIO} == \
-        {(m, e, STDIO) for m in [vf.BASELINE, *fx.BREAK_MODES, *alone] for e in vf.ERAS}
+        {(m, e, STDIO) for m in [vf.BASELINE, *fx.BREAK_MODES, *alone, *vf.COMBOS] for e in vf.ERAS}
     assert {(m, e) for m, e, t in ran if t == HTTP} == {(m, e) for m, eras in vf.HTTP_MODES.items() for e in eras}
     named = {c["id"] for c in report["conditions"]}
     assert set(fx.BREAK_MODES) - {vf.ALONE} <= named
@@ -392,3 +397,36 @@ def test_out_with_other_files_is_refused_untouched(tmp_path):
     done = run_cli("verify", "--out", str(tmp_path))
     assert done.returncode == 2 and "not empty" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
+
+
+# -- rules across the session and open fields: a check that never fires is caught -------------------
+
+def test_a_session_check_that_never_fails_is_caught(verify_run):
+    _, folder = verify_run
+
+    def silenced(views):
+        set_check(views, "stray-progress", "W01", "progress_tokens_known", status=PASS)
+        set_check(views, "log-declared", "W01", "log_messages_allowed", eras=vf.LEGACY_ERAS, status=FAIL)
+        set_check(views, "reserved-error-code", "W03", "invalid_cursor_error", eras=(MODERN,), rule="should")
+        set_check(views, "text-prose", "X01", "forms_agree", status=UNOBTAINABLE)
+
+    got = rejudge(folder, silenced)
+    for era in vf.ERAS:
+        assert got[("stray-progress", era)].status == FAIL
+        assert got[("text-prose", era)].status == FAIL
+        assert got[("stray-cancel", era)].status == PASS  # untouched
+    for era in vf.LEGACY_ERAS:
+        assert got[("log-declared", era)].status == FAIL
+    assert got[("log-declared", MODERN)].status == PASS
+    assert got[("reserved-error-code", MODERN)].status == FAIL
+    assert got[("reserved-error-code", LEGACY)].status == PASS
+
+
+def test_session_modes_run_over_http_in_their_versions(verify_run):
+    _, folder = verify_run
+    over_http = by_id(folder, HTTP)
+    for mode in vf.SESSION_CONDITIONS:
+        eras = vf.HTTP_MODES.get(mode, ())
+        assert eras or "+" in mode, mode
+        for era in eras:
+            assert over_http[(mode, era)]["status"] == PASS, (mode, era)

@@ -291,6 +291,15 @@ def content_items(result: dict, kind: str) -> list[dict]:
     return [item for item in content if isinstance(item, dict) and item.get("type") == kind]
 
 
+def json_integer(value: Any) -> bool:
+    """Whether ``value`` is an integer as JSON Schema counts one: any number with no fraction
+    (``0.0`` is one), never a boolean. Every check that reads a field the schema types
+    ``integer`` asks this, so that no check is stricter than the schema."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+
+
 def same_json(a: Any, b: Any) -> bool:
     """JSON equality: like ``==`` but ``true`` is not ``1`` and ``false`` is not ``0``."""
     if isinstance(a, bool) or isinstance(b, bool):

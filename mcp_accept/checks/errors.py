@@ -8,7 +8,7 @@ afterwards. Each rule is judged by the words of the version on the wire.
 
 from __future__ import annotations
 
-from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, check, spec_for)
+from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, check, json_integer, spec_for)
 from mcp_accept.schemas import MODERN
 
 # Step names, as the runner records them (mcp_accept.running.runner.PROBE_*).
@@ -24,6 +24,30 @@ DELIBERATELY_INVALID = (NO_NAME,)
 INVALID_PARAMS, METHOD_NOT_FOUND = -32602, -32601
 # JSON-RPC 2.0 requires an answer to every request; MCP messages MUST follow JSON-RPC 2.0.
 ANSWER_SOURCE = ("basic/index.mdx", "messages")
+
+# 2026-07-28 basic/index.mdx#error-codes: "-32020 to -32099 — reserved for the MCP specification
+# ... Implementations MUST NOT emit any code from this sub-range that is not defined by this
+# specification", and of -32002 and -32042 (codes of earlier versions): "Implementations of
+# this protocol version MUST NOT emit these codes". The earlier versions reserve no range.
+# (Its SHOULD NOT on -32000 to -32019 binds "new implementations", which a recording cannot tell.)
+ERROR_CODES = ("basic/index.mdx", "error-codes")
+DEFINED_RESERVED = (-32020, -32021, -32022)
+RETIRED = (-32002, -32042)
+
+
+def forbidden_code(version: str | None, code) -> str | None:
+    """Why the version on the wire forbids a server to emit error ``code``, or None."""
+    if version != MODERN or not json_integer(code):
+        return None
+    code = int(code)
+    if code in RETIRED:
+        return f"error code {code} is a code of an earlier version that 2026-07-28 implementations MUST NOT emit"
+    if -32099 <= code <= -32020 and code not in DEFINED_RESERVED:
+        return (f"error code {code} lies in -32020..-32099, reserved for the specification, which does not "
+                "define it (MUST NOT emit)")
+    return None
+
+
 
 
 def _probe(ctx: Context, name: str, step_name: str):
@@ -57,7 +81,12 @@ def _expect_error(ctx: Context, name: str, step_name: str, code: int, *, result_
     reply, what = step.reply, _what(step)
     if reply.error is not None:
         got = reply.error.get("code")
-        if got == code:
+        forbidden = forbidden_code(ctx.version, got)
+        if forbidden:
+            # Whatever this probe expects, the version's own ban on the code is a MUST.
+            return Verdict(name, "wire", FAIL, f"{what} gave error {got}: {forbidden}", step.seqs,
+                           rule=MUST, source=spec_for(ctx.version, *ERROR_CODES))
+        if json_integer(got) and got == code:
             return Verdict(name, "wire", PASS, f"{what} gave error {code}", step.seqs)
         return Verdict(name, "wire", FAIL, f"{what} gave error {got}, expected {code}", step.seqs)
     if reply.has_result:

@@ -566,6 +566,10 @@ def forms_agree(ctx: Context) -> Verdict:
     had: dict[str, list[Body]] = {}
     seqs: list[int] = []
     missing: list[str] = []
+    # A body that arrived but is not of the kind the profile declares was had, and it is not
+    # the document the others carry: the forms differ. Only a body that never came (or whose
+    # kind is still a guess) leaves the form out.
+    unlike: list[str] = []
     for form in FORMS:
         if form not in ctx.profile.tools:
             missing.append(f"{form} (the profile names no {form} tool)")
@@ -574,7 +578,11 @@ def forms_agree(ctx: Context) -> Verdict:
             had[form], where = bodies(ctx, form)
             seqs += where
         except NoBody as exc:
-            missing.append(f"{form} ({exc})")
+            if exc.mismatch and exc.status == FAIL:
+                unlike.append(f"{form} ({exc})")
+                seqs += exc.seqs
+            else:
+                missing.append(f"{form} ({exc})")
     forms = list(had)
     compared = ", ".join(forms) if forms else "none"
     # Candidates of the first form that agree with every other form had so far.
@@ -589,6 +597,9 @@ def forms_agree(ctx: Context) -> Verdict:
             return Verdict(name, "meaning", FAIL, f"{form} differs from {anchor_form} ({b.where} vs "
                            f"{a.where}): {difference(b, a)} (compared: {compared})", seqs)
         anchors = kept
+    if unlike:
+        return Verdict(name, "meaning", FAIL, f"the forms differ: {'; '.join(unlike)} is not of the body kind "
+                       f"the profile declares (compared: {compared})", seqs)
     if missing:
         if len(forms) < 2:
             return Verdict(name, "meaning", UNOBTAINABLE, f"fewer than two forms to compare (had: {compared}; "

@@ -8,7 +8,7 @@ from mcp_accept.checks.base import APP, REGISTRY, UNOBTAINABLE, Context, Verdict
 
 def load_all() -> None:
     # Importing the modules registers their checks.
-    from mcp_accept.checks import errors, meaning, sdk, types, wire  # noqa: F401
+    from mcp_accept.checks import errors, meaning, sdk, session, types, wire  # noqa: F401
 
 
 

@@ -10,8 +10,8 @@ import base64
 import binascii
 import re
 
-from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, server_capabilities, spec_for)
-from mcp_accept.checks.errors import DELIBERATELY_INVALID
+from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, json_integer, server_capabilities, spec_for)
+from mcp_accept.checks.errors import DELIBERATELY_INVALID, ERROR_CODES, forbidden_code
 from mcp_accept.transport.session import INPUT_REQUIRED_METHODS
 from mcp_accept.schemas import MODERN, SchemaUnavailable
 from mcp_accept.transport.messages import timed_out, violation_rule
@@ -244,7 +244,7 @@ def modern_result_problems(method: str | None, result) -> list[tuple[tuple[str, 
         problems.append((RESULT_TYPE, f"resultType is {kind!r}, not 'complete' or 'input_required'"))
     if method in CACHED_METHODS:
         ttl = result.get("ttlMs")
-        if not (isinstance(ttl, int) and not isinstance(ttl, bool) and ttl >= 0):
+        if not (json_integer(ttl) and ttl >= 0):
             problems.append((CACHING, "ttlMs is missing or not an integer >= 0" if ttl is None else
                              f"ttlMs {ttl!r} is not an integer >= 0"))
         if result.get("cacheScope") not in ("public", "private"):
@@ -281,14 +281,43 @@ def uri_problem(uri: str) -> tuple[str, tuple[str, str], str] | None:
     return SHOULD, RESOURCE_URI, f"{shown!r} is not a URI by RFC 3986"
 
 
-def blob_problem(blob: str) -> str | None:
+def blob_problem(blob: str, field: str = "blob") -> str | None:
     """Why ``blob`` is not base64 (RFC 4648, padded, no line breaks), or None."""
     try:
         base64.b64decode(blob, validate=True)
     except (binascii.Error, ValueError) as exc:
         shown = blob if len(blob) <= 40 else blob[:37] + "..."
-        return f"blob {shown!r} is not valid base64 ({exc})"
+        return f"{field} {shown!r} is not valid base64 ({exc})"
     return None
+
+
+# Image and audio `data` is "The base64-encoded image data" / "audio data" in the schema
+# (`format: byte`, every version), the source of truth for every message (basic/index.mdx#schema).
+MEDIA_KINDS = ("image", "audio")
+
+
+def media_items(result, method: str | None) -> list[tuple[str, dict]]:
+    """(where, item) for each image or audio content block of a result: a tool's content,
+    and the content of each message prompts/get returns."""
+    if not isinstance(result, dict):
+        return []
+    blocks: list[tuple[str, object]] = []
+    if method == "tools/call" and isinstance(result.get("content"), list):
+        blocks = [(f"content[{i}]", item) for i, item in enumerate(result["content"])]
+    elif method == "prompts/get" and isinstance(result.get("messages"), list):
+        for i, message in enumerate(result["messages"]):
+            content = message.get("content") if isinstance(message, dict) else None
+            items = content if isinstance(content, list) else [content]
+            blocks += [(f"messages[{i}].content", item) for item in items]
+    return [(where, item) for where, item in blocks
+            if isinstance(item, dict) and item.get("type") in MEDIA_KINDS and isinstance(item.get("data"), str)]
+
+
+def media_problems(item: dict, where: str) -> list[tuple[str, tuple[str, str], str]]:
+    found = blob_problem(item["data"], f"{item['type']} data")
+    if not found:
+        return []
+    return [(MUST, SCHEMA, f"{where} {found}")]
 
 
 def resource_problems(res: dict, where: str) -> list[tuple[str, tuple[str, str], str]]:
@@ -340,8 +369,8 @@ def _verdicts(ctx: Context, name: str, problems: list, seqs: list[int]) -> list[
 @check("uri_and_blob_formats", "wire", rule=MUST, source=CUSTOM_URI)
 def uri_and_blob_formats(ctx: Context) -> list[Verdict]:
     """Every URI of a received resource, resource link or contents item is a URI by RFC 3986,
-    and every blob is base64: what the official schema marks `format: uri` and `format: byte`
-    but does not check."""
+    and every base64 field (a blob, an image's or an audio item's data) is base64: what the
+    official schema marks `format: uri` and `format: byte` but does not check."""
     name = "uri_and_blob_formats"
     entries = [e for e in ctx.recording.entries if "message" in e and e["dir"] in ("in", "out")]
     requests = requests_by_id(entries)
@@ -357,11 +386,17 @@ def uri_and_blob_formats(ctx: Context) -> list[Verdict]:
             for rule, section, text in resource_problems(item, f"#{entry['seq']} {method} {where}"):
                 problems.append((rule, section, text))
                 seqs.append(entry["seq"])
+        for where, item in media_items(message["result"], method):
+            count += 1
+            for found in media_problems(item, f"#{entry['seq']} {method} {where}"):
+                problems.append(found)
+                seqs.append(entry["seq"])
     if problems:
         return _verdicts(ctx, name, problems, sorted(set(seqs)))
     if not count:
-        return [Verdict(name, "wire", PASS, "no resource, link or contents item was received")]
-    return [Verdict(name, "wire", PASS, f"{count} resource URIs are RFC 3986 URIs, and every blob is base64")]
+        return [Verdict(name, "wire", PASS, "no resource, link, contents, image or audio item was received")]
+    return [Verdict(name, "wire", PASS, f"{count} items: every URI is an RFC 3986 URI, and every blob and "
+                    "image or audio data is base64")]
 
 
 # -- the shape of each form's items -------------------------------------------------------------
@@ -467,12 +502,19 @@ def unknown_uri_error(ctx: Context) -> Verdict:
     capabilities = server_capabilities(ctx)
     if capabilities is not None and "resources" not in capabilities and reply.message is not None:
         # server/resources.mdx#capabilities (every version): "Servers that support resources
-        # MUST declare the resources capability". One that declares none does not offer
-        # resources/read at all (JSON-RPC's -32601 is its plain answer), so the not-found rule,
-        # which binds servers that serve resources, has nothing to judge. (An unanswered
-        # request is still judged below: JSON-RPC answers every request.)
+        # MUST declare the resources capability". One that declares none and refuses the read
+        # does not offer resources/read at all (JSON-RPC's -32601 is its plain answer), so the
+        # not-found rule, which binds servers that serve resources, has nothing to judge. One
+        # that answers with a result serves resources it never declared: that breaks the
+        # capability's MUST, in every version alike. (An unanswered request is still judged
+        # below: JSON-RPC answers every request.)
+        if reply.has_result:
+            return Verdict(name, "wire", FAIL, f"resources/read {uri} was answered with a result, but the "
+                           "server declares no resources capability (servers that support resources MUST "
+                           "declare it)", step.seqs, rule=MUST,
+                           source=spec_for(ctx.version, "server/resources.mdx", "capabilities"))
         answered = (f"error {reply.error.get('code')}" if isinstance(reply.error, dict)
-                    else "a result" if reply.has_result else reply.describe_failure())
+                    else reply.describe_failure())
         return Verdict(name, "wire", UNOBTAINABLE, f"the server declares no resources capability, so "
                        f"it serves no resources to be missing (resources/read {uri} gave {answered})",
                        step.seqs, rule=APP)
@@ -500,3 +542,86 @@ def unknown_uri_error(ctx: Context) -> Verdict:
                        rule=APP)
     return Verdict(name, "wire", FAIL, f"resources/read {uri}: {reply.describe_failure()}", step.seqs,
                    rule=MUST, source=spec_for(ctx.version, *MESSAGES))
+
+
+# -- `_meta` key names ----------------------------------------------------------------------------
+# basic/index.mdx#meta (every version): "valid _meta key names have two segments: an optional
+# prefix, and a name." A prefix "MUST be a series of labels separated by dots (.), followed by
+# a slash (/)"; "Labels MUST start with a letter and end with a letter or digit; interior
+# characters can be letters, digits, or hyphens"; the name, "Unless empty, MUST begin and end
+# with an alphanumeric character" and may hold hyphens, underscores, dots and alphanumerics.
+META = ("basic/index.mdx", "meta")
+_LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_META_KEY = re.compile(rf"(?:{_LABEL}(?:\.{_LABEL})*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?")
+# Schema fields that hold data the server was handed or defines itself (a JSON Schema, a
+# tool's structured output, the arguments it echoes): a `_meta` key inside them is not MCP's.
+_OPAQUE = ("structuredContent", "inputSchema", "outputSchema", "arguments", "requestedSchema", "data")
+
+
+def meta_key_problem(key: str) -> str | None:
+    if _META_KEY.fullmatch(key):
+        return None
+    shown = key if len(key) <= 60 else key[:57] + "..."
+    return f"_meta key {shown!r} is not a valid key name (prefix of dotted labels and '/', name opening and " \
+           "closing with a letter or digit)"
+
+
+def meta_keys(value, path: str = "$", depth: int = 0):
+    """(path, key) for every key of every ``_meta`` object in a message, outside opaque data."""
+    if depth > 64:
+        return
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if key == "_meta" and isinstance(inner, dict):
+                for meta_key in inner:
+                    yield f"{path}._meta", meta_key
+            elif key not in _OPAQUE:
+                yield from meta_keys(inner, f"{path}.{key}", depth + 1)
+    elif isinstance(value, list):
+        for i, inner in enumerate(value):
+            yield from meta_keys(inner, f"{path}[{i}]", depth + 1)
+
+
+@check("meta_keys_valid", "wire", rule=MUST, source=META)
+def meta_keys_valid(ctx: Context) -> list[Verdict]:
+    """Every ``_meta`` key the server sent, in any message, has the key name format of
+    basic/index.mdx#meta."""
+    name = "meta_keys_valid"
+    problems, seqs, count = [], [], 0
+    for entry in ctx.recording.entries:
+        message = entry.get("message")
+        if entry.get("dir") != "in" or not isinstance(message, dict):
+            continue
+        for path, key in meta_keys(message):
+            count += 1
+            found = meta_key_problem(key)
+            if found:
+                problems.append((MUST, META, f"#{entry['seq']} {path}: {found}"))
+                seqs.append(entry["seq"])
+    if problems:
+        return _verdicts(ctx, name, problems, sorted(set(seqs)))
+    return [Verdict(name, "wire", PASS, f"{count} _meta keys, each a valid key name" if count
+                    else "the server sent no _meta key")]
+
+
+# -- error codes the version forbids --------------------------------------------------------------
+@check("error_codes_allowed", "wire", rule=MUST, source=ERROR_CODES)
+def error_codes_allowed(ctx: Context) -> list[Verdict]:
+    """Every error the server answered uses a code its version lets it emit."""
+    name = "error_codes_allowed"
+    if ctx.version != MODERN:
+        return [Verdict(name, "wire", PASS, f"{ctx.version or 'this version'} reserves no error code range "
+                        "(2026-07-28 does)")]
+    problems, seqs, count = [], [], 0
+    for entry in ctx.recording.entries:
+        message = entry.get("message")
+        if entry.get("dir") != "in" or not isinstance(message, dict) or not isinstance(message.get("error"), dict):
+            continue
+        count += 1
+        found = forbidden_code(entry.get("era") or ctx.version, message["error"].get("code"))
+        if found:
+            problems.append((MUST, ERROR_CODES, f"#{entry['seq']} {found}"))
+            seqs.append(entry["seq"])
+    if problems:
+        return _verdicts(ctx, name, problems, sorted(set(seqs)))
+    return [Verdict(name, "wire", PASS, f"{count} error answer(s), none with a code 2026-07-28 forbids")]

@@ -79,14 +79,16 @@ def _paged(session: Session, method: str, key: str, *, required: bool) -> list[d
     items: list[dict] = []
     cursor, seen = None, set()
     for _ in range(MAX_PAGES):
-        reply = session.send(method, {"cursor": cursor} if cursor else {})
+        # server/utilities/pagination.mdx: the cursor is opaque, so an empty string is a
+        # cursor like any other; only an absent nextCursor ends the list.
+        reply = session.send(method, {"cursor": cursor} if cursor is not None else {})
         if not reply.has_result or not isinstance(reply.result, dict):
             if required:
                 raise ServerError(f"{method}: {reply.describe_failure()}")
             return items
         items += [item for item in reply.result.get(key) or [] if isinstance(item, dict)]
         cursor = reply.result.get("nextCursor")
-        if not isinstance(cursor, str) or not cursor or cursor in seen:
+        if not isinstance(cursor, str) or cursor in seen:
             break
         seen.add(cursor)
     return items

@@ -1,0 +1,292 @@
+"""Rules that hold across a whole recording: what the server may send, given what was negotiated
+and what the client asked for, and what it may serve, given what it declared.
+
+One message can be valid against its schema and still break the session: a progress
+notification for a token nobody sent, a log message nobody asked for, a request for a client
+capability the client never declared, a cancellation of a request that is not in flight, a
+result of a feature the server never declared. Each check below reads the recording in order
+(``seq``) and cites the sentence of the version on the wire it rests on.
+"""
+
+from __future__ import annotations
+
+from mcp_accept.checks.base import (FAIL, MUST, PASS, SHOULD, Context, Verdict, check, content_items, server_capabilities, spec)
+from mcp_accept.schemas import MODERN
+
+# The pages moved between eras: basic/utilities/ (2025-11-25, 2025-06-18) became
+# basic/patterns/ (2026-07-28).
+PROGRESS = ("basic/utilities/progress.mdx", "behavior-requirements")
+CANCELLATION = ("basic/utilities/cancellation.mdx", "behavior-requirements")
+LOGGING_CAPABILITY = ("server/utilities/logging.mdx", "capabilities")
+# 2026-07-28 only: "The server MUST NOT emit notifications/message for a request that does
+# not include this field" (io.modelcontextprotocol/logLevel in the request's _meta).
+LOG_LEVEL = ("server/utilities/logging.mdx", "per-request-log-level")
+# Legacy: "Both parties MUST: ... Only use capabilities that were successfully negotiated".
+NEGOTIATED = ("basic/lifecycle.mdx", "operation")
+TOOLS_CAPABILITY = ("server/tools.mdx", "capabilities")
+RESOURCES_CAPABILITY = ("server/resources.mdx", "capabilities")
+# "Servers that use embedded resources SHOULD implement the resources capability" (every version).
+EMBEDDED_CAPABILITY = ("server/tools.mdx", "embedded-resources")
+
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+META_CAPS = "io.modelcontextprotocol/clientCapabilities"
+# The client capability each server-to-client request of the legacy versions uses
+# (basic/lifecycle.mdx#capability-negotiation); ping needs none.
+CLIENT_CAPABILITY_OF = {
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+    "elicitation/create": "elicitation",
+}
+# The methods whose result is serving a feature, and the capability that feature needs.
+SERVED_BY = {
+    "tools/list": ("tools", TOOLS_CAPABILITY),
+    "tools/call": ("tools", TOOLS_CAPABILITY),
+    "resources/list": ("resources", RESOURCES_CAPABILITY),
+    "resources/read": ("resources", RESOURCES_CAPABILITY),
+    "resources/templates/list": ("resources", RESOURCES_CAPABILITY),
+}
+
+
+def page_for(version: str | None, page: str, section: str) -> str:
+    """``spec_for``, with the page where the version keeps it (utilities became patterns)."""
+    from mcp_accept.schemas import VERSIONS
+
+    version = version if version in VERSIONS else MODERN
+    if version == MODERN:
+        page = page.replace("basic/utilities/", "basic/patterns/")
+    return spec(page, section, version)
+
+
+def _key(value):
+    return (type(value).__name__, repr(value))
+
+
+class Flow:
+    """The messages of a recording in order, with when each request was in flight."""
+
+    def __init__(self, ctx: Context):
+        self.entries = [e for e in ctx.recording.entries
+                        if isinstance(e.get("message"), dict) and e.get("dir") in ("in", "out")]
+        self.version = ctx.version
+        # (sender, id) -> list of [request entry, seq of its answer or None]
+        self.spans: dict[tuple, list[list]] = {}
+        for entry in self.entries:
+            message = entry["message"]
+            sender = "client" if entry["dir"] == "out" else "server"
+            if "method" in message and "id" in message:
+                self.spans.setdefault((sender, _key(message["id"])), []).append([entry, None])
+            elif "method" not in message and "id" in message:
+                asker = "server" if sender == "client" else "client"
+                for span in self.spans.get((asker, _key(message["id"])), []):
+                    if span[1] is None and span[0]["seq"] < entry["seq"]:
+                        span[1] = entry["seq"]
+
+    def in_flight(self, sender: str, seq: int):
+        """The requests ``sender`` had sent and not yet seen answered at ``seq``."""
+        for (who, _), spans in self.spans.items():
+            if who != sender:
+                continue
+            for request, answered in spans:
+                if request["seq"] < seq and (answered is None or answered > seq):
+                    yield request
+
+    def from_server(self, kind: str):
+        """Notifications (``kind`` "notification") or requests ("request") the server sent."""
+        for entry in self.entries:
+            message = entry["message"]
+            if entry["dir"] == "in" and "method" in message and (("id" in message) == (kind == "request")):
+                yield entry
+
+    def client_capabilities(self) -> dict | None:
+        """What the client declared: the initialize request's capabilities (legacy)."""
+        for entry in self.entries:
+            message = entry["message"]
+            if entry["dir"] == "out" and message.get("method") == "initialize":
+                params = message.get("params")
+                caps = params.get("capabilities") if isinstance(params, dict) else None
+                if entry.get("era") in (None, self.version) and isinstance(caps, dict):
+                    return caps
+        return None
+
+
+def _params(message: dict) -> dict:
+    params = message.get("params")
+    return params if isinstance(params, dict) else {}
+
+
+def _meta(message: dict) -> dict:
+    meta = _params(message).get("_meta")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _fail(name: str, ctx: Context, problems: list[str], seqs: list[int], rule: str, source: str) -> Verdict:
+    text = "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
+    return Verdict(name, "wire", FAIL, text, sorted(set(seqs)), rule=rule, source=source)
+
+
+def _each_notification(ctx: Context, name: str, method: str, section: tuple[str, str], why, passed: str,
+                       none: str) -> Verdict:
+    """One verdict over every ``method`` notification the server sent: ``why(flow, entry)``
+    says what is wrong with one (or None); a FAIL names the first few and cites ``section``."""
+    flow = Flow(ctx)
+    problems, seqs, seen = [], [], 0
+    for entry in flow.from_server("notification"):
+        if entry["message"].get("method") != method:
+            continue
+        seen += 1
+        found = why(flow, entry)
+        if found:
+            problems.append(f"#{entry['seq']} {found}")
+            seqs.append(entry["seq"])
+    if problems:
+        return _fail(name, ctx, problems, seqs, MUST, page_for(ctx.version, *section))
+    return Verdict(name, "wire", PASS, passed.format(seen=seen) if seen else none)
+
+
+@check("progress_tokens_known", "wire", rule=MUST, source=PROGRESS)
+def progress_tokens_known(ctx: Context) -> Verdict:
+    """Progress notifications MUST only reference tokens that were provided in an active
+    request and belong to an operation in progress (basic/utilities/progress.mdx, every
+    version). mcp-accept sends no progressToken, so any progress notification it receives
+    names a token nobody gave."""
+
+    def why(flow: Flow, entry: dict) -> str | None:
+        token = _params(entry["message"]).get("progressToken")
+        for request in flow.in_flight("client", entry["seq"]):
+            meta = _meta(request["message"])
+            if "progressToken" in meta and _key(meta["progressToken"]) == _key(token):
+                return None
+        return f"notifications/progress names token {token!r}, which no request in flight carried"
+
+    return _each_notification(ctx, "progress_tokens_known", "notifications/progress", PROGRESS, why,
+                              "{seen} progress notification(s), each for a token of a request in flight",
+                              "no progress notification was received")
+
+
+@check("log_messages_allowed", "wire", rule=MUST, source=LOGGING_CAPABILITY)
+def log_messages_allowed(ctx: Context) -> list[Verdict]:
+    """Servers that emit log notifications MUST declare the logging capability (every
+    version); in 2026-07-28 the server MUST NOT emit notifications/message for a request whose
+    ``_meta`` has no ``io.modelcontextprotocol/logLevel``. No version forbids logging to a client
+    that never set a level beyond these two sentences, so nothing else is judged."""
+    name = "log_messages_allowed"
+    flow = Flow(ctx)
+    capabilities = server_capabilities(ctx)
+    undeclared, unasked, seqs_u, seqs_a, seen = [], [], [], [], 0
+    for entry in flow.from_server("notification"):
+        if entry["message"].get("method") != "notifications/message":
+            continue
+        seen += 1
+        if capabilities is not None and "logging" not in capabilities:
+            undeclared.append(f"#{entry['seq']} notifications/message from a server that declares no logging "
+                              "capability")
+            seqs_u.append(entry["seq"])
+        if ctx.version == MODERN:
+            asked = [r for r in flow.in_flight("client", entry["seq"]) if META_LOG_LEVEL in _meta(r["message"])]
+            if not asked:
+                unasked.append(f"#{entry['seq']} notifications/message while no request in flight set "
+                               f"{META_LOG_LEVEL}")
+                seqs_a.append(entry["seq"])
+    verdicts = []
+    if undeclared:
+        verdicts.append(_fail(name, ctx, undeclared, seqs_u, MUST, page_for(ctx.version, *LOGGING_CAPABILITY)))
+    if unasked:
+        verdicts.append(_fail(name, ctx, unasked, seqs_a, MUST, page_for(ctx.version, *LOG_LEVEL)))
+    return verdicts or [Verdict(name, "wire", PASS, f"{seen} log message(s), each one the version allows"
+                                if seen else "no log message was received")]
+
+
+@check("server_requests_declared", "wire", rule=MUST, source=NEGOTIATED)
+def server_requests_declared(ctx: Context) -> Verdict:
+    """Legacy versions: both parties MUST only use capabilities that were successfully
+    negotiated (basic/lifecycle.mdx#operation), so a server asks the client for sampling,
+    roots or elicitation only when the client declared it. 2026-07-28 has no such lifecycle
+    (requests from the server ride on input_required, judged where they come)."""
+    name = "server_requests_declared"
+    flow = Flow(ctx)
+    requests = list(flow.from_server("request"))
+    if ctx.version == MODERN:
+        return Verdict(name, "wire", PASS, f"2026-07-28 negotiates no session capabilities ({len(requests)} "
+                       "request(s) from the server)")
+    declared = flow.client_capabilities()
+    problems, seqs = [], []
+    for entry in requests:
+        method = entry["message"].get("method")
+        needs = CLIENT_CAPABILITY_OF.get(method)
+        if needs and declared is not None and needs not in declared:
+            problems.append(f"#{entry['seq']} the server sent {method}, which uses the client capability "
+                            f"{needs!r} the client did not declare")
+            seqs.append(entry["seq"])
+    if problems:
+        return _fail(name, ctx, problems, seqs, MUST, page_for(ctx.version, *NEGOTIATED))
+    return Verdict(name, "wire", PASS, f"{len(requests)} request(s) from the server, none for an undeclared "
+                   "client capability" if requests else "the server sent no request")
+
+
+@check("cancellations_in_flight", "wire", rule=MUST, source=CANCELLATION)
+def cancellations_in_flight(ctx: Context) -> Verdict:
+    """Cancellation notifications MUST only reference requests previously issued in the same
+    direction and still in progress (basic/utilities/cancellation.mdx, legacy versions). In
+    2026-07-28 a server-sent cancellation MUST reference a subscriptions/listen request (and
+    servers MUST NOT send it for any other purpose)."""
+    modern = ctx.version == MODERN
+
+    def why(flow: Flow, entry: dict) -> str | None:
+        target = _params(entry["message"]).get("requestId")
+        # 2026-07-28: the client's own subscriptions/listen; legacy: the server's own request
+        sender = "client" if modern else "server"
+        for request in flow.in_flight(sender, entry["seq"]):
+            if _key(request["message"].get("id")) == _key(target) and \
+                    (not modern or request["message"].get("method") == "subscriptions/listen"):
+                return None
+        what = "a subscriptions/listen request in flight" if modern else "a request of its own still in flight"
+        return f"the server cancelled request {target!r}, which is not {what}"
+
+    return _each_notification(ctx, "cancellations_in_flight", "notifications/cancelled", CANCELLATION, why,
+                              "{seen} cancellation(s), each of a request in flight", "the server cancelled nothing")
+
+
+@check("features_declared", "wire", rule=MUST, source=TOOLS_CAPABILITY)
+def features_declared(ctx: Context) -> list[Verdict]:
+    """A server that serves tools or resources (answers their methods with a result) MUST
+    have declared the capability (server/tools.mdx#capabilities, server/resources.mdx#capabilities,
+    every version); one that embeds resources in tool results SHOULD implement the
+    resources capability (server/tools.mdx#embedded-resources). Nothing is concluded when no
+    declaration was recorded."""
+    name = "features_declared"
+    capabilities = server_capabilities(ctx)
+    if capabilities is None:
+        return [Verdict(name, "wire", PASS, "no capability declaration was recorded, so none is held against "
+                        "what the server served")]
+    flow = Flow(ctx)
+    by_seq = {e["seq"]: e for e in flow.entries}
+    served: dict[str, list[int]] = {}
+    embedded: list[int] = []
+    for (sender, _), spans in flow.spans.items():
+        if sender != "client":
+            continue
+        for request, answered in spans:
+            method = request["message"].get("method")
+            if answered is None:
+                continue
+            result = by_seq[answered]["message"].get("result")
+            if not isinstance(result, dict) or result.get("resultType") == "input_required":
+                continue
+            if method in SERVED_BY and SERVED_BY[method][0] not in capabilities:
+                served.setdefault(method, []).append(answered)
+            if method == "tools/call" and content_items(result, "resource") and "resources" not in capabilities:
+                embedded.append(answered)
+    verdicts = []
+    for feature, section in (("tools", TOOLS_CAPABILITY), ("resources", RESOURCES_CAPABILITY)):
+        methods = {m: s for m, s in served.items() if SERVED_BY[m][0] == feature}
+        if methods:
+            seqs = [s for found in methods.values() for s in found]
+            verdicts.append(_fail(name, ctx, [f"the server answered {', '.join(sorted(methods))} with a result "
+                                              f"but declares no {feature} capability"], seqs, MUST,
+                                  page_for(ctx.version, *section)))
+    if embedded:
+        verdicts.append(_fail(name, ctx, [f"tool results embed resources (#{embedded[0]}) but the server declares "
+                                          "no resources capability"], embedded, SHOULD,
+                              page_for(ctx.version, *EMBEDDED_CAPABILITY)))
+    return verdicts or [Verdict(name, "wire", PASS, "every feature served was declared: "
+                                + (", ".join(sorted(capabilities)) or "none"))]
