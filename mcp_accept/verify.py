@@ -32,6 +32,7 @@ from mcp_accept import __version__
 from mcp_accept.checks.base import APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, breaks_threshold
 from mcp_accept.errors import ExitStatus, InputError
 from mcp_accept.evidence.files import atomic_write_json, atomic_write_text, utc_now
+from mcp_accept.output.console import counted
 
 FORMAT = "mcp-accept/verify/1"
 MODERN, LEGACY, OLDEST = "2026-07-28", "2025-11-25", "2025-06-18"
@@ -854,7 +855,7 @@ def _mrtr_endless(view: RunView) -> Condition:
                  {"wire": UNOBTAINABLE}, _all(
                      (ok, f"exactly {MAX_ROUNDS} requests in call:structured, each answered input_required; "
                       f"S01-S03 UNOBTAINABLE saying \"{bound}\"",
-                      f"{len(sent)} requests, answers {kinds}; {statuses}"),
+                      f"{counted(len(sent), 'request')}, answers {kinds}; {statuses}"),
                      _exit(view, 0)))
 
 
@@ -969,7 +970,7 @@ def _crash(view: RunView) -> Condition:
     return _cond("crash", "A server that dies mid-run is a FAIL with evidence, not a crash of the runner", view,
                  ["E01"], {"wire": FAIL},
                  (ok, "exit 1, results.json and stderr.log written",
-                  f"exit {view.exit_status}; {len(judged)} rows judged"),
+                  f"exit {view.exit_status}; {counted(len(judged), 'row')} judged"),
                  # no answer at all: JSON-RPC 2.0 answers every request (basic/index.mdx#messages)
                  rules={"E01": MUST})
 
@@ -1008,7 +1009,7 @@ def _requests_valid(era: str, views: list[RunView], store) -> Condition:
                 if errors:
                     problems.append(f"{view.mode} #{entry.get('seq')} {definition}: {errors[0]}")
     ok = checked > 0 and not problems and not missing
-    observed = f"{checked} requests over {len(views)} runs validated"
+    observed = f"{counted(checked, 'request')} over {counted(len(views), 'run')} validated"
     if problems:
         observed += f"; {len(problems)} invalid: " + "; ".join(problems[:3])
     if missing:
@@ -1193,7 +1194,7 @@ def print_verify(outcome: VerifyOutcome, console=None) -> None:
     shown = f"mcp {sdk['version']}" if sdk["available"] else f"UNOBTAINABLE: {sdk['reason']}"
     console.print(f"sdk layer: {escape(shown)}", highlight=False, soft_wrap=True)
     s = report["summary"]
-    console.print(f"{len(report['conditions'])} conditions: {s[PASS]} hold, {s[FAIL]} do not. "
+    console.print(f"{counted(len(report['conditions']), 'condition')}: {s[PASS]} hold, {s[FAIL]} do not. "
                   f"Report: {escape(str(outcome.folder / 'verify.md'))}", highlight=False, soft_wrap=True)
 
 

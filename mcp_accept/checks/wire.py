@@ -14,7 +14,7 @@ from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE,
 from mcp_accept.checks.errors import DELIBERATELY_INVALID, ERROR_CODES, forbidden_code
 from mcp_accept.transport.session import INPUT_REQUIRED_METHODS
 from mcp_accept.schemas import MODERN, SchemaUnavailable
-from mcp_accept.transport.messages import timed_out, violation_rule
+from mcp_accept.transport.messages import timed_out, violation_rule, violation_source
 
 # "This is the source of truth for all protocol messages and structures" (every version).
 SCHEMA = ("basic/index.mdx", "schema")
@@ -168,15 +168,19 @@ def no_protocol_violations(ctx: Context) -> list[Verdict]:
     if not found:
         return [Verdict(name, "wire", PASS, "no protocol violations on the wire")]
     verdicts = []
-    for rule in (MUST, SHOULD, APP):
-        mine = [e for e in found if violation_rule(str(e.get("detail") or "")) == rule]
-        if not mine:
-            continue
-        details = "; ".join(f"#{e['seq']} {e.get('detail')}" for e in mine[:3])
-        more = f" (+{len(mine) - 3} more)" if len(mine) > 3 else ""
+    groups: dict[tuple[str, str | None], list[dict]] = {}
+    for entry in found:
+        detail = str(entry.get("detail") or "")
+        rule = violation_rule(detail)
         source = None
         if rule == SHOULD:  # RFC 8259 section 4, through JSON-RPC 2.0's use of JSON
             source = "RFC 8259 section 4, via " + spec_for(ctx.version, *MESSAGES)
+        elif rule == MUST:  # the sentence the violation breaks, on its transport
+            source = spec_for(ctx.version, *violation_source(detail, entry.get("transport"), ctx.version))
+        groups.setdefault((rule, source), []).append(entry)
+    for (rule, source), mine in sorted(groups.items(), key=lambda g: ((MUST, SHOULD, APP).index(g[0][0]), g[0][1] or "")):
+        details = "; ".join(f"#{e['seq']} {e.get('detail')}" for e in mine[:3])
+        more = f" (+{len(mine) - 3} more)" if len(mine) > 3 else ""
         verdicts.append(Verdict(name, "wire", FAIL, details + more, [e["seq"] for e in mine],
                                 rule=rule, source=source))
     return verdicts

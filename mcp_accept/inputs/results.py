@@ -31,12 +31,20 @@ def summary(rows: list[dict]) -> dict[str, int]:
 
 
 def failures_by_rule(rows: list[dict]) -> dict[str, int]:
-    """FAIL rows counted by the strongest rule each broke: spec MUSTs and SHOULDs apart
-    from the sheet's own (app) rules. A row filled by hand without checks counts as app."""
+    """Failed checks counted by the rule each one broke: a row that fails a MUST and a rule of
+    the sheet counts once under each, so no failure hides behind a stronger one on its row. A
+    check that failed two rules (its verdicts differ) counts under both. A FAIL row filled by
+    hand, without checks, counts as one app failure."""
     counts = {rule: 0 for rule in RULES}
     for row in rows:
-        if row["status"] == FAIL:
-            counts[row.get("failed_rule") or "app"] += 1
+        if row["status"] != FAIL:
+            continue
+        broken = {(c.get("check"), c.get("rule") or "app") for c in row.get("checks") or ()
+                  if c.get("status") == FAIL and c.get("layer") not in ADVISORY_LAYERS}
+        if not broken:
+            broken = {(None, row.get("failed_rule") or "app")}
+        for _check, rule in broken:
+            counts[rule if rule in counts else "app"] += 1
     return counts
 
 

@@ -26,6 +26,27 @@ QUIET, NORMAL, VERBOSE = -1, 0, 1
 PLAIN_WIDTH = 80  # piped output: what fits in a mail, a CI log, a terminal of any size
 
 
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """``n`` and ``word``, in the plural unless ``n`` is one ("1 target", "3 rows")."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` if it fits in ``limit`` characters, else cut at the last space before that and
+    ended with "...": a word is never cut in two (one word longer than the limit is kept whole)."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 3].rstrip()
+    space = head.rfind(" ")
+    if space > 0:
+        head = head[:space].rstrip(" ,;:")
+    elif " " in text:
+        head = text[:text.index(" ")]
+    else:
+        return text
+    return head + " ..."
+
+
 def _isatty(stream) -> bool:
     try:
         return bool(stream.isatty())
@@ -143,8 +164,8 @@ def print_run(results: dict, folder: Path | str, env: Environment | None = None)
     rows = []
     for row in results["rows"]:
         reason = row.get("reason") or ""
-        if len(reason) > 400 and not env.verbose:  # the whole of it is in results.json
-            reason = reason[:397] + "..."
+        if not env.verbose:  # the whole of it is in results.json
+            reason = shorten(reason, 400)
         rows.append((row["id"], row["kind"], row["status"], reason))
         if env.verbose:
             for check in row.get("checks") or []:
@@ -191,9 +212,11 @@ def _fold(word: str, width: int) -> list[str]:
     return pieces + [piece] if piece else pieces
 
 
-def wrap_cells(text: str, width: int) -> list[str]:
-    """``text`` wrapped at spaces into lines of at most ``width`` columns; a word longer
-    than a line is cut."""
+def wrap_cells(text: str, width: int, *, cut: bool = True) -> list[str]:
+    """``text`` wrapped at spaces into lines of at most ``width`` columns. A word longer than
+    a line is cut, unless ``cut`` is false: then it stands whole on a line of its own, longer
+    than ``width`` (a spec path or a URL cut in two can no longer be searched for or copied).
+    Text in wide characters (Japanese, Chinese) has no spaces and breaks between any two."""
     lines, line, used = [], "", 0
     for word in text.split():
         w = cell_width(word)
@@ -203,7 +226,7 @@ def wrap_cells(text: str, width: int) -> list[str]:
         if line:
             lines.append(line)
         line, used = "", 0
-        if w > width:
+        if w > width and (cut or w != len(word)):  # wide characters: lines break between them
             *full, word = _fold(word, width)
             lines.extend(full)
             w = cell_width(word)
@@ -213,13 +236,14 @@ def wrap_cells(text: str, width: int) -> list[str]:
 
 def plain_columns(rows: list[tuple[str, ...]], width: int, gap: int = 2) -> list[str]:
     """Rows as plain text columns within ``width``: every column but the last as wide as its
-    widest cell, the last wrapped into what is left (at least 20 columns)."""
+    widest cell, the last wrapped at spaces into what is left (at least 20 columns). No word
+    is cut: one longer than the last column stands whole on its own line."""
     widths = [max(cell_width(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     last = max(20, width - sum(widths) - gap * len(widths))
     out = []
     for row in rows:
         lead = "".join(cell + " " * (w - cell_width(cell) + gap) for cell, w in zip(row, widths))
-        for n, part in enumerate(wrap_cells(row[-1], last)):
+        for n, part in enumerate(wrap_cells(row[-1], last, cut=False)):
             out.append(((lead if n == 0 else " " * len(lead)) + part).rstrip())
     return out
 
@@ -231,9 +255,11 @@ def summary_line(results: dict, folder: Path | str) -> str:
     rules = results.get("failures_by_rule")
     broken = ""
     if rules and counts.get("FAIL"):
-        broken = (f" Spec violations: {rules['must']} MUST, {rules['should']} SHOULD; "
-                  f"rules of the sheet or profile: {rules['app']}.")
-    return f"{len(results['rows'])} rows: {parts}{state}.{broken} Evidence: {folder}"
+        # each failed check under its own rule (results.json failures_by_rule), so a row that
+        # breaks a MUST and a rule of the sheet shows in both counts
+        broken = (f" Failed checks: {rules['must']} break a MUST, {rules['should']} a SHOULD of the "
+                  f"spec, {rules['app']} a rule of the sheet or profile.")
+    return f"{counted(len(results['rows']), 'row')}: {parts}{state}.{broken} Evidence: {folder}"
 
 
 class Progress:
@@ -295,37 +321,53 @@ def print_progress(result, done: int, total: int) -> None:
 
 
 def print_fleet(fleet, env: Environment | None = None) -> None:
-    """The fleet's summary: one line per target, then the totals."""
-    from rich.markup import escape
-    from rich.table import Table
+    """The fleet's summary: one line per target, then the totals. Piped, plain columns that
+    fit the width: the target, its exit and time, then its row counts, transport, protocol and
+    server wrapped at spaces in the last column (never inside a word)."""
+    from mcp_accept.untrusted import plain_line
 
     env = env or default_environment()
     if env.quiet:
-        env.echo(fleet_line(fleet))
+        env.echo(plain_line(fleet_line(fleet)))
         return
+    title = f"mcp-accept fleet: {counted(len(fleet.results), 'target')}, {fleet.jobs} at a time"
+    problems = [f"{r.name}: {r.folder}" + (f": {r.error}" if r.error else "") for r in fleet.results]
+    if not env.stdout_isatty:
+        rows = [("target", "exit", "seconds", "rows, transport, protocol, server")]
+        for r in fleet.results:
+            counts = r.summary or {}
+            told = (", ".join(f"{counts.get(s, 0)} {s}" for s in ("PASS", "FAIL", "UNOBTAINABLE", "PENDING"))
+                    if r.summary is not None else "no rows")
+            told = "; ".join([told, *(x for x in (r.transport, r.protocol) if x)]
+                             + ([f"server {r.server_name}"] if r.server_name else []))
+            rows.append(tuple(plain_line(cell) for cell in (r.name, str(r.exit), f"{r.seconds:.1f}", told)))
+        lines = [plain_line(title), *plain_columns(rows, env.width)]
+        for text in [*problems, fleet_line(fleet)]:  # long: wrapped at spaces, no word cut
+            lines += wrap_cells(plain_line(text), env.width, cut=False)
+        env.stdout.write("".join(line + "\n" for line in lines))
+        return
+    from rich.markup import escape
+    from rich.table import Table
+
     console = env.console()
-    table = Table(title=f"mcp-accept fleet: {len(fleet.results)} targets, {fleet.jobs} at a time",
-                  title_justify="center" if env.stdout_isatty else "left",
-                  box=env.box(), show_edge=env.stdout_isatty, pad_edge=env.stdout_isatty)
+    table = Table(title=title, title_justify="center", box=env.box())
     for name in ("target", "server", "transport", "protocol", "PASS", "FAIL", "UNOBTAINABLE", "PENDING",
                  "exit", "seconds"):
         table.add_column(name, overflow="fold", no_wrap=name in ("target", "exit"))
-    problems = []
     for r in fleet.results:
         counts = r.summary or {}
         cells = [str(counts.get(s, "")) if r.summary is not None else "" for s in
                  ("PASS", "FAIL", "UNOBTAINABLE", "PENDING")]
         if counts.get("FAIL"):
             cells[1] = f"[{STYLES['FAIL']}]{cells[1]}[/]"
-        table.add_row(escape(r.name), escape(r.server_name or ""), escape(r.transport or ""),
-                      escape(r.protocol or ""), *cells,
+        table.add_row(escape(plain_line(r.name)), escape(plain_line(r.server_name or "")),
+                      escape(plain_line(r.transport or "")), escape(plain_line(r.protocol or "")), *cells,
                       str(r.exit), f"{r.seconds:.1f}")
-        problems.append(f"{r.name}: {r.folder}" + (f": {r.error}" if r.error else ""))
     env.show(table)
     # folders and problems are long: below the table, one per line, so the table fits 80 columns
     for line in problems:
-        console.print(escape(line), soft_wrap=True)
-    console.print(escape(fleet_line(fleet)), soft_wrap=True)
+        console.print(escape(plain_line(line)), soft_wrap=True)
+    console.print(escape(plain_line(fleet_line(fleet))), soft_wrap=True)
 
 
 def fleet_line(fleet) -> str:
@@ -333,5 +375,5 @@ def fleet_line(fleet) -> str:
     failed = sum(1 for r in fleet.results if r.exit == 1)
     other = len(fleet.results) - ok - failed
     state = " (interrupted)" if fleet.interrupted else ""
-    return (f"{len(fleet.results)} targets: {ok} passed, {failed} with failing rows, {other} not tested "
-            f"to the end, in {fleet.seconds:.1f}s{state}. Runs: {fleet.folder} (index: fleet.json)")
+    return (f"{counted(len(fleet.results), 'target')}: {ok} passed, {failed} with failing rows, {other} not "
+            f"tested to the end, in {fleet.seconds:.1f}s{state}. Runs: {fleet.folder} (index: fleet.json)")

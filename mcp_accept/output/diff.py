@@ -105,42 +105,55 @@ REASON_CAP = 160  # characters of a reason in the table; the whole of it is in r
 
 
 def print_diff(outcome: DiffOutcome, console=None) -> None:
+    """The rows that changed and the verdict. On a terminal (or the ``console`` given) a rich
+    table; piped, plain columns whose reasons wrap at spaces, never inside a word or a path."""
+    from mcp_accept.output.console import counted, default_environment, plain_columns, shorten, wrap_cells
+    from mcp_accept.untrusted import plain_line
+
+    counts: dict[str, int] = {}
+    for row in outcome.rows:
+        counts[row.change] = counts.get(row.change, 0) + 1
+    parts = ", ".join(f"{n} {change}" for change, n in sorted(counts.items()))
+    verdict = (f"{counted(len(outcome.regressions), 'regression')}: "
+               + ", ".join(r.id for r in outcome.regressions)) if outcome.regressions else "no regression"
+    if outcome.current_untested:
+        verdict += " (the current run tested nothing)"
+    notes = []
+    if outcome.current_untested:
+        notes.append((f"mcp-accept: error: the current run tested nothing: {outcome.current_untested}", "bold red"))
+    if outcome.base_untested:
+        notes.append((f"mcp-accept: warning: the base run tested nothing: {outcome.base_untested}", "yellow"))
+    if outcome.input_differences:
+        notes.append((input_warning(outcome.input_differences), "yellow"))
+    title = f"mcp-accept diff: {outcome.base} -> {outcome.current}"
+    closing = f"{counted(len(outcome.rows), 'row')}: {parts}. {verdict}."
+    env = None if console is not None else default_environment()
+    if env is not None and not env.stdout_isatty:
+        rows = [("id", "base", "current", "change", "reason now")]
+        rows += [tuple(plain_line(x) for x in (r.id, r.base, r.current, r.change, shorten(r.reason, REASON_CAP)))
+                 for r in outcome.rows]
+        lines = [line for note, _ in notes for line in wrap_cells(plain_line(note), env.width, cut=False)]
+        lines += [plain_line(title), *plain_columns(rows, env.width)]
+        lines += wrap_cells(plain_line(closing), env.width, cut=False)
+        env.stdout.write("".join(line + "\n" for line in lines))
+        return
     from rich.table import Table
     from rich.text import Text
-
-    from mcp_accept.output.console import default_environment
-    from mcp_accept.untrusted import plain_line
 
     def text(value, style: str = "") -> Text:  # a value as it is: no markup, no emoji codes
         return Text(plain_line(value), style=style)
 
-    console = console or default_environment().console()
-    if outcome.current_untested:
-        console.print(text(f"mcp-accept: error: the current run tested nothing: {outcome.current_untested}",
-                           "bold red"), soft_wrap=True)
-    if outcome.base_untested:
-        console.print(text(f"mcp-accept: warning: the base run tested nothing: {outcome.base_untested}",
-                           "yellow"), soft_wrap=True)
-    if outcome.input_differences:
-        console.print(text(input_warning(outcome.input_differences), "yellow"), soft_wrap=True)
-    table = Table(title=text(f"mcp-accept diff: {outcome.base} -> {outcome.current}"))
+    console = console or env.console()
+    for note, style in notes:
+        console.print(text(note, style), soft_wrap=True)
+    table = Table(title=text(title))
     table.add_column("id", no_wrap=True)
     table.add_column("base", no_wrap=True)
     table.add_column("current", no_wrap=True)
     table.add_column("change", no_wrap=True)
     table.add_column("reason now", overflow="fold")
     for row in outcome.rows:
-        reason = plain_line(row.reason)
-        reason = reason if len(reason) <= REASON_CAP else reason[:REASON_CAP - 3] + "..."
         table.add_row(text(row.id), text(row.base), text(row.current),
-                      text(row.change, STYLES.get(row.change, "")), text(reason))
+                      text(row.change, STYLES.get(row.change, "")), text(shorten(plain_line(row.reason), REASON_CAP)))
     console.print(table)
-    counts: dict[str, int] = {}
-    for row in outcome.rows:
-        counts[row.change] = counts.get(row.change, 0) + 1
-    parts = ", ".join(f"{n} {change}" for change, n in sorted(counts.items()))
-    verdict = (f"{len(outcome.regressions)} regression(s): "
-               + ", ".join(r.id for r in outcome.regressions)) if outcome.regressions else "no regression"
-    if outcome.current_untested:
-        verdict += " (the current run tested nothing)"
-    console.print(text(f"{len(outcome.rows)} rows: {parts}. {verdict}."), soft_wrap=True)
+    console.print(text(closing), soft_wrap=True)

@@ -211,7 +211,10 @@ def print_all(outcome: AllOutcome, console=None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from mcp_accept.output.console import STYLES
+    from rich.markup import escape
+
+    from mcp_accept.output.console import STYLES, counted
+    from mcp_accept.untrusted import plain_line
 
     console = console or Console()
     summary = outcome.summary
@@ -226,15 +229,18 @@ def print_all(outcome: AllOutcome, console=None) -> None:
         cells = [str(counts.get(s, 0)) for s in ("PASS", "FAIL", "UNOBTAINABLE", "PENDING")]
         if counts.get("FAIL"):
             cells[1] = f"[{STYLES['FAIL']}]{cells[1]}[/]"
-        table.add_row(run["version"], *cells, str(run["exit"]), run["folder"])
+        table.add_row(escape(plain_line(run["version"])), *cells, str(run["exit"]), escape(plain_line(run["folder"])))
     console.print(table)
     for version, why in summary["not_spoken"].items():
-        console.print(f"not spoken: {version}: {why}", highlight=False, soft_wrap=True)
+        console.print(plain_line(f"not spoken: {version}: {why}"), markup=False, highlight=False, soft_wrap=True)
     for diff in summary["differences"]:
-        console.print(f"differs: {diff['text']}", highlight=False, soft_wrap=True)
+        console.print(plain_line(f"differs: {diff['text']}"), markup=False, highlight=False, soft_wrap=True)
     for warning in summary["warnings"]:
-        console.print(f"warning: {warning['text']}", highlight=False, soft_wrap=True)
-    console.print(f"{len(summary['runs'])} versions run, {len(summary['differences'])} rows differ, "
-                  f"{len(summary['warnings'])} warnings; exit {summary['exit']}. "
-                  f"Evidence: {outcome.folder} (summary: {SUMMARY_FILE})", highlight=False, soft_wrap=True)
+        console.print(plain_line(f"warning: {warning['text']}"), markup=False, highlight=False, soft_wrap=True)
+    differ = len(summary["differences"])
+    console.print(f"{counted(len(summary['runs']), 'version')} run, {counted(differ, 'row')} "
+                  f"{'differs' if differ == 1 else 'differ'}, {counted(len(summary['warnings']), 'warning')}; "
+                  f"exit {summary['exit']}. "
+                  f"Evidence: {plain_line(outcome.folder)} (summary: {SUMMARY_FILE})", markup=False,
+                  highlight=False, soft_wrap=True)
 

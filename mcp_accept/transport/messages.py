@@ -334,6 +334,45 @@ def violation_rule(detail: str) -> str:
     return "must"
 
 
+# Where the transports' rules are written: 2026-07-28 gives each transport a page of its own,
+# earlier versions hold both in basic/transports.mdx (page, section) by version.
+_LEGACY_TRANSPORTS = "basic/transports.mdx"
+# Lines that could not be read as a JSON-RPC message at all (a message that was read but holds
+# NaN or a duplicate key stays with JSON-RPC's own rule).
+_DECODE_FAILURES = ("not JSON (", "not a JSON-RPC message object", "JSON nested")
+
+
+def violation_source(detail: str, transport: str | None, version: str | None) -> tuple[str, str]:
+    """The spec page and section a ``must`` violation breaks, in ``version`` (the modern
+    layout when none was agreed): the most specific sentence, not the general JSON-RPC one.
+
+    On stdio, a line that cannot be read as a message breaks "The server MUST NOT write anything
+    to its stdout that is not a valid MCP message" (the stdio section); bytes that are not
+    UTF-8 break "JSON-RPC messages MUST be UTF-8 encoded" on either transport; HTTP status
+    and content-type faults break the Streamable HTTP section on sending messages; a server's
+    JSON-RPC request where 2026-07-28 forbids one breaks its transport's section on receiving
+    messages; a tool whose x-mcp-header cannot be honoured breaks tools.mdx#x-mcp-header;
+    answers with a wrong or repeated id stay with basic/index.mdx#messages (JSON-RPC 2.0)."""
+    modern = version not in ("2025-11-25", "2025-06-18")
+    http = "http" in (transport or "").lower()
+    if detail.startswith("not valid UTF-8"):
+        return ("basic/transports/index.mdx", "messages") if modern else (_LEGACY_TRANSPORTS, "transports")
+    if detail.startswith("tool ") and modern:
+        return ("server/tools.mdx", "x-mcp-header")
+    if "which 2026-07-28 forbids" in detail:
+        if http:
+            return ("basic/transports/streamable-http.mdx", "receiving-messages")
+        return ("basic/transports/stdio.mdx", "receiving-messages")
+    if http and detail.startswith("HTTP "):
+        return (("basic/transports/streamable-http.mdx", "sending-messages") if modern
+                else (_LEGACY_TRANSPORTS, "sending-messages-to-the-server"))
+    if detail.startswith("Mcp-Session-Id"):
+        return (_LEGACY_TRANSPORTS, "session-management")
+    if not http and detail.startswith(_DECODE_FAILURES):
+        return ("basic/transports/stdio.mdx", "stdio") if modern else (_LEGACY_TRANSPORTS, "stdio")
+    return ("basic/index.mdx", "messages")
+
+
 def _hashable(value: Any) -> bool:
     try:
         hash(value)

@@ -23,6 +23,8 @@ import pytest
 from conftest import ROOT, run_cli
 from faultkit import assert_no_traceback, hostile
 
+from mcp_accept.output.console import shorten
+from mcp_accept.output.diff import REASON_CAP
 from mcp_accept.untrusted import plain_line
 
 pytest_plugins = ["pytester"]
@@ -131,10 +133,11 @@ def test_diff_shows_reasons_as_text_with_their_rule_kind(runs):
     assert_no_traceback(done.stdout, done.stderr)
     assert_inert(done.stdout)
     for row_id, (_, reason) in EDITED.items():
-        line = next(line for line in done.stdout.splitlines() if line.startswith(f"│ {row_id} "))
-        assert plain_line(reason)[:157] + "..." in line, line
+        line = next(line for line in done.stdout.splitlines() if line.startswith(f"{row_id} "))
+        shown = plain_line(shorten(reason, REASON_CAP))
+        assert shown in line and shown.endswith(" ..."), line  # cut at a space, not inside a word
     assert "meaning [app]: " in done.stdout  # T01, as the server really failed it
-    assert done.stdout.splitlines()[-1].endswith("2 regression(s): S01, S02.")
+    assert done.stdout.splitlines()[-1].endswith("2 regressions: S01, S02.")
 
 
 def test_diff_against_a_run_that_tested_nothing_shows_its_cause_as_text(runs):
