@@ -76,3 +76,22 @@ def test_the_proxy_merges_the_tools_of_both_pages(tmp_path):
     [folder] = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
     host = json.loads((folder / "host.json").read_text(encoding="utf-8"))
     assert host["facts"]["tools_listed"]["value"] == sorted(FOUR.values())
+
+
+def test_host_test_over_a_paged_server(tmp_path):
+    """A real host (Claude Code, pinned) through `host test`: its tools/list requests are recorded
+    as they were, both pages' tools count as listed, and a tool of page 2 reaches the model."""
+    from hostkit import facts_of, rows_of, run_host
+
+    folder = run_host(tmp_path, "claude-code", "--server", fixture_command("--break", "empty-cursor"))
+    facts = facts_of(folder)
+    proxy = folder / facts["proxy_folder"]
+    sent = [(json.loads(line).get("message") or {}) for line in (proxy / "wire.jsonl").read_text().splitlines()]
+    cursors = [(m.get("params") or {}).get("cursor") for m in sent if m.get("method") == "tools/list"
+               and "id" in m]
+    assert cursors == [None, ""]  # this host follows an empty-string cursor too
+    host = json.loads((proxy / "host.json").read_text(encoding="utf-8"))
+    assert host["facts"]["tools_listed"]["value"] == sorted(FOUR.values())
+    assert "mcp__mcpaccept__search_link" in facts["offered_tools"]
+    rows, _ = rows_of(folder)
+    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]  # search_embedded is on page 2
