@@ -7,8 +7,9 @@ server or knows which transport carried a message. Checks register themselves by
 
 * :mod:`.wire`: messages against the official schema; :mod:`.types`: ``structuredContent``
   against ``outputSchema``; :mod:`.meaning`: what no schema says; :mod:`.errors`: the
-  error-hygiene probes; :mod:`.sdk`, :mod:`.sdk_warm`, :mod:`.sdk_worker`: the replay through
-  the official SDK.
+  error-hygiene probes; :mod:`.session`: what holds across a whole recording (what was
+  negotiated, what the client asked for, what the server declared); :mod:`.sdk`,
+  :mod:`.sdk_warm`, :mod:`.sdk_worker`: the replay through the official SDK.
 
 May import: ``mcp_accept.errors``, ``data``, ``evidence``, ``schemas`` and ``transport``
 (for the recorded message types and the session's constants); never inputs, running,
