@@ -171,7 +171,9 @@ def _assert_in_index(sources, version: str):
 
 
 BREAKS = ("junk", "nan", "duplicate-key", "bad-uri", "bad-blob", "unknown-uri-empty", "twin-differs",
-          "unknown-method-result", "bad-cursor-accepted", "dialect-unknown")
+          "unknown-method-result", "bad-cursor-accepted", "dialect-unknown", "stray-progress", "stray-log",
+          "stray-request", "stray-cancel", "undeclared-tools", "bad-image-data", "bad-meta-key",
+          "reserved-error-code")
 
 
 def test_every_fail_of_a_broken_fixture_cites_a_place_the_index_holds_in_its_version(tmp_path):
@@ -187,6 +189,10 @@ def test_every_fail_of_a_broken_fixture_cites_a_place_the_index_holds_in_its_ver
         # junk on stdout breaks the stdio transport's MUST NOT, not only JSON-RPC's MUST
         stdio = "basic/transports/stdio.mdx#stdio" if version == "2026-07-28" else "basic/transports.mdx#stdio"
         assert ("W01", "no_protocol_violations", version, stdio) in sources, sources
+        # the rules across the session cite their own pages in every version
+        failed = {check for _row, check, _v, _place in sources}
+        assert {"progress_tokens_known", "log_messages_allowed", "cancellations_in_flight",
+                "features_declared", "meta_keys_valid"} <= failed, failed
 
 
 # -- item: each FAIL cites the sentence it rests on ----------------------------------------------
