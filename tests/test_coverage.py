@@ -176,23 +176,31 @@ BREAKS = ("junk", "nan", "duplicate-key", "bad-uri", "bad-blob", "unknown-uri-em
           "reserved-error-code")
 
 
-def test_every_fail_of_a_broken_fixture_cites_a_place_the_index_holds_in_its_version(tmp_path):
-    args = [a for b in BREAKS for a in ("--break", b)]
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_every_fail_of_a_broken_fixture_cites_a_place_the_index_holds_in_its_version(tmp_path, transport):
+    breaks = BREAKS if transport == "stdio" else tuple(b for b in BREAKS if b != "junk")
+    args = [a for b in breaks for a in ("--break", b)]
+    if transport == "stdio":
+        where = ["--server", fixture_command(*args)]
+    else:
+        port = free_port()
+        where = ["--url", f"http://127.0.0.1:{port}/mcp", "--server", fixture_command("--http", str(port), *args)]
     folder = tmp_path / "all"
-    proc = run_cli("run", "--server", fixture_command(*args), "--out", str(folder), *FAST, "--protocol", "all", "-q",
-                   timeout=300)
+    proc = run_cli("run", *where, "--out", str(folder), *FAST, "--protocol", "all", "-q", timeout=300)
     assert proc.returncode == 1, proc.stderr
     for version in VERSIONS:
         results = load_results(folder / version)
         sources = _fail_sources(results)
         _assert_in_index(sources, version)
-        # junk on stdout breaks the stdio transport's MUST NOT, not only JSON-RPC's MUST
-        stdio = "basic/transports/stdio.mdx#stdio" if version == "2026-07-28" else "basic/transports.mdx#stdio"
-        assert ("W01", "no_protocol_violations", version, stdio) in sources, sources
         # the rules across the session cite their own pages in every version
         failed = {check for _row, check, _v, _place in sources}
         assert {"progress_tokens_known", "log_messages_allowed", "cancellations_in_flight",
                 "features_declared", "meta_keys_valid"} <= failed, failed
+        if transport == "stdio":
+            # junk on stdout breaks the stdio transport's MUST NOT, not only JSON-RPC's MUST
+            stdio = ("basic/transports/stdio.mdx#stdio" if version == "2026-07-28"
+                     else "basic/transports.mdx#stdio")
+            assert ("W01", "no_protocol_violations", version, stdio) in sources, sources
 
 
 # -- item: each FAIL cites the sentence it rests on ----------------------------------------------
