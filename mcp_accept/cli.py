@@ -7,6 +7,7 @@ and maps what comes back (or an :class:`InputError`) to output and an exit code.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -37,6 +38,14 @@ class _Typer(typer.Typer):
 
     def command(self, *args, cls=None, **kwargs):
         return super().command(*args, cls=cls or _PlainUsage, **kwargs)
+
+
+# Upper bounds of the numeric options: far above any real need, low enough that every
+# value is a finite number the clocks and buffers below can hold (inf, nan and 10**30 are
+# refused where the option is read, not found out as a crash deep in a run).
+MAX_WAIT = 86400.0  # one answer may take a day
+MAX_RUN = 7 * 86400.0  # one run may take a week
+MAX_BYTES = 1 << 32  # one message of 4 GiB
 
 
 app = _Typer(
@@ -87,9 +96,9 @@ def run(
     url: Optional[str] = typer.Option(None, "--url", help="Streamable HTTP endpoint of the server, e.g. http://127.0.0.1:8765/mcp. With --server too, the server is started first and the run waits until the URL answers."),
     header: List[str] = typer.Option([], "--header", help="\"Name: value\" sent with every HTTP request (e.g. auth); value may be env:VAR to read it from the environment. Values never reach the evidence. Repeatable."),
     protocol: str = typer.Option("auto", "--protocol", help="auto, all, 2026-07-28, 2025-11-25 or 2025-06-18. auto probes server/discover and falls back to initialize; all runs the sheet once per version the server speaks, each in its own subfolder of --out, with one combined summary (all.json)."),
-    timeout: float = typer.Option(10.0, "--timeout", min=0.1, help="Seconds to wait for each answer."),
-    max_rounds: int = typer.Option(5, "--max-rounds", min=1, help="Requests one step may send while following 2026-07-28 input_required results (the first one included); a step still asking for input then is UNOBTAINABLE."),
-    run_timeout: float = typer.Option(300.0, "--run-timeout", min=1.0, help="Seconds the whole run may take."),
+    timeout: float = typer.Option(10.0, "--timeout", min=0.1, max=MAX_WAIT, help="Seconds to wait for each answer."),
+    max_rounds: int = typer.Option(5, "--max-rounds", min=1, max=1000, help="Requests one step may send while following 2026-07-28 input_required results (the first one included); a step still asking for input then is UNOBTAINABLE."),
+    run_timeout: float = typer.Option(300.0, "--run-timeout", min=1.0, max=MAX_RUN, help="Seconds the whole run may take."),
     out: Optional[Path] = typer.Option(None, "--out", help="Run folder to write (default: a new folder under ./mcp-accept-runs/)."),
     conditions: Optional[Path] = typer.Option(None, "--conditions", help="YAML file of execution conditions."),
     set_: List[str] = typer.Option([], "--set", help="KEY=VALUE for a condition, or ROW.option=VALUE (e.g. S02.mode=exact). Repeatable."),
@@ -97,9 +106,9 @@ def run(
     sheet: Optional[Path] = typer.Option(None, "--sheet", help="YAML sheet to run (default: the built-in sheet)."),
     schema_dir: Optional[Path] = typer.Option(None, "--schema-dir", help="Folder of official schemas as <version>/schema.json (also MCP_ACCEPT_SCHEMA_DIR)."),
     offline: bool = typer.Option(False, "--offline", help="Never download an official schema (also MCP_ACCEPT_OFFLINE=1). Every protocol version this release pins ships inside it, so a run downloads nothing anyway; this matters only for a pin with no bundled copy, whose schema checks are then UNOBTAINABLE instead of fetched."),
-    max_bytes: int = typer.Option(64 * 1024 * 1024, "--max-bytes", min=1024, help="Largest message accepted from the server, in bytes."),
+    max_bytes: int = typer.Option(64 * 1024 * 1024, "--max-bytes", min=1024, max=MAX_BYTES, help="Largest message accepted from the server, in bytes."),
     targets: Optional[Path] = typer.Option(None, "--targets", help="YAML file listing many servers (command or URL, each with its profile, conditions and protocol): each runs in its own folder under --out, and one summary is printed. Not with --server or --url."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="With --targets: how many servers run at once (default: the number of CPUs)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, max=256, help="With --targets: how many servers run at once (default: the number of CPUs)."),
     shard: Optional[str] = typer.Option(None, "--shard", help="With --targets: run shard K/N of the targets (round-robin over the file's order; every target is in exactly one shard). auto reads MCP_ACCEPT_SHARD=K/N, else GitLab's CI_NODE_INDEX/CI_NODE_TOTAL."),
     fail_on: str = typer.Option("app", "--fail-on", help="What makes exit code 1: must (a MUST of the MCP spec broken), should (a MUST or SHOULD), or app (any FAIL, rules of the sheet or profile included; the default)."),
     lang: str = typer.Option("en", "--lang", help="Language of sheet.md: en or ja (titles, what each row establishes, and the reasons)."),
@@ -238,7 +247,7 @@ def proxy(
     listen: str = typer.Option("127.0.0.1:0", "--listen", help="With --url: HOST:PORT to listen on, a loopback address (port 0: any free port; the URL is printed)."),
     allow_remote: bool = typer.Option(False, "--allow-remote", help="With --url: allow a --listen address that is not loopback (a warning is printed; requests still need a Host naming the proxy)."),
     header: List[str] = typer.Option([], "--header", help="With --url: \"Name: value\" added to every upstream request; value may be env:VAR. Never recorded. Repeatable."),
-    max_bytes: int = typer.Option(64 * 1024 * 1024, "--max-bytes", min=1024, help="Largest message held whole, in bytes: a stdio line or an HTTP request body over it is not forwarded (the host gets a JSON-RPC error); an HTTP answer over it is forwarded but not recorded."),
+    max_bytes: int = typer.Option(64 * 1024 * 1024, "--max-bytes", min=1024, max=MAX_BYTES, help="Largest message held whole, in bytes: a stdio line or an HTTP request body over it is not forwarded (the host gets a JSON-RPC error); an HTTP answer over it is forwarded but not recorded."),
     out: Optional[Path] = typer.Option(None, "--out", help="Folder under which each start writes a run folder of its own (default: ./mcp-accept-runs/proxy)."),
     name: Optional[str] = typer.Option(None, "--name", help="Label for the run folders' names (e.g. the server's name)."),
     set_: List[str] = typer.Option([], "--set", help="KEY=VALUE for an execution condition the wire cannot show (e.g. model_and_settings). Repeatable."),
@@ -393,7 +402,7 @@ def fixture(
 @app.command()
 def verify(
     out: Optional[Path] = typer.Option(None, "--out", help="Folder for verify.md, verify.json and the run folders (default: a new folder under ./mcp-accept-runs/)."),
-    timeout: float = typer.Option(2.0, "--timeout", min=0.1, help="Seconds to wait for each answer (the hang mode waits this long)."),
+    timeout: float = typer.Option(2.0, "--timeout", min=0.1, max=3600.0, help="Seconds to wait for each answer (the hang mode waits this long)."),
     jobs: int = typer.Option(2, "--jobs", min=1, max=16, help="Runs to make at once."),
     schema_dir: Optional[Path] = typer.Option(None, "--schema-dir", help="Folder of official schemas as <version>/schema.json (also MCP_ACCEPT_SCHEMA_DIR)."),
     offline: bool = typer.Option(False, "--offline", help="Never download an official schema (also MCP_ACCEPT_OFFLINE=1). Every protocol version this release pins ships inside it, so a run downloads nothing anyway; this matters only for a pin with no bundled copy, whose schema checks are then UNOBTAINABLE instead of fetched."),
@@ -575,7 +584,7 @@ def profile_init(
     url: Optional[str] = typer.Option(None, "--url", help="Streamable HTTP endpoint of the server."),
     header: List[str] = typer.Option([], "--header", help="\"Name: value\" sent with every HTTP request; value may be env:VAR. Repeatable."),
     protocol: str = typer.Option("auto", "--protocol", help="auto, 2026-07-28, 2025-11-25 or 2025-06-18."),
-    timeout: float = typer.Option(10.0, "--timeout", min=0.1, help="Seconds to wait for each answer."),
+    timeout: float = typer.Option(10.0, "--timeout", min=0.1, max=MAX_WAIT, help="Seconds to wait for each answer."),
     out: Optional[Path] = typer.Option(None, "--out", help="File to write the profile to (default: print it)."),
     force: bool = typer.Option(False, "--force", help="Replace the --out file if it exists."),
     json_: bool = typer.Option(False, "--json", help="Print the profile as JSON (the same data as the YAML, without its comments) instead of YAML."),
@@ -683,16 +692,19 @@ def _read_values_as_click_does() -> None:
                     return value if isinstance(value, bool) else BOOLEAN_WORDS[word]
                 raise typer.BadParameter(f"{value!r} is not a valid boolean.", ctx=ctx, param=param)
             ranged = info.min is not None or info.max is not None
+            shown = repr(value) if len(str(value)) <= 40 else repr(f"{str(value)[:20]}...{str(value)[-8:]}")
             try:
                 number = kind(value)
             except (TypeError, ValueError):
                 name = {(int, True): "int range", (float, True): "float range", (int, False): "integer",
                         (float, False): "float"}[kind, ranged]
-                raise typer.BadParameter(f"{value!r} is not a valid {name}.", ctx=ctx, param=param) from None
+                raise typer.BadParameter(f"{shown} is not a valid {name}.", ctx=ctx, param=param) from None
+            if kind is float and not math.isfinite(number):
+                raise typer.BadParameter(f"{shown} is not a finite number.", ctx=ctx, param=param)
             if (info.min is not None and number < info.min) or (info.max is not None and number > info.max):
                 bounds = (f"x<={info.max}" if info.min is None else f"x>={info.min}" if info.max is None
                           else f"{info.min}<=x<={info.max}")
-                raise typer.BadParameter(f"{number} is not in the range {bounds}.", ctx=ctx, param=param)
+                raise typer.BadParameter(f"{shown if len(str(number)) > 40 else number} is not in the range {bounds}.", ctx=ctx, param=param)
             return number
 
     def plain(kind) -> bool:

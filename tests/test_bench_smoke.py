@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -79,9 +80,12 @@ def test_the_host_row_measures_a_real_host_with_and_without_the_proxy(tmp_path):
     # each side ran the host to its end: it asked the stand-in model, and only the measured
     # side's MCP server was reached through the proxy (its recording is there)
     folders = Path(done.stdout.rsplit("Run folders: ", 1)[1].strip())
-    (proxied,), (direct,) = folders.glob("g-proxy-*"), folders.glob("g-direct-*")
-    for folder in (proxied, direct):
-        assert (folder / "model.jsonl").stat().st_size > 0
-        assert json.loads((folder / "results.json").read_text(encoding="utf-8"))["rows"]
-    assert any((proxied / "proxy").iterdir())
-    assert not (direct / "proxy").exists() or not any((direct / "proxy").iterdir())
+    try:
+        (proxied,), (direct,) = folders.glob("g-proxy-*"), folders.glob("g-direct-*")
+        for folder in (proxied, direct):
+            assert (folder / "model.jsonl").stat().st_size > 0
+            assert json.loads((folder / "results.json").read_text(encoding="utf-8"))["rows"]
+        assert any((proxied / "proxy").iterdir())
+        assert not (direct / "proxy").exists() or not any((direct / "proxy").iterdir())
+    finally:
+        shutil.rmtree(folders, ignore_errors=True)  # kept by --keep for the lines above

@@ -22,9 +22,9 @@ def cli(*args: str, cwd) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--timeout", "0"], "Invalid value for '--timeout': 0.0 is not in the range x>=0.1."),
+    (["--timeout", "0"], "Invalid value for '--timeout': 0.0 is not in the range 0.1<=x<=86400.0."),
     (["--timeout", "abc"], "Invalid value for '--timeout': 'abc' is not a valid float range."),
-    (["--max-bytes", "12"], "Invalid value for '--max-bytes': 12 is not in the range x>=1024."),
+    (["--max-bytes", "12"], "Invalid value for '--max-bytes': 12 is not in the range 1024<=x<=4294967296."),
     (["--jobs", "1.5"], "Invalid value for '--jobs': '1.5' is not a valid int range."),
 ])
 def test_a_bad_value_is_one_line_in_clicks_words(tmp_path, args, message):

@@ -41,6 +41,7 @@ re-rendering ``sheet.md``. Nothing is written when anything is wrong.
 
 from __future__ import annotations
 
+import bisect
 import datetime as _dt
 import json
 import os
@@ -51,7 +52,7 @@ from pathlib import Path
 
 from mcp_accept.checks.base import FAIL, PASS, PENDING, UNOBTAINABLE
 from mcp_accept.errors import InputError
-from mcp_accept.evidence.files import atomic_copy, atomic_write_json, atomic_write_text, utc_now
+from mcp_accept.evidence.files import atomic_copy, atomic_write_json, atomic_write_text, open_read, utc_now
 
 MANUAL_STATUSES = (PASS, FAIL, UNOBTAINABLE)
 # A token absent from the answer is not proof that the body did not reach the model (the
@@ -89,7 +90,7 @@ def open_run(folder: Path) -> dict:
     if not folder.is_dir():
         raise InputError("no such run folder", file=str(folder), field="RUN_DIR")
     path = folder / "results.json"
-    if not path.is_file():
+    if not os.path.lexists(path):  # a link or FIFO there is named by validate_results
         raise InputError("no results.json in this folder: make the run first with "
                          "`mcp-accept run --out RUN_DIR`", file=str(folder), field="RUN_DIR")
     return validate_results(path)
@@ -222,6 +223,34 @@ SCAN_CHUNK = 1 << 20
 LONG_LINE = 64 * 1024  # a line longer than this is scanned in overlapping windows
 
 
+# A piece of text every match of a credential pattern of looks_like_credential holds, once
+# case-folded (the high-entropy guess aside: evidence may hold long random ids). A line with
+# none of them cannot be refused, so only lines holding one are looked at.
+CREDENTIAL_HINTS = (
+    "-----begin", "://", "bearer", "basic", "eyj", "sk-", "_live_", "_test_", "ghp_", "gho_",
+    "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "akia", "asia", "aiza", "glpat-", "npm_",
+    "hf_", "passw", "passphrase", "pwd", "api", "access", "secret", "token", "private",
+    "authorization", "cookie", "session")
+
+
+def _lines_with_hints(lines: list[str]) -> list[int]:
+    """Indices of the lines holding one of CREDENTIAL_HINTS, found with plain substring
+    search over the block (a regex per line costs 0.1 ms: 17 minutes for 100 MiB)."""
+    folded = "\n".join(lines).casefold()  # casefold keeps each line on its own line
+    ends, hits = None, set()
+    for hint in CREDENTIAL_HINTS:
+        pos = folded.find(hint)
+        while pos >= 0:
+            if ends is None:
+                ends = [m.start() for m in re.finditer("\n", folded)]
+            index = bisect.bisect_left(ends, pos)
+            hits.add(index)
+            if index >= len(ends):
+                break
+            pos = folded.find(hint, ends[index] + 1)
+    return sorted(hits)
+
+
 def scan_for_credentials(path: Path, shown: str) -> None:
     """Refuse a text evidence file that holds something shaped like a credential.
 
@@ -238,6 +267,10 @@ def scan_for_credentials(path: Path, shown: str) -> None:
             raise InputError(f"holds what looks like a {kind}; remove it first (credentials "
                              "are never recorded)", file=shown, line=number)
 
+    def check_block(lines: list[str], number: int) -> None:
+        for offset in _lines_with_hints(lines) if lines else ():
+            check(lines[offset], number + offset)
+
     try:
         size = path.stat().st_size
         if size > EVIDENCE_MAX_BYTES:
@@ -252,9 +285,8 @@ def scan_for_credentials(path: Path, shown: str) -> None:
                 except UnicodeDecodeError:
                     return  # not text (a screenshot, an archive): kept as it is
                 *lines, pending = re.split(r"\r\n|\r|\n", pending)
-                for line in lines:
-                    check(line, number)
-                    number += 1
+                check_block(lines, number)
+                number += len(lines)
                 if len(pending) > LONG_LINE:
                     check(pending, number)
                     pending = pending[-4096:]  # a credential across the window's edge is seen next time
@@ -293,14 +325,14 @@ def _same_bytes(a: Path, b: Path) -> bool:
     try:
         if a.stat().st_size != b.stat().st_size:
             return False
-        with open(a, "rb") as one, open(b, "rb") as two:
+        with open(a, "rb") as one, open_read(b) as two:  # b is in the run folder: no FIFO, no link
             while True:
                 left, right = one.read(SCAN_CHUNK), two.read(SCAN_CHUNK)
                 if left != right:
                     return False
                 if not left:
                     return True
-    except OSError:
+    except (OSError, InputError):
         return False
 
 
@@ -497,15 +529,20 @@ def read_answer(answer: Path | str, stdin_text: str | None = None,
         source = None
         scan_text(text, f"{option} -")
     else:
+        from mcp_accept.hosts.streamed import StreamedText
+
         source = check_evidence_file(Path(answer), option)
-        text = source.read_bytes().decode("utf-8", errors="replace")
-    if not text.strip():
+        text = StreamedText(lambda: open(source, "rb"), str(source))  # searched in chunks, never held
+    if text.blank() if not isinstance(text, str) else not text.strip():
         raise InputError(f"the {what} is empty", file=str(answer), field=option)
     return text, source
 
 
-def token_lines(text: str, token: str) -> list[int]:
-    """1-based numbers of the lines of ``text`` holding ``token`` (case ignored)."""
+def token_lines(text, token: str) -> list[int]:
+    """1-based numbers of the lines of ``text`` (a str or a StreamedText) holding ``token``
+    (case ignored)."""
+    if not isinstance(text, str):
+        return text.lines(token)
     wanted = token.lower()
     return [n for n, line in enumerate(text.splitlines(), 1) if wanted in line.lower()]
 
@@ -522,9 +559,11 @@ def foreign_tokens(text: str, log: FixtureLog) -> list[str]:
         if dash and prefix and tail:
             shapes.add((prefix + dash, len(tail)))
     found = []
-    for prefix, length in sorted(shapes):
-        pattern = re.compile(r"(?<![0-9A-Za-z])" + re.escape(prefix)
-                             + r"[0-9A-Za-z]{%d}(?![0-9A-Za-z])" % length, re.IGNORECASE)
+    patterns = [re.compile(r"(?<![0-9A-Za-z])" + re.escape(prefix) + r"[0-9A-Za-z]{%d}(?![0-9A-Za-z])" % length,
+                           re.IGNORECASE) for prefix, length in sorted(shapes)]
+    if not isinstance(text, str):  # one pass finds the known tokens' lines and the strangers
+        return [t for t in text.search(known, patterns) if t.lower() not in known]
+    for pattern in patterns:
         for match in pattern.finditer(text):
             if match.group(0).lower() not in known and match.group(0) not in found:
                 found.append(match.group(0))

@@ -27,6 +27,7 @@ the file handed the model (newlines inside a result folded into spaces), so the 
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass, field
 
 from mcp_accept.errors import InputError
@@ -54,24 +55,78 @@ def _block_text(block) -> str:
     return json.dumps(block, ensure_ascii=False)
 
 
-def read_claude_stream_json(raw: str, shown: str) -> Transcript:
-    seen_lines, answer_parts, results, servers = [], [], 0, []
-    product = None
-    for number, line in enumerate(raw.splitlines(), 1):
+ANSWER_KEPT = 1 << 20  # characters of the model's own words kept: they are shown, not searched
+
+
+class _Handed:
+    """What the host handed its model, a line per line of the transcript: in a list for a
+    transcript given as text, in an unnamed temporary file for one read from a file (it
+    can be as large as the transcript)."""
+
+    def __init__(self, streamed: bool):
+        self.lines: list[str] | None = None if streamed else []
+        self.file = tempfile.TemporaryFile() if streamed else None
+
+    def add(self, line: str) -> None:
+        if self.file is None:
+            self.lines.append(line)
+        else:
+            self.file.write(line.encode("utf-8", "surrogatepass") + b"\n")
+
+    def text(self):
+        if self.file is None:
+            return "\n".join(self.lines) + "\n"
+        from mcp_accept.hosts.streamed import StreamedText
+
+        handle = self.file
+        handle.flush()
+
+        def reopen():
+            handle.seek(0)
+            return _Unclosed(handle)
+
+        return StreamedText(reopen, "handed text")
+
+
+class _Unclosed:
+    """The temporary file, lent to one reader: closing the loan keeps the file."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def read(self, size: int = -1) -> bytes:
+        return self.handle.read(size)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+def read_claude_stream_json(raw, shown: str) -> Transcript:
+    """``raw``: the transcript as text, or as a StreamedText read line by line (a line is
+    held at a time, never the file)."""
+    from mcp_accept.hosts.streamed import text_lines
+    from mcp_accept.inputs.files import strict_json_loads
+
+    handed_lines, answer_parts, results, servers = _Handed(not isinstance(raw, str)), [], 0, []
+    answer_size, product = 0, None
+    for number, line in enumerate(text_lines(raw), 1):
         if not line.strip():
-            seen_lines.append("")
+            handed_lines.add("")
             continue
         try:
-            event = json.loads(line)
+            event = strict_json_loads(line)
         except ValueError as exc:
-            raise InputError(f"not JSON ({exc.msg}): is this `claude -p --output-format stream-json` "
-                             "output?", file=shown, line=number) from None
+            raise InputError(f"not JSON ({getattr(exc, 'msg', None) or exc}): is this `claude -p "
+                             "--output-format stream-json` output?", file=shown, line=number) from None
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             raise InputError("each line must be a JSON object with a \"type\"", file=shown, line=number,
                              field="type")
         kind, message = event["type"], event.get("message")
         content = message.get("content") if isinstance(message, dict) else None
-        handed = []
+        handed, said = [], []
         if kind == "system" and event.get("subtype") == "init":
             product = "Claude Code"
             servers = [s for s in event.get("mcp_servers") or [] if isinstance(s, dict)]
@@ -83,15 +138,19 @@ def read_claude_stream_json(raw: str, shown: str) -> Transcript:
                     parts = inner if isinstance(inner, list) else [inner]
                     handed += [_block_text(p) for p in parts if p is not None]
         elif kind == "assistant" and isinstance(content, list):
-            answer_parts += [b["text"] for b in content
-                             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+            said = [b["text"] for b in content
+                    if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
         elif kind == "result" and isinstance(event.get("result"), str):
-            answer_parts.append(event["result"])
-        seen_lines.append(" ".join(" ".join(handed).split()))
+            said = [event["result"]]
+        for part in said:
+            if answer_size < ANSWER_KEPT:
+                answer_parts.append(part[:ANSWER_KEPT - answer_size])
+                answer_size += len(answer_parts[-1])
+        handed_lines.add(" ".join(" ".join(handed).split()))
     if product is None and not results:
         raise InputError("no system init message and no tool_result: not a Claude Code stream-json "
                          "transcript", file=shown, field="--format")
-    return Transcript("\n".join(seen_lines) + "\n", "\n".join(answer_parts), product, results, servers)
+    return Transcript(handed_lines.text(), "\n".join(answer_parts), product, results, servers)
 
 
 def read_transcript(raw: str, fmt: str, shown: str) -> Transcript:

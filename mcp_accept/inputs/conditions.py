@@ -3,6 +3,7 @@ the ``--set KEY=VALUE`` items (a condition, or a row's option such as ``S02.mode
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,19 +74,26 @@ def load_conditions(path: str | Path | None = None) -> dict:
 _OPTION_KEY = re.compile(r"^([A-Z][0-9]{2})\.([A-Za-z_][A-Za-z0-9_-]*)$")
 
 
-def _option_value(text: str) -> Any:
-    """An option value read as a YAML scalar, as it would be in the sheet."""
+def _option_value(text: str, source: str = "--set", field: str | None = None) -> Any:
+    """An option value read as a YAML scalar, as it would be in the sheet; a number JSON
+    cannot carry (infinite, NaN, past 64 bits) is refused as it would be there."""
     try:
         value = yaml.load(text, Loader=_Loader) if text.strip() else text
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError, RecursionError):  # ValueError: a 5,000-digit integer
+        if re.fullmatch(r"\s*[-+]?[0-9_]+\s*", text):
+            raise InputError("the integer is out of range", file=source, field=field) from None
         return text
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{text.strip()[:20]} is not a finite number", file=source, field=field)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2 ** 63:
+        raise InputError("the integer is out of range", file=source, field=field)
     return value if isinstance(value, (str, int, float, bool)) or value is None else text
 
 
 def _condition_from_set(key: str, text: str, source: str) -> Any:
     check_condition_value(key, text, source=source)
     if key in INTEGER_CONDITIONS:
-        if not re.fullmatch(r"[0-9]+", text.strip()):
+        if not re.fullmatch(r"[0-9]{1,18}", text.strip()):
             raise InputError(f"must be a whole number of bytes (found {_show(text)})",
                              file=source, field=key)
         return int(text.strip())
@@ -118,7 +126,7 @@ def parse_set(items: list[str], sheet: "Sheet", *,
         if row_id not in sheet.ids():
             raise InputError(f"no row {row_id} in sheet {sheet.name}", file=source, field=key)
         check_condition_value(key, text, source=source)
-        value = _option_value(text)
+        value = _option_value(text, source, key)
         from mcp_accept.checks.base import row_option_problem
 
         problem = row_option_problem((c.check for c in sheet.row(row_id).checks), option, value)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import functools
 import json
+import math
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
@@ -160,6 +161,43 @@ def _check_aliases(root: yaml.Node, shown: str) -> None:
     size(root)
 
 
+# The tags whose values are JSON's: a user's file describes JSON data (arguments sent to a
+# server, values expected back), so a set, bytes, a Python object or an ordered-pairs list
+# has no meaning in it and is refused by name rather than passed on to crash later.
+_JSON_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in
+                       ("str", "int", "float", "bool", "null", "map", "seq", "merge", "timestamp"))
+# Integers a 64-bit field can hold: a longer one is a typo or an attack, and Python's own
+# guard (4300 digits) would raise from deep inside the parser.
+_INT_BOUND = 2 ** 63
+_INT_CHARS = 40  # longer digit strings are refused before being converted at all
+
+
+def _check_node(loader: _Loader, node: yaml.Node, path: DocPath, shown: str) -> None:
+    """Refuse what JSON cannot carry: a tag outside JSON's, an integer past 64 bits, or a
+    float that is not finite (``.inf``, ``.nan``, ``1e999``)."""
+    field = format_path(path) or None
+    tag = node.tag or ""
+    if tag not in _JSON_TAGS:
+        shown_tag = "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
+        raise InputError(f"the YAML tag {shown_tag[:60]} is not supported: only plain JSON-like values "
+                         "(strings, numbers, true/false, null, lists, mappings)", file=shown,
+                         line=_line_of_node(node), field=field)
+    if not isinstance(node, yaml.ScalarNode) or tag not in (
+            "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+        return
+    if len(node.value) > _INT_CHARS and tag.endswith(":int"):
+        raise InputError(f"an integer of {len(node.value)} characters is out of range "
+                         f"(at most {_INT_BOUND - 1} in size)", file=shown, line=_line_of_node(node),
+                         field=field)
+    value = loader.construct_object(node)
+    if isinstance(value, int) and abs(value) >= _INT_BOUND:
+        raise InputError(f"the integer is out of range (at most {_INT_BOUND - 1} in size)", file=shown,
+                         line=_line_of_node(node), field=field)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{node.value[:20]} is not a finite number: JSON has no infinity or NaN",
+                         file=shown, line=_line_of_node(node), field=field)
+
+
 def _key_of(loader: _Loader, key_node: yaml.Node, path: DocPath, shown: str) -> str:
     key = loader.construct_object(key_node) if isinstance(key_node, yaml.ScalarNode) else None
     if not isinstance(key, str):
@@ -177,11 +215,13 @@ def _index_yaml(loader: _Loader, root: yaml.Node, shown: str) -> Index:
         if id(node) in seen:  # an alias: its first occurrence is already indexed
             return
         seen.add(id(node))
+        _check_node(loader, node, path, shown)
         if isinstance(node, yaml.MappingNode):
             first_line: dict[str, int] = {}
             for key_node, value_node in node.value:
                 if key_node.tag == _MERGE_TAG:
                     continue
+                _check_node(loader, key_node, path, shown)
                 key = _key_of(loader, key_node, path, shown)
                 line = _line_of_node(key_node)
                 if key in first_line:
@@ -446,6 +486,32 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+JSON_INT_DIGITS = 4000  # below Python's own guard (4300), so the message is ours
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > JSON_INT_DIGITS:
+        raise ValueError(f"an integer of {len(text)} digits is too long (at most {JSON_INT_DIGITS})")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is out of range for a number")
+    return value
+
+
+def strict_json_loads(text: str) -> Any:
+    """``json.loads`` for files the user or a host hands over: NaN, Infinity, numbers out of
+    range and integers longer than JSON_INT_DIGITS are refused (ValueError), nesting deeper
+    than the interpreter can walk too (ValueError, not RecursionError)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_int=_bounded_int,
+                          parse_float=_finite_float)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
 
 
 def read_json(path: str | Path) -> tuple[Any, Index, str]:
@@ -454,7 +520,7 @@ def read_json(path: str | Path) -> tuple[Any, Index, str]:
     shown = str(path)
     text = _read_text(Path(path), shown)
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = strict_json_loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON: {exc.msg}", file=shown, line=exc.lineno) from None
     except ValueError as exc:

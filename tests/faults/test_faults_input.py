@@ -23,6 +23,18 @@ FILES = {
     "notutf8.yaml": b"profile: x\n\xff\xfe\n",
     "targets.yaml": "targets: []\n",
     "afile": "not a folder\n",
+    # values JSON cannot carry, and tags that are not JSON's
+    "set.yaml": "profile: x\ntools: !!set {a, b}\n",
+    "binary.yaml": "profile: !!binary aGVsbG8=\n",
+    "pyobject.yaml": "profile: !!python/object/apply:os.system ['echo pwned']\n",
+    "bigint.yaml": "profile: x\ntwin: " + "9" * 5000 + "\n",
+    "infprofile.yaml": "profile: x\ntwin: .inf\n",
+    "deep.yaml": "profile: " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "bigcond.yaml": "result_size_utf8_bytes: " + "9" * 5000 + "\n",
+    "nancond.yaml": "result_size_utf8_bytes: .nan\n",
+    "inftargets.yaml": "targets:\n  - name: a\n    server: x\n    timeout: .inf\n",
+    "nantargets.yaml": "targets:\n  - name: a\n    server: x\n    run_timeout: .nan\n",
+    "bigtargets.yaml": "targets:\n  - name: a\n    server: x\n    timeout: " + "9" * 5000 + "\n",
 }
 
 # (options, texts the one line must hold); {d} is the folder holding FILES
@@ -58,6 +70,32 @@ CASES = {
     "set-unknown-option": (["--set", "S02.nosuch=1"], ["--set", "S02.nosuch", "has no option"]),
     "set-bad-option-value": (["--set", "S02.mode=bogus"], ["--set", "S02.mode", "json-equal, exact, off"]),
     "server-unsplittable": (["--server", "python 'unclosed"], ["--server", "cannot split"]),
+    "profile-set-tag": (["--profile", "{d}/set.yaml"], ["{d}/set.yaml:2", "tools", "!!set"]),
+    "profile-binary-tag": (["--profile", "{d}/binary.yaml"], ["{d}/binary.yaml:1", "profile", "!!binary"]),
+    "profile-python-tag": (["--profile", "{d}/pyobject.yaml"], ["{d}/pyobject.yaml:1", "!!python/object"]),
+    "profile-5000-digits": (["--profile", "{d}/bigint.yaml"], ["{d}/bigint.yaml:2", "twin", "out of range"]),
+    "profile-inf": (["--profile", "{d}/infprofile.yaml"], ["{d}/infprofile.yaml:2", "twin", "not a finite number"]),
+    "profile-nested-deep": (["--profile", "{d}/deep.yaml"], ["{d}/deep.yaml", "nested too deeply"]),
+    "conditions-5000-digits": (["--conditions", "{d}/bigcond.yaml"],
+                               ["{d}/bigcond.yaml:1", "result_size_utf8_bytes", "out of range"]),
+    "conditions-nan": (["--conditions", "{d}/nancond.yaml"], ["{d}/nancond.yaml:1", "not a finite number"]),
+    "targets-inf": (["--targets", "{d}/inftargets.yaml", "--server", ""],
+                    ["{d}/inftargets.yaml:4", "targets[0].timeout", "not a finite number"]),
+    "targets-nan": (["--targets", "{d}/nantargets.yaml", "--server", ""],
+                    ["{d}/nantargets.yaml:4", "targets[0].run_timeout", "not a finite number"]),
+    "targets-5000-digits": (["--targets", "{d}/bigtargets.yaml", "--server", ""],
+                            ["{d}/bigtargets.yaml:4", "targets[0].timeout", "out of range"]),
+    "set-5000-digits": (["--set", "S02.mode=" + "9" * 5000], ["--set", "S02.mode", "out of range"]),
+    "set-inf": (["--set", "S02.mode=.inf"], ["--set", "S02.mode", "not a finite number"]),
+    # every numeric option: finite and bounded, refused where it is read
+    "timeout-inf": (["--timeout", "inf"], ["--timeout", "not a finite number"]),
+    "timeout-nan": (["--timeout", "nan"], ["--timeout", "not a finite number"]),
+    "timeout-1e308": (["--timeout", "1e308"], ["--timeout", "not in the range"]),
+    "run-timeout-inf": (["--run-timeout", "inf"], ["--run-timeout", "not a finite number"]),
+    "run-timeout-nan": (["--run-timeout", "nan"], ["--run-timeout", "not a finite number"]),
+    "max-bytes-past-2-63": (["--max-bytes", "99999999999999999999999"], ["--max-bytes", "not in the range"]),
+    "max-bytes-5000-digits": (["--max-bytes", "9" * 5000], ["--max-bytes", "not a valid int"]),
+    "max-rounds-huge": (["--max-rounds", "10000000000"], ["--max-rounds", "not in the range"]),
 }
 
 
@@ -127,3 +165,30 @@ def test_observe_unknown_row(tmp_path: Path) -> None:
     proc = run_cli("observe", str(tmp_path / "nowhere"), "H01", "--status", "PASS")
     assert_one_line_error(proc, "nowhere")
     assert snapshot(folder) == before
+
+
+@pytest.mark.parametrize("args, option", [
+    (["profile", "init", "--server", "true", "--timeout", "inf"], "--timeout"),
+    (["verify", "--timeout", "inf"], "--timeout"),
+    (["verify", "--timeout", "nan"], "--timeout"),
+    (["proxy", "--server", "true", "--max-bytes", "99999999999999999999999"], "--max-bytes"),
+    (["host", "matrix", "--timeout", "nan"], "--timeout"),
+])
+def test_numeric_options_of_other_commands_are_bounded(args: list[str], option: str, tmp_path: Path) -> None:
+    proc = run_cli(*args, timeout=60, cwd=tmp_path)
+    assert_one_line_error(proc, option)
+    assert list(tmp_path.iterdir()) == [], "something was written for a command that never started"
+
+
+@pytest.mark.parametrize("body, needles", [
+    ('{"a": ' + "9" * 5000 + "}", ["digits"]),
+    ('{"a": NaN}', ["NaN"]),
+    ('{"a": 1e999}', ["out of range"]),
+    ("[" * 100_000 + "]" * 100_000, ["nested too deeply"]),
+])
+def test_a_results_json_past_json_is_one_line(body: str, needles: list[str], tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_text(body, encoding="utf-8")
+    for command in (["report", str(path)], ["diff", str(path), str(path)]):
+        proc = run_cli(*command, timeout=60)
+        assert_one_line_error(proc, str(path), *needles)

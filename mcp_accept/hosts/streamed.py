@@ -1,0 +1,159 @@
+"""Searching a large answer or transcript without holding it.
+
+An answer file, or the text a host handed its model as read from a debug transcript, can
+be hundreds of megabytes. :class:`StreamedText` keeps only a way to reopen it and reads it
+a few megabytes at a time: one pass finds every marker token asked for (the line of each
+hit, lines counted as ``str.splitlines`` counts them) and every token of a known shape
+that no fixture start gave out. A token can sit across two reads: reads are cut after a
+line break, and a line longer than LONG_LINE is cut with an overlap longer than any token.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import re
+from typing import Callable, Iterable, Iterator
+
+CHUNK = 4 << 20  # bytes read at a time
+LONG_LINE = 1 << 20  # a line longer than this is searched in overlapping windows
+MAX_MATCHES = 1000  # distinct matches kept per shape: enough to name strangers, bounded on any input
+OVERLAP = 1024  # longer than any token searched for: a token cut by a window is whole in the next
+# The line ends str.splitlines knows (\r\n counts once), so line numbers agree with it.
+BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_RARE_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _breaks_in(text: str) -> int:
+    if _RARE_BREAKS.search(text) is None:
+        return text.count("\n")
+    return sum(1 for _ in BREAKS.finditer(text))
+
+
+def _last_break_end(text: str) -> int:
+    """Where the text after its last line end starts (0: no line end)."""
+    cut = text.rfind("\n") + 1
+    tail = text[cut:]
+    if _RARE_BREAKS.search(tail) is None:
+        return cut
+    end = cut
+    for match in BREAKS.finditer(text, cut):
+        end = match.end()
+    if end == len(text) and text.endswith("\r"):
+        end -= 1  # its \n may come with the next read
+    return end
+
+
+def decoded_chunks(open_binary: Callable) -> Iterator[str]:
+    """The file's text (invalid UTF-8 replaced), a chunk at a time."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    with open_binary() as handle:
+        first = True
+        for chunk in iter(lambda: handle.read(CHUNK), b""):
+            text = decoder.decode(chunk)
+            if first:
+                text, first = (text[1:] if text.startswith("\ufeff") else text), False
+            if text:
+                yield text
+    tail = decoder.decode(b"", final=True)
+    if tail:
+        yield tail
+
+
+def search(chunks: Iterable[str], tokens: Iterable[str],
+           shapes: Iterable[re.Pattern] = ()) -> tuple[dict[str, list[int]], list[str]]:
+    """The 1-based lines holding each token (case ignored; keys lower-cased) and, in the
+    order of ``shapes``, what each shape pattern matched, in one pass over ``chunks``."""
+    wanted = sorted({t.lower() for t in tokens if t})
+    shapes = list(shapes)
+    found: dict[str, set[int]] = {t: set() for t in wanted}
+    matched: list[list[str]] = [[] for _ in shapes]
+    seen: set[str] = set()
+    base, buf, resumed = 1, "", False
+
+    def look(text: str, start: int, stop: int) -> None:
+        """Hits that begin at or after ``start`` and end at or before ``stop``."""
+        lowered = text.lower()
+        if len(lowered) != len(text):  # lower() changed lengths: positions are not the text's
+            lowered = None
+        ends = None
+        for token in wanted:
+            pos = lowered.find(token, start) if lowered is not None else -1
+            while 0 <= pos and pos + len(token) <= stop:
+                if ends is None:
+                    ends = [m.end() for m in BREAKS.finditer(text)]
+                found[token].add(base + bisect.bisect_right(ends, pos))
+                pos = lowered.find(token, pos + 1)
+            if lowered is None:  # find by line, as str.splitlines does
+                for number, line in enumerate(text[start:stop].splitlines(), 0):
+                    if token in line.lower():
+                        found[token].add(base + _breaks_in(text[:start]) + number)
+        for i, pattern in enumerate(shapes):
+            for match in pattern.finditer(text, start, len(text)):
+                word = match.group(0)
+                if match.end() <= stop and word not in seen and len(matched[i]) < MAX_MATCHES:
+                    seen.add(word)
+                    matched[i].append(word)
+
+    for chunk in chunks:
+        buf += chunk
+        cut = _last_break_end(buf)
+        start = 1 if resumed else 0
+        if cut:
+            look(buf, start, cut)
+            base += _breaks_in(buf[:cut])
+            buf, resumed = buf[cut:], False
+        elif len(buf) > LONG_LINE:  # one very long line: search it, keep a window's overlap
+            look(buf, start, len(buf) - OVERLAP)
+            buf, resumed = buf[-2 * OVERLAP:], True
+    if buf:
+        look(buf, 1 if resumed else 0, len(buf))
+    return {t: sorted(lines) for t, lines in found.items()}, [m for group in matched for m in group]
+
+
+class StreamedText:
+    """Text kept in a file, searched a chunk at a time; never read whole.
+
+    ``opener`` gives a new binary handle on the text each time it is called."""
+
+    def __init__(self, opener: Callable, name: str = ""):
+        self.opener = opener
+        self.name = name
+        self._lines: dict[str, list[int]] = {}
+
+    def chunks(self) -> Iterator[str]:
+        return decoded_chunks(self.opener)
+
+    def blank(self) -> bool:
+        return all(not chunk.strip() for chunk in self.chunks())
+
+    def search(self, tokens: Iterable[str], shapes: Iterable[re.Pattern] = ()) -> list[str]:
+        """Find every token of ``tokens`` (kept for :meth:`lines`) and what ``shapes`` match."""
+        lines, matched = search(self.chunks(), tokens, shapes)
+        self._lines.update(lines)
+        return matched
+
+    def lines(self, token: str) -> list[int]:
+        key = token.lower()
+        if key not in self._lines:
+            self.search([token])
+        return self._lines.get(key, [])
+
+
+def text_lines(text) -> Iterator[str]:
+    """The lines of a str or a StreamedText, split at ``\\n`` only (the end of a JSON Lines
+    record; U+2028 and the like may sit inside a JSON string), ends removed."""
+    chunks = [text] if isinstance(text, str) else text.chunks()
+    parts: list[str] = []  # the line being read, in pieces (no copy per read of a long line)
+    for chunk in chunks:
+        if "\n" not in chunk:
+            parts.append(chunk)
+            continue
+        first, *middle, last = chunk.split("\n")
+        parts.append(first)
+        yield "".join(parts)
+        yield from middle
+        parts = [last]
+    rest = "".join(parts)
+    if rest:
+        yield rest
