@@ -7,6 +7,7 @@ Every failure that is the user's to fix (a bad file, a bad option) is raised as
 from __future__ import annotations
 
 import enum
+import errno
 
 
 class ExitStatus(enum.IntEnum):
@@ -15,6 +16,7 @@ class ExitStatus(enum.IntEnum):
     BAD_INPUT = 2  # a file, option or value given by the user is wrong
     SERVER = 3  # the server could not be started or spoken to
     FETCH = 4  # `schemas fetch` could not download or verify the official schemas
+    NO_SPACE = 74  # the disk is full (or a file size limit was reached) while writing the run folder (EX_IOERR)
     INTERNAL = 70  # a fault of mcp-accept itself (EX_SOFTWARE of sysexits.h); a crash report is kept
     INTERRUPTED = 130  # stopped by Ctrl-C or SIGTERM; the run folder is written, marked interrupted
 
@@ -44,6 +46,27 @@ class InputError(Exception):
             parts.append(self.field)
         parts.append(self.message)
         return ": ".join(parts).replace("\n", " ")
+
+
+class DiskFull(InputError):
+    """A write into the run folder found no room (``ENOSPC``, ``EDQUOT``) or hit the file size
+    limit (``EFBIG``). Not a fault of the tool, nor of the server: one line, its own status."""
+
+    status = ExitStatus.NO_SPACE
+
+    def __init__(self, error: OSError, file: str | None = None):
+        self.error = error
+        super().__init__(f"no space left to write the run folder ({error.strerror or error}); "
+                         "wire.jsonl keeps its complete lines, results.json was not written: "
+                         "free some space and run again", file=file or getattr(error, "filename", None))
+
+
+NO_SPACE_ERRNOS = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG")
+                            if hasattr(errno, name))
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in NO_SPACE_ERRNOS
 
 
 class ServerError(Exception):

@@ -7,10 +7,12 @@ import contextlib
 import datetime as _dt
 import json
 import os
-import shutil
+import stat
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from mcp_accept.errors import InputError
 
 if TYPE_CHECKING:
     from mcp_accept.evidence.redaction import Redactor
@@ -19,37 +21,181 @@ def utc_now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-class UnsafeFolder(Exception):
-    """Something planted in the run folder would make us write outside it."""
+class UnsafeFolder(InputError):
+    """Something in a run folder is not a plain file of the tool's own: a symbolic link, a
+    FIFO or device, or a file with a second name elsewhere (a hard link). Reading or writing
+    it could hang, or reach outside the folder, so it is refused by name."""
+
+    def __init__(self, shown: str, what: str):
+        super().__init__(f"{shown} is {what}; refused (mcp-accept reads and writes only plain "
+                         "files of its own in a run folder)")
 
 
-def open_nofollow(path: Path, mode: str = "wb"):
-    """Open a file of the run folder for writing, never through a symlink planted there
-    (``O_NOFOLLOW``: a symlink at ``path`` fails the open instead of being followed)."""
-    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    flags |= os.O_APPEND if mode.startswith("a") else os.O_TRUNC
-    try:
-        fd = os.open(path, flags, 0o666)
-    except OSError as exc:
-        if os.path.islink(path):
-            raise UnsafeFolder(f"{path} is a symbolic link; mcp-accept writes no file through one") from None
-        raise exc
-    return os.fdopen(fd, mode, buffering=0 if "b" in mode and mode.startswith("a") else -1)
-
-
-# What a run writes into its folder: none of these may be a symbolic link.
+# What a run writes into its folder, and the folders under it: none may be a link.
 RUN_FILES = ("wire.jsonl", "stderr.log", "server-stdout.log", "results.json", "sheet.md",
              "crash-report.txt", "runner-error.log", ".mcp-accept.lock")
 RUN_DIRS = ("rows", "evidence")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+def _kind(st: os.stat_result, *, links_ok: bool = False) -> str | None:
+    """What makes a file unsafe to open: None for a plain file with one name."""
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(st.st_mode):
+        return "a FIFO"
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+        return "a device"
+    if stat.S_ISSOCK(st.st_mode):
+        return "a socket"
+    if stat.S_ISDIR(st.st_mode):
+        return "a directory"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a plain file"
+    if st.st_nlink > 1 and not links_ok:
+        return f"a hard link ({st.st_nlink} names)"
+    return None
+
+
+def _open_at(name: str, flags: int, dir_fd: int, shown: str, *, folder: bool = False) -> int:
+    """``os.open(name, flags, dir_fd=dir_fd)``; when it fails on a link, FIFO, device (or, for a
+    file, a folder), :class:`UnsafeFolder` names what stands there."""
+    try:
+        return os.open(name, flags, 0o666, dir_fd=dir_fd)
+    except OSError as exc:
+        try:
+            st = os.lstat(name, dir_fd=dir_fd)
+        except OSError:
+            raise exc from None
+        what = None if folder and stat.S_ISDIR(st.st_mode) else _kind(st)
+        if what:
+            raise UnsafeFolder(shown, what) from None
+        raise
+
+
+def _parent_fd(path: Path) -> int:
+    """An open descriptor of ``path``'s folder. A ``rows/`` or ``evidence/`` folder is opened
+    from its run folder without following a link (``O_NOFOLLOW``): a planted link there
+    would carry every file written into it outside."""
+    parent = path.parent
+    if parent.name in RUN_DIRS:
+        top = os.open(parent.parent, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        try:
+            return _open_at(parent.name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, top, str(parent),
+                            folder=True)
+        finally:
+            os.close(top)
+    return os.open(parent, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+
+
+def open_checked(path: Path, flags: int = os.O_RDONLY, *, dir_fd: int | None = None) -> int:
+    """A descriptor of ``path``, opened only if it is a plain file with one name: never
+    through a symbolic link (``O_NOFOLLOW``), never blocking on a FIFO (``O_NONBLOCK``, then
+    ``fstat``; the flag is cleared again for the reads and writes that follow)."""
+    path = Path(path)
+    own = dir_fd is None
+    if own:
+        dir_fd = _parent_fd(path)
+    try:
+        fd = _open_at(path.name, flags | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd, str(path))
+    finally:
+        if own:
+            os.close(dir_fd)
+    try:
+        what = _kind(os.fstat(fd))
+        if what:
+            raise UnsafeFolder(str(path), what)
+        if _NONBLOCK:
+            import fcntl
+
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def check_plain(path: Path) -> None:
+    """Refuse ``path`` (a file of a run folder about to be read) unless it is a plain file
+    with one name; a missing file passes (the reader says it is missing)."""
+    try:
+        os.close(open_checked(Path(path)))
+    except FileNotFoundError:
+        pass
+
+
+def open_read(path: Path, mode: str = "rb", **kwargs):
+    """A file of a run folder opened for reading, under :func:`open_checked`'s rules."""
+    return os.fdopen(open_checked(Path(path)), mode, **kwargs)
+
+
+def read_bytes(path: Path) -> bytes:
+    with open_read(path) as handle:
+        return handle.read()
+
+
+def open_nofollow(path: Path, mode: str = "wb"):
+    """Open a file of the run folder for writing. ``w`` makes a new file (created exclusively
+    under a temporary name, then renamed over ``path``): a link or FIFO planted at ``path`` is
+    replaced, never written through. ``a`` appends to the file there only if it is a plain
+    file with one name."""
+    path = Path(path)
+    if mode.startswith("a"):
+        fd = open_checked(path, os.O_WRONLY | os.O_APPEND)
+        return os.fdopen(fd, mode, buffering=0 if "b" in mode else -1)
+    dir_fd = _parent_fd(path)
+    try:
+        fd, tmp = _new_file(path, dir_fd)
+        try:
+            os.replace(tmp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            os.close(fd)
+            _unlink(tmp, dir_fd)
+            raise
+    finally:
+        os.close(dir_fd)
+    return os.fdopen(fd, mode, buffering=-1)
+
+
+def new_empty(path: Path) -> None:
+    """``path`` made a new empty file (whatever stood there, a link included, is replaced)."""
+    open_nofollow(path, "wb").close()
+
+
+def unsafe_entries(folder: Path) -> list[tuple[str, str]]:
+    """(name, what it is) of the entries of a run folder that mcp-accept would open and that
+    are not plain files with one name (``rows``/``evidence``: not real folders)."""
+    found = []
+    for name in RUN_FILES + RUN_DIRS:
+        try:
+            st = os.lstat(folder / name)
+        except OSError:
+            continue
+        if name in RUN_DIRS:
+            if not stat.S_ISDIR(st.st_mode):
+                found.append((name, _kind(st) or "not a folder"))
+            continue
+        what = _kind(st)
+        if what:
+            found.append((name, what))
+    for sub in RUN_DIRS:
+        if (folder / sub).is_dir() and not (folder / sub).is_symlink():
+            for p in (folder / sub).iterdir():
+                try:
+                    what = _kind(os.lstat(p))
+                except OSError:
+                    continue
+                if what:
+                    found.append((f"{sub}/{p.name}", what))
+    return found
 
 
 def planted_links(folder: Path) -> list[str]:
     """The names in a run folder that are symbolic links where mcp-accept writes."""
-    found = [name for name in RUN_FILES + RUN_DIRS if (folder / name).is_symlink()]
-    for sub in RUN_DIRS:
-        if (folder / sub).is_dir() and not (folder / sub).is_symlink():
-            found += [f"{sub}/{p.name}" for p in (folder / sub).iterdir() if p.is_symlink()]
-    return found
+    return [name for name, what in unsafe_entries(folder) if what == "a symbolic link"]
 
 
 class FolderLock:
@@ -97,24 +243,49 @@ def _file_mode() -> int:
 FILE_MODE = _file_mode()
 
 
-def _replace(path: Path, fill) -> None:
-    """Build a temporary file beside ``path`` with ``fill(fd, tmp)``, then rename it into place,
-    so readers see the old file or the new one, never half; on any failure nothing is left."""
-    path = Path(path)
-    import tempfile  # here, not above: 1.4 MiB a run carries through its largest answer otherwise
+def _new_file(path: Path, dir_fd: int) -> tuple[int, str]:
+    """A new file beside ``path``, created exclusively under a temporary name in ``dir_fd``."""
+    import secrets
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        fill(fd, tmp)
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
+    for _ in range(100):
+        tmp = f".{path.name}.{secrets.token_hex(4)}.tmp"
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dir_fd)
+        except FileExistsError:
+            continue
+        os.fchmod(fd, FILE_MODE)
+        return fd, tmp
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
+def _unlink(name: str, dir_fd: int) -> None:
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except OSError:
+        pass
+
+
+def _replace(path: Path, fill) -> None:
+    """Build a new file beside ``path`` with ``fill(fd)``, then rename it into place, so
+    readers see the old file or the new one, never half; on any failure nothing is left. The
+    folder is held open (``rows/`` and ``evidence/`` never through a link) and the file is
+    created exclusively, so nothing planted there is written through."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        pass  # a link or a file stands there: _parent_fd names it
+    dir_fd = _parent_fd(path)
+    try:
+        fd, tmp = _new_file(path, dir_fd)
+        try:
+            fill(fd)
+            os.replace(tmp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            _unlink(tmp, dir_fd)
+            raise
+    finally:
+        os.close(dir_fd)
 
 
 _durability = threading.local()
@@ -147,7 +318,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` whole or not at all."""
     sync = _wants_fsync(path)
 
-    def fill(fd: int, tmp: str) -> None:
+    def fill(fd: int) -> None:
         with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
             handle.write(text)
             if sync:
@@ -160,9 +331,11 @@ def atomic_write_text(path: Path, text: str) -> None:
 def atomic_copy(source: Path, target: Path) -> None:
     """Copy a file so that ``target`` is whole or absent."""
 
-    def fill(fd: int, tmp: str) -> None:
-        os.close(fd)
-        shutil.copyfile(source, tmp)
+    def fill(fd: int) -> None:
+        with open(source, "rb") as src, os.fdopen(fd, "wb") as dst:
+            import shutil
+
+            shutil.copyfileobj(src, dst, 1 << 20)
 
     _replace(target, fill)
 

@@ -17,6 +17,20 @@ SENSITIVE_HEADERS = frozenset(
 )
 
 
+CUT_MARK = "…"  # ends a text cut by clip(): a secret's start just before it is masked too
+_BREAKS = re.compile(r"\r|\n|\\r|\\n")  # line breaks, raw or JSON-escaped
+_BREAK_HINT = re.compile(r"[\r\n]|\\[rn]")
+# A run of base64 characters and line breaks, taken from its start (linear, however long)
+_WRAPPED = re.compile(r"(?<![A-Za-z0-9+/=_\\\r\n-])[A-Za-z0-9+/=_\\\r\n-]{8,}")
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, :data:`CUT_MARK` at the cut. A server's text (an
+    error message echoing a header) is often cut before the run's redaction sees it; the mark
+    lets that redaction mask the start of a secret the cut left behind."""
+    return text if len(text) <= limit else text[:limit] + CUT_MARK
+
+
 class Redactor:
     """Replaces every known secret value in text with ``[REDACTED]``.
 
@@ -57,9 +71,36 @@ class Redactor:
         if self._pattern is None or not value:
             return value
         value = self._pattern.sub(REDACTED, value)
+        if _BREAK_HINT.search(value):
+            value = _WRAPPED.sub(self._wrapped, value)
+        if CUT_MARK in value:
+            value = self._before_cuts(value)
         if edges:
             value = self._edges(value)
         return value
+
+    def _wrapped(self, match: re.Match) -> str:
+        """A block of base64 broken into lines (MIME's 76 columns, PEM's 64, with LF or CRLF,
+        raw or JSON-escaped): masked whole when, joined again, it holds an encoded secret."""
+        block = match.group()
+        if not _BREAK_HINT.search(block):
+            return block  # one line: searched as it is already
+        joined = _BREAKS.sub("", block)
+        return REDACTED if self._pattern.search(joined) else block
+
+    def _before_cuts(self, value: str) -> str:
+        """Mask the start of a secret left just before a :data:`CUT_MARK` (a text cut there
+        before it was redacted): four characters of a secret are enough to mask."""
+        parts = value.split(CUT_MARK)
+        for n, part in enumerate(parts[:-1]):
+            for form in self._forms:
+                hit = next((k for k in range(min(len(form) - 1, len(part)), MIN_SECRET - 1, -1)
+                            if part.endswith(form[:k])), None)
+                if hit:
+                    part = part[:-hit] + REDACTED
+                    break
+            parts[n] = part
+        return CUT_MARK.join(parts)
 
     def _edges(self, value: str) -> str:
         """Mask the start of a secret at the end of ``value`` and its end at the start."""
@@ -100,7 +141,9 @@ class StreamRedactor:
 
     def feed(self, chunk: str) -> str:
         text = self._held + chunk
-        keep = max(0, self.redactor.longest - 1)
+        longest = self.redactor.longest
+        # a wrapped base64 form is longer by its line breaks (up to four characters, JSON-escaped)
+        keep = max(0, longest - 1 + 4 * (longest // 40 + 1)) if longest else 0
         if not keep:
             self._held = ""
             return text

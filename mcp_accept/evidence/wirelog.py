@@ -4,11 +4,13 @@ the compact JSON encoding its sizes are counted in."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from pathlib import Path
 from typing import Any, Iterable
 
+from mcp_accept.errors import DiskFull, is_disk_full
 from mcp_accept.evidence.files import open_nofollow, utc_now
 from mcp_accept.evidence.redaction import Redactor
 
@@ -102,6 +104,8 @@ class WireLog:
         self._lock = threading.Lock()
         self._start = time.monotonic()
         self._handle = None
+        self._size = 0  # bytes of complete lines written
+        self.full: OSError | None = None  # the write that found the disk full; nothing is written after it
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._handle = open_nofollow(path, "wb")
@@ -145,28 +149,47 @@ class WireLog:
             return self._seq
 
     def _write_line(self, entry: dict) -> None:
-        # piece by piece: a large message is not serialised whole once more. A line cut
-        # short by an interrupt is taken back, so every line of the file stays JSON.
-        handle = self._handle
-        start = handle.tell()
+        # Serialised piece by piece (a large message is never one more string), masked as one
+        # text (a secret across two pieces too), then written by one os.write of the whole
+        # line: a line is in the file whole or not at all. A write cut short (a full disk, a
+        # file size limit, an interrupt) is taken back to the last complete line.
+        fd = self._handle.fileno()
         message = entry.get("message")
         result = message.get("result") if entry["dir"] == "in" and isinstance(message, dict) else None
         measure = {id(result): None} if isinstance(result, (dict, list)) else None
+        line = bytearray()
+        masking = self.redactor.stream()
+        for piece in compact_pieces(entry, measure):
+            line += masking.feed(piece).encode("utf-8", "backslashreplace")
+        line += masking.flush().encode("utf-8", "backslashreplace") + b"\n"
+        view = memoryview(line)
         try:
-            for piece in compact_pieces(entry, measure):
-                handle.write(self.redactor.text(piece).encode("utf-8", "backslashreplace"))
-            handle.write(b"\n")
-            handle.flush()
-            if measure and measure[id(result)] is not None:
-                self.result_sizes[id(result)] = measure[id(result)]
-        except BaseException:
+            while view:
+                view = view[os.write(fd, view):]
+        except BaseException as exc:
             try:
-                handle.seek(start)
-                handle.truncate()
-                handle.flush()
-            except (OSError, ValueError):
+                os.ftruncate(fd, self._size)
+                os.lseek(fd, self._size, os.SEEK_SET)
+            except OSError:
                 pass
+            if isinstance(exc, OSError) and is_disk_full(exc):
+                self.full = exc
+                self._handle.close()
+                self._handle = None
+                if threading.current_thread() is threading.main_thread():
+                    raise DiskFull(exc, str(self.path)) from None
+                return  # a reader thread: the run stops where its main thread looks (stop_if_full)
             raise
+        finally:
+            del view
+        self._size += len(line)
+        if measure and measure[id(result)] is not None:
+            self.result_sizes[id(result)] = measure[id(result)]
+
+    def stop_if_full(self) -> None:
+        """Raise :class:`DiskFull` when a line could not be written for want of space."""
+        if self.full is not None:
+            raise DiskFull(self.full, str(self.path))
 
     def close(self) -> None:
         with self._lock:

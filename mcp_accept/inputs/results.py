@@ -11,7 +11,7 @@ from mcp_accept.checks.base import ADVISORY_LAYERS, FAIL, PASS, PENDING, RULES, 
 from mcp_accept.evidence.credentials import check_condition_value
 from mcp_accept.errors import InputError
 from mcp_accept.evidence.redaction import Redactor
-from mcp_accept.evidence.files import atomic_write_json
+from mcp_accept.evidence.files import atomic_write_json, check_plain
 from mcp_accept.inputs.files import Index, _line, _require_mapping, _validate, format_path, read_json
 
 FORMAT = "mcp-accept/results/1"
@@ -199,8 +199,19 @@ def write_row_files(folder: Path, row_results, entries: list[dict], redactor: Re
 
 # --------------------------------------------------------------------------- reading results.json
 
+# Conditions a run fills from what it saw (mcp_accept.running.execute.observed_conditions):
+# the server's own name among them. They were written by mcp-accept, masked as wire.jsonl is,
+# so reading them back is no person handing over a credential; a value given by a person was
+# checked when it was given.
+OBSERVED_CONDITIONS = frozenset({
+    "transport", "protocol_version_on_wire", "client_sdk_and_version", "executed_at_utc",
+    "evidence_path_or_id", "resource_read_route", "server_name", "result_size_utf8_bytes"})
+
+
 def _check_results(data: dict, index: Index, shown: str) -> None:
     for key, value in data["conditions"].items():
+        if key in OBSERVED_CONDITIONS:
+            continue
         check_condition_value(f"conditions.{key}", value, source=shown,
                               line=_line(index, ("conditions", key)))
     counts = {status: 0 for status in data["summary"]}
@@ -249,7 +260,9 @@ def untested_cause(results: dict) -> str | None:
 def validate_results(path: str | Path) -> dict:
     """Load a results.json and check it against ``results.schema.json``, and that its
     summary counts its rows, no row id repeats and no condition holds a credential.
-    Returns the parsed document."""
+    Returns the parsed document. A results.json that is a link, a FIFO or device, or a hard
+    link is refused by name before it is opened (evidence.files.check_plain)."""
+    check_plain(Path(path))
     data, index, shown = read_json(path)
     _require_mapping(data, index, shown)
     _validate(data, index, "results", shown)

@@ -74,7 +74,7 @@ def load_runs(paths: list[Path]) -> list[Run]:
         results_file = path if path.is_file() else path / "results.json"
         if not path.exists():
             raise InputError("no such run folder", file=str(given))
-        if not results_file.is_file():
+        if not os.path.lexists(results_file):  # a link or FIFO there is named by validate_results
             raise InputError("no results.json in this folder (is it a run folder?)",
                              file=str(given))
         key = results_file.resolve()

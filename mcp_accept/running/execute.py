@@ -23,7 +23,7 @@ from mcp_accept import __version__
 from mcp_accept.checks.base import FAIL, PENDING, UNOBTAINABLE, breaks_threshold
 from mcp_accept.checks.sdk import start_worker
 from mcp_accept.evidence.bounded import DeadlinePassed, hard_deadline, judging_deadline
-from mcp_accept.errors import ExitStatus, InputError, InternalError, ServerError
+from mcp_accept.errors import DiskFull, ExitStatus, InputError, InternalError, ServerError, is_disk_full
 from mcp_accept.evidence.files import write_crash_report
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import compact_size
@@ -165,9 +165,13 @@ STDERR_TAIL_LINES = 3
 
 def stderr_tail(folder: Path, lines: int = STDERR_TAIL_LINES, limit: int = 300) -> str:
     """The last non-empty lines of the server's stderr.log, joined with " | " (one line)."""
+    from mcp_accept.evidence.files import open_read
+
     try:
-        data = (folder / "stderr.log").read_bytes()[-8192:]
-    except OSError:
+        with open_read(folder / "stderr.log") as handle:
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - 8192))
+            data = handle.read(8192)
+    except (OSError, InputError):  # a FIFO or a link planted there is named by claim_folder
         return ""
     kept = [line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
     text = " | ".join(kept[-lines:])
@@ -305,12 +309,14 @@ def url_secrets(url: str) -> list[str]:
 def claim_folder(folder: Path):
     """Make ``folder`` this run's own: refuse symbolic links planted where the run writes,
     and take the folder's lock so that a second run into it at once is refused."""
-    from mcp_accept.evidence.files import FolderLock, planted_links
+    from mcp_accept.evidence.files import FolderLock, unsafe_entries
 
-    links = planted_links(folder)
-    if links:
-        raise InputError(f"{', '.join(links[:3])} is a symbolic link; mcp-accept writes no file "
-                         "through one (remove it or choose another folder)", file=str(folder), field="--out")
+    unsafe = unsafe_entries(folder)
+    if unsafe:
+        name, what = unsafe[0]
+        more = f" (and {len(unsafe) - 1} more)" if len(unsafe) > 1 else ""
+        raise InputError(f"{name} is {what}{more}; mcp-accept opens no such file, for reading or "
+                         "writing (remove it or choose another folder)", file=str(folder), field="--out")
     lock = FolderLock(folder)
     try:
         held = lock.acquire()
@@ -371,11 +377,20 @@ def run(opts: RunOptions) -> RunOutcome:
             return _interrupted_outcome(opts, folder, sheet, profile, given, redactor, invocation)
     except (InputError, ServerError, InternalError):
         raise
+    except OSError as exc:
+        if not is_disk_full(exc):
+            raise _internal(folder, exc, redactor) from exc
+        # no crash report: there is no room for one, and the tool is not at fault
+        raise DiskFull(exc, getattr(exc, "filename", None) or str(folder)) from None
     except Exception as exc:  # a fault of mcp-accept: its own exit code and a crash report
-        report = write_crash_report(folder, exc, redactor)
-        raise InternalError(redactor.text(f"{type(exc).__name__}: {exc}")[:300], report) from exc
+        raise _internal(folder, exc, redactor) from exc
     finally:
         lock.release()
+
+
+def _internal(folder: Path, exc: BaseException, redactor: Redactor) -> InternalError:
+    report = write_crash_report(folder, exc, redactor)
+    return InternalError(redactor.text(f"{type(exc).__name__}: {exc}")[:300], report)
 
 
 def _invocation(opts: RunOptions, sheet, profile) -> dict:
@@ -587,6 +602,8 @@ def _write_outcome(folder, sheet, profile, given, previous, rows, recording, tra
                    status: ExitStatus | None, *, interrupted: bool, fail_on: str = "app",
                    cause: str | None = None, lang: str = "en", invocation: dict | None = None) -> RunOutcome:
     log = getattr(transport, "log", None)
+    if log is not None:
+        log.stop_if_full()  # wire.jsonl lost a line for want of space: no results.json claims it whole
     observed = observed_conditions(recording, transport.name, folder, started, getattr(log, "result_sizes", None))
     conditions = merge_conditions(observed, given, previous)
     entries = [row_entry(r) for r in rows]

@@ -11,6 +11,7 @@ each is read again from the environment variable it came from, or must be given 
 from __future__ import annotations
 
 import base64
+import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,7 @@ def read_invocation(run_dir: Path) -> tuple[dict, Path]:
     if not run_dir.is_dir():
         raise InputError("no such run folder", file=str(run_dir), field="RUN_DIR")
     path = run_dir / "results.json"
-    if not path.is_file():
+    if not os.path.lexists(path):  # a link or FIFO there is named by validate_results
         hint = ""
         if (run_dir / "all.json").is_file() or (run_dir / "fleet.json").is_file():
             hint = " (a --protocol all or --targets folder: rerun one of the run folders inside it)"

@@ -65,7 +65,10 @@ class Reply:
         if self.failure:
             return self.failure
         if self.error is not None:
-            return f"JSON-RPC error {self.error.get('code')}: {str(self.error.get('message'))[:200]}"
+            # cut with a mark: the run's redaction masks a secret's start left at the cut
+            from mcp_accept.evidence.redaction import clip
+
+            return f"JSON-RPC error {self.error.get('code')}: {clip(str(self.error.get('message')), 200)}"
         if self.message is not None and not self.has_result:
             return "answer has neither result nor error"
         return "no answer"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
+from mcp_accept.evidence.files import new_empty
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.transport.base import Transport
@@ -17,18 +18,20 @@ from mcp_accept.transport.base import Transport
 
 def make_transport(opts, *, folder: Path, redactor: Redactor, builtin: str,
                    headers: Iterable[tuple[str, str]] = ()) -> Transport:
-    (folder / "stderr.log").write_bytes(b"")  # a new run starts a new log
+    new_empty(folder / "stderr.log")  # a new run starts a new log (nothing planted there is written through)
     if getattr(opts, "url", None):
-        from mcp_accept.transport.http import HttpTransport
+        from mcp_accept.transport.http import STARTUP_WAIT, HttpTransport
 
         stdout_path = None
         if opts.server:
             stdout_path = folder / "server-stdout.log"
-            stdout_path.write_bytes(b"")
+            new_empty(stdout_path)
         log = WireLog(folder / "wire.jsonl", redactor, transport=HttpTransport.name)
         transport = HttpTransport(opts.url, log, headers=headers, redactor=redactor, max_bytes=opts.max_bytes,
                                   server_command=opts.server, stderr_path=folder / "stderr.log",
-                                  stdout_path=stdout_path)
+                                  stdout_path=stdout_path,
+                                  # the readiness wait is part of the run: --run-timeout bounds it too
+                                  startup_wait=min(STARTUP_WAIT, float(getattr(opts, "run_timeout", STARTUP_WAIT))))
     else:
         from mcp_accept.transport.stdio import StdioTransport
 

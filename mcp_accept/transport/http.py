@@ -39,7 +39,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from mcp_accept import __version__
 from mcp_accept.errors import ServerError
-from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.evidence.redaction import Redactor, clip
 from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport, wire_text
 from mcp_accept.transport.headers import header_value as _header_value, param_headers
@@ -467,7 +467,7 @@ class HttpTransport(Transport):
                 self.log.record("event", event="http-error", detail=reason,
                                 http={"exchange": exchange.number})
         except Exception as exc:  # a broken answer must end this exchange, never the run
-            reason = f"reading the answer failed: {type(exc).__name__}: {str(exc)[:200]}"
+            reason = f"reading the answer failed: {type(exc).__name__}: {clip(str(exc), 200)}"
             if not exchange.abandoned.is_set():
                 self.log.record("event", event="http-error", detail=reason,
                                 http={"exchange": exchange.number})
@@ -582,7 +582,7 @@ class HttpTransport(Transport):
         what = f"HTTP {status} {response.reason_phrase}".strip()
         if isinstance(message, dict) and isinstance(message.get("error"), dict):
             err = message["error"]
-            what += f": JSON-RPC error {err.get('code')}: {str(err.get('message'))[:200]}"
+            what += f": JSON-RPC error {err.get('code')}: {clip(str(err.get('message')), 200)}"
         elif raw.strip():
             what += f": {self.redactor.cut(' '.join(raw.split()), 200)}"
         self.log.record("event", event="http-error", detail=what, raw=raw or None, http=where)
@@ -719,5 +719,5 @@ class HttpTransport(Transport):
 
 
 def _describe_error(exc: Exception) -> str:
-    text = " ".join(str(exc).split())[:200]
+    text = clip(" ".join(str(exc).split()), 200)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

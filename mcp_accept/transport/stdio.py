@@ -27,6 +27,7 @@ from mcp_accept.transport.base import wire_text
 from mcp_accept.transport.messages import Inbox, decode_message
 
 STDERR_CAP = 16 * 1024 * 1024
+WRITE_WAIT = 10.0  # seconds a message sent outside a request (a cancel, an answer) may wait for room
 
 
 def split_command(command: str) -> list[str]:
@@ -167,6 +168,8 @@ class StdioTransport(Transport):
         self._reader: threading.Thread | None = None
         self.starts = 0
         self._sent = 0
+        self._stalled: str | None = None  # why nothing more can be written to the server
+        self._write_wait: float | None = None  # seconds a write may wait outside a request
         self.oversize: tuple[int, str] = (0, "")  # messages dropped for --max-bytes, and the last one
 
     def open(self) -> None:
@@ -174,6 +177,8 @@ class StdioTransport(Transport):
                                      cwd=getattr(self, "cwd", None))
         self.starts += 1
         self._sent = 0  # bytes written to this process's stdin
+        self._stalled = None
+        os.set_blocking(self.process.proc.stdin.fileno(), False)  # writes wait in _write_until, bounded
         self.log.record("event", event="spawn", detail=f"pid {self.process.pid}, start {self.starts}")
         self.inbox = Inbox(self.log)
         stdout = io.BufferedReader(self.process.proc.stdout, buffer_size=1 << 16)
@@ -208,16 +213,28 @@ class StdioTransport(Transport):
             inbox.violation(f"reading stdout failed: {exc}")
         inbox.close("the server closed its stdout")
 
-    def _send(self, message: dict) -> str | None:
+    def _send(self, message: dict, deadline: float | None = None) -> str | None:
+        """Write one message, waiting for the server to read it no later than ``deadline``
+        (the request's timeout, itself within --run-timeout): a server that stopped reading
+        its stdin fills the pipe, and a blocking write would wait on it for ever."""
         assert self.process is not None
+        if self._stalled:
+            return self._stalled
         data = (wire_text(message) + "\n").encode("utf-8")
         self.log.record("out", message=message, era=self.era)
+        if deadline is None:
+            deadline = time.monotonic() + (self._write_wait or WRITE_WAIT)
         try:
-            self.process.proc.stdin.write(data)
-            self.process.proc.stdin.flush()
+            written = _write_until(self.process.proc.stdin.fileno(), data, deadline)
         except (BrokenPipeError, OSError, ValueError):
             return self._gone("cannot write to the server's stdin")
-        self._sent += len(data)
+        self._sent += written
+        if written < len(data):
+            # half a message is in the pipe: whatever is written after it would be read as its rest
+            self._stalled = (f"the server stopped reading its stdin: {written} of {len(data)} bytes of a "
+                             f"message were written before the time limit ran out")
+            self.log.record("event", event="timeout", detail=self._stalled)
+            return self._stalled
         return None
 
     def exited_unread(self) -> bool:
@@ -251,11 +268,13 @@ class StdioTransport(Transport):
             reply.failure = self._gone(self.inbox.closed_reason if self.inbox else "not started")
             return reply
         dropped_before = self.oversize[0]
-        failure = self._send(message)
+        deadline = time.monotonic() + timeout
+        self._write_wait = timeout
+        failure = self._send(message, deadline)
         if failure:
             reply.failure = failure
             return reply
-        self.inbox.wait_for(message.get("id"), reply, deadline=time.monotonic() + timeout,
+        self.inbox.wait_for(message.get("id"), reply, deadline=deadline,
                             era=self.era, answer=self._answer_server_request)
         if reply.failure and self.oversize[0] > dropped_before:  # the answer may be what was dropped
             reply.failure = f"{reply.failure}: {self.oversize[1]} and was dropped unread"
@@ -270,7 +289,9 @@ class StdioTransport(Transport):
         params: dict = {"requestId": message.get("id"), "reason": "timed out"}
         if self.era == "2026-07-28":
             params["_meta"] = {"io.modelcontextprotocol/protocolVersion": self.era}
-        self._send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+        # a courtesy after a timeout: it waits a second for room, not another whole timeout
+        self._send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params},
+                   time.monotonic() + 1.0)
 
     def _answer_server_request(self, message: dict) -> None:
         # Legacy servers may ping; everything else is declined since we declare no capabilities.
@@ -282,7 +303,7 @@ class StdioTransport(Transport):
 
     def notify(self, message: dict, *, timeout: float) -> Reply:
         reply = Reply(request=message)
-        failure = self._send(message) if self.process else "not started"
+        failure = self._send(message, time.monotonic() + timeout) if self.process else "not started"
         if failure:
             reply.failure = failure
         return reply
@@ -298,6 +319,24 @@ class StdioTransport(Transport):
 
     def describe(self) -> dict:
         return {"transport": self.name, "command": self.command}
+
+
+def _write_until(fd: int, data: bytes, deadline: float) -> int:
+    """Write ``data`` to the non-blocking ``fd``, waiting (select) for room in the pipe until
+    ``deadline``; give how many bytes were written (fewer than ``len(data)`` once it passed)."""
+    view = memoryview(data)
+    done = 0
+    while done < len(data):
+        try:
+            done += os.write(fd, view[done:done + (1 << 16)])
+            continue
+        except BlockingIOError:
+            pass
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        select.select([], [fd], [], min(left, 1.0))
+    return done
 
 
 def _discard_line(stream) -> int:

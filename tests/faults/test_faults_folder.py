@@ -121,3 +121,106 @@ def test_interrupt_while_judging(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+@pytest.mark.parametrize("planted", ["wire.jsonl", "stderr.log"])
+def test_planted_fifo_or_hard_link_is_refused(planted: str, tmp_path: Path) -> None:
+    """A FIFO where a run writes would hold it for ever; a hard link would carry the write to
+    the file it shares with, outside the folder. Both are refused by name, nothing written."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("untouched\n")
+    fifo, linked = tmp_path / "fifo", tmp_path / "linked"
+    fifo.mkdir()
+    linked.mkdir()
+    os.mkfifo(fifo / planted)
+    os.link(outside, linked / planted)
+    proc = run_cli("run", "--out", str(fifo), "--timeout", "5", timeout=60)
+    assert_one_line_error(proc, f"{planted} is a FIFO")
+    proc = run_cli("run", "--out", str(linked), "--timeout", "5", timeout=60)
+    assert_one_line_error(proc, f"{planted} is a hard link")
+    assert outside.read_text() == "untouched\n"
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("done") / "run"
+    proc = run_cli("run", "--out", str(folder), "--timeout", "5", "--server",
+                   hostile("--mode", "ok", "--server-name", "password=hunter2abcdefXYZ123 api_key: sk-abcdefghijklmnopqrstu"))
+    assert proc.returncode == 0, proc.stderr
+    return folder
+
+
+def _readers(folder: Path, other: Path) -> dict[str, tuple[str, ...]]:
+    note = other.parent / "seen.txt"
+    note.write_text("the host showed the text\n")
+    return {"report": ("report", str(folder)), "diff": ("diff", str(folder), str(other)),
+            "rerun": ("rerun", str(folder), "--out", str(other.parent / "rerun")),
+            "observe": ("observe", str(folder), "H01", "--status", "PASS", "--evidence", str(note))}
+
+
+def test_a_folder_the_tool_wrote_is_read_back(finished_run: Path, tmp_path: Path) -> None:
+    """A server whose name looks like a password assignment and an API key: the run records the
+    name (masked as the wire log is), and report, diff, observe and rerun read the folder."""
+    import shutil
+
+    folder = tmp_path / "run"
+    shutil.copytree(finished_run, folder)
+    other = tmp_path / "other"
+    shutil.copytree(finished_run, other)
+    results = validate_results(folder / "results.json")
+    assert results["conditions"]["server_name"].startswith("password=")
+    for name, args in _readers(folder, other).items():
+        proc = run_cli(*args, timeout=120)
+        assert proc.returncode in (0, 1), (name, proc.returncode, proc.stderr[-1500:])
+        assert_no_traceback(proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "hard link"])
+def test_readers_refuse_what_is_planted_in_a_run_folder(kind: str, finished_run: Path, tmp_path: Path) -> None:
+    """report, diff, observe and rerun open results.json only as a plain file with one name:
+    a link (here to /dev/zero, which never ends), a FIFO (which never opens) or a hard link is
+    named and refused, exit 2, at once."""
+    import shutil
+
+    folder, other = tmp_path / "run", tmp_path / "other"
+    shutil.copytree(finished_run, folder)
+    shutil.copytree(finished_run, other)
+    target = folder / "results.json"
+    if kind == "symlink":
+        target.unlink()
+        target.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        target.unlink()
+        os.mkfifo(target)
+    else:
+        os.link(target, tmp_path / "second-name.json")
+    shown = {"symlink": "is a symbolic link", "fifo": "is a FIFO", "hard link": "is a hard link"}[kind]
+    for name, args in _readers(folder, other).items():
+        proc = run_cli(*args, timeout=60)
+        assert_one_line_error(proc, "results.json", shown)
+
+
+def test_observe_writes_nothing_through_a_planted_evidence_link(finished_run: Path, tmp_path: Path) -> None:
+    import shutil
+
+    folder, outside = tmp_path / "run", tmp_path / "outside"
+    shutil.copytree(finished_run, folder)
+    outside.mkdir()
+    shutil.rmtree(folder / "evidence", ignore_errors=True)
+    (folder / "evidence").symlink_to(outside)
+    note = tmp_path / "seen.txt"
+    note.write_text("the host showed the text\n")
+    proc = run_cli("observe", str(folder), "H01", "--status", "PASS", "--evidence", str(note), timeout=60)
+    assert_one_line_error(proc, "evidence is a symbolic link")
+    assert list(outside.iterdir()) == []
+
+
+def test_the_readiness_wait_is_within_the_run_timeout(tmp_path: Path) -> None:
+    """--server with --url: a server that never answers on its URL is given --run-timeout
+    (here 3 s), not the 30 s readiness wait, and the message says so."""
+    folder = tmp_path / "run"
+    proc = run_cli("run", "--server", f"{sys.executable} -c 'import time; time.sleep(100)'",
+                   "--url", f"http://127.0.0.1:{free_port()}/mcp", "--run-timeout", "3", "--out", str(folder),
+                   timeout=60)
+    assert proc.returncode == 3, proc.stderr
+    assert "did not answer within 3s" in proc.stderr, proc.stderr

@@ -203,3 +203,32 @@ def test_huge_answer_memory_stays_bounded(tmp_path: Path) -> None:
     assert (tmp_path / "huge" / "wire.jsonl").stat().st_size < 1024 * 1024, "the answer is not copied"
     grown_mib = (peak - base_peak) / 1024
     assert grown_mib < 32, f"peak RSS grew by {grown_mib:.0f} MiB over a normal run ({base_peak // 1024} MiB)"
+
+
+def test_a_server_that_stops_reading_cannot_hold_a_write(tmp_path: Path) -> None:
+    """At the first tool call the server stops reading its stdin; the next request carries a
+    4 MiB argument, more than the pipe holds. The write waits no longer than the request's
+    --timeout (within --run-timeout): the run ends with its folder whole and says the server
+    stopped reading, instead of waiting on the pipe for ever."""
+    import shlex
+    import sys
+
+    from faultkit import HOSTILE
+
+    profile = tmp_path / "big-argument.yaml"
+    text = (Path(__file__).resolve().parents[2] / "sheets" / "profile-fixture.yaml").read_text()
+    pad = "x" * (4 * 1024 * 1024)
+    text = text.replace("arguments: {q: MCP}}", f'arguments: {{q: MCP, pad: "{pad}"}}}}')
+    profile.write_text(text)
+    folder, pidfile = tmp_path / "run", tmp_path / "pid"
+    command = shlex.join([sys.executable, str(HOSTILE), "--mode", "stop-reading", "--pidfile", str(pidfile),
+                          "--on", "tools/call:search_text"])
+    proc = run_cli("run", "--server", command, "--profile", str(profile), "--out", str(folder),
+                   "--timeout", "2", "--run-timeout", "8", timeout=90)
+    assert proc.returncode in (1, 3), proc.stderr[-2000:]
+    stalled = [e for e in events(folder, "timeout") if "stopped reading its stdin" in e.get("detail", "")]
+    assert stalled, [e.get("detail") for e in events(folder, "timeout")]
+    assert (folder / "results.json").is_file()
+    wire(folder)  # every line JSON
+    for pid in read_pids(pidfile):
+        assert process_gone(pid)

@@ -16,10 +16,12 @@ as in misbehave.py), where ``--mode`` says what it does:
   surrogates    the target's text, and the link's URI, hold a lone surrogate (JSON "\\ud800")
   hostile-text  server name, tool text and link name full of ANSI escapes, rich markup, HTML,
                 Markdown pipes and a newline that would start a YAML key
+  stop-reading  (stdio) stop reading stdin at the target, answering nothing, for 10 minutes
   session-bytes (HTTP, legacy) hand out an Mcp-Session-Id with bytes outside visible ASCII
   echo          echo every request header and the URL: on stdout, on stderr (one value split
                 across the 64 KiB read boundary), base64- and URL-encoded in the result,
-                and in the target's error text after 150 characters
+                and in the target's error text after 150 characters (--pad; --echo-header: that
+                header's value only), and line-wrapped base64 (MIME LF and CRLF, PEM) of each
 
 ``--server-name TEXT`` replaces the server's name everywhere it is announced (JSON string
 escapes such as ``\\ud800`` are decoded: a command line cannot carry a lone surrogate).
@@ -34,6 +36,7 @@ import base64
 import json
 import os
 import sys
+import time
 import zlib
 from pathlib import Path
 from urllib.parse import quote
@@ -42,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from mcp_accept import fixture as fx  # noqa: E402  (standard library only)
 
 MODES = ("ok", "gzip-bomb", "deflate-bomb", "br", "flood", "stray-flood", "bom", "early", "string-id", "surrogates",
-         "hostile-text", "session-bytes", "echo")
+         "hostile-text", "session-bytes", "echo", "stop-reading")
 HOSTILE = ("\x1b[31mRED\x1b[0m [bold red]markup[/] <script>alert(1)</script> | pipe `tick` &amp;\n"
            "injected: true  # comment \x07")
 SURROGATE = "\ud800"
@@ -118,6 +121,17 @@ class Plan:
                 meta["echo-base64"] = {k: base64.b64encode(v.encode()).decode() for k, v in self.headers}
                 meta["echo-url"] = {k: quote(v, safe="") for k, v in self.headers}
                 meta["echo-path"] = self.path
+                # line-wrapped base64 as mail (76 columns, LF and CRLF) and PEM (64) wrap it,
+                # the value at each of the three alignments behind a prefix
+                for lead in range(3):
+                    for k, v in self.headers:
+                        data = ("#" * lead + "wrapped: " + "w" * 60 + v).encode()
+                        meta[f"echo-mime-{lead}-{k}"] = base64.encodebytes(data).decode()
+                        meta[f"echo-crlf-{lead}-{k}"] = base64.encodebytes(data).decode().replace("\n", "\r\n")
+                        flat = base64.b64encode(data).decode()
+                        pem = "\n".join(flat[i:i + 64] for i in range(0, len(flat), 64))
+                        meta[f"echo-pem-{lead}-{k}"] = pem
+                        log(f"wrapped {k}:\n{pem}")  # on stderr, one line of it per read
         if not self.is_target(msg):
             return [("send", json.dumps(message))]
         log(f"mode {mode} at {args.on}")
@@ -157,10 +171,14 @@ class Plan:
                 if item.get("type") == "resource_link":
                     item["name"] = HOSTILE
             return [("send", json.dumps(message))]
+        if mode == "stop-reading":  # (stdio) read nothing more: the client's writes fill the pipe
+            time.sleep(600)
+            return []
         if mode == "echo":
-            secret = " ".join(v for _, v in self.headers)
+            named = [v for k, v in self.headers if k.lower() == (args.echo_header or "").lower()]
+            secret = " ".join(named or [v for _, v in self.headers])
             error = {"jsonrpc": "2.0", "id": msg["id"],
-                     "error": {"code": -32603, "message": "e" * 150 + " " + secret + " " + self.path}}
+                     "error": {"code": -32603, "message": "e" * args.pad + " " + secret + " " + self.path}}
             return [("send", json.dumps(error))]
         return [("send", json.dumps(message))]
 
@@ -296,6 +314,8 @@ def main(argv=None) -> int:
     parser.add_argument("--structured", default=None, metavar="FILE")
     parser.add_argument("--http", type=int, default=None, metavar="PORT")
     parser.add_argument("--pidfile", default=None)
+    parser.add_argument("--pad", type=int, default=150, help="(echo) characters before the secret in the error text")
+    parser.add_argument("--echo-header", default=None, help="(echo) the header whose value the error text echoes")
     args = parser.parse_args(argv)
     if args.pidfile:
         Path(args.pidfile).write_text(f"{os.getpid()}\n")

@@ -1,0 +1,65 @@
+"""A full disk while a run writes its folder: one line, exit NO_SPACE (74), no traceback and
+no crash report; wire.jsonl keeps complete lines only; a second run with room completes.
+
+The disk is made "full" for the run alone by a file size limit (RLIMIT_FSIZE, set in the
+child before it starts): a write past it fails with EFBIG as a full disk fails with ENOSPC,
+and both end the run the same way. It needs no mount and no root."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from faultkit import assert_complete, assert_no_traceback, hostile
+
+from mcp_accept.errors import ExitStatus
+
+
+def _run_limited(folder: Path, limit: int, *extra: str) -> subprocess.CompletedProcess:
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run([sys.executable, "-m", "mcp_accept", "run", "--out", str(folder), "--timeout", "10",
+                           *extra], capture_output=True, text=True, timeout=120, preexec_fn=limited,
+                          env={**os.environ, "COLUMNS": "200", "PYTHONDONTWRITEBYTECODE": "1"})
+
+
+def _line_valid(path: Path) -> int:
+    data = path.read_bytes()
+    assert not data or data.endswith(b"\n"), "wire.jsonl ends inside a line"
+    lines = data.decode("utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
+        try:
+            json.loads(line)
+        except ValueError:
+            raise AssertionError(f"wire.jsonl line {number} is not JSON: {line[:120]}") from None
+    return len(lines)
+
+
+# 4 000 bytes: wire.jsonl fills up during the exchanges; 30 000: the exchanges are written
+# whole and results.json (33 KB for the reference fixture) is what finds no room.
+@pytest.mark.parametrize("limit", [4_000, 30_000])
+def test_full_disk_ends_the_run_with_one_line(limit: int, tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    proc = _run_limited(folder, limit, "--server", hostile("--mode", "ok"))
+    assert proc.returncode == ExitStatus.NO_SPACE == 74, (proc.returncode, proc.stderr[-2000:])
+    assert_no_traceback(proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mcp-accept: error: "), proc.stderr
+    assert "no space left" in lines[0] and "File too large" in lines[0], lines[0]
+    assert not (folder / "results.json").exists()
+    assert not (folder / "crash-report.txt").exists()
+    assert _line_valid(folder / "wire.jsonl") > 0
+    assert not [p.name for p in folder.rglob("*.tmp")]
+    # with room again, the same folder takes a whole run
+    again = subprocess.run([sys.executable, "-m", "mcp_accept", "run", "--out", str(folder), "--timeout", "10",
+                            "--server", hostile("--mode", "ok")], capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "COLUMNS": "200"})
+    assert again.returncode in (0, 1), again.stderr[-2000:]
+    assert_complete(folder, again)
