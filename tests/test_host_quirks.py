@@ -2,7 +2,8 @@
 (found by reading the wire.jsonl of `host test` runs of the seven hosts):
 
 * Codex CLI kills its server's process when it exits, with no time to close anything: the
-  proxy dies mid-session, and its folder must still be whole (completed from wire.jsonl).
+  proxy dies before it can record its end, and its folder must still be whole (completed from
+  wire.jsonl).
 * opencode sends ``notifications/cancelled`` for every tool call it has already been answered
   (an AbortController fired after the fact): the calls stand, and the cancellations are the
   host's quirk, not the server's fault.
@@ -22,6 +23,7 @@ from pathlib import Path
 from hostkit import facts_of, rows_of, run_host
 
 from mcp_accept.output.host_matrix import cells, row_of
+from mcp_accept.output.host_run import host_quirks
 
 FIXTURE = Path(__file__).resolve().parent.parent / "mcp_accept" / "fixture.py"
 
@@ -42,7 +44,10 @@ def test_codex_kills_its_server_and_the_proxy_folder_is_still_whole(tmp_path):
     run = proxy_run(folder)
     entries = wire_entries(run)
     events = [e.get("event") for e in entries if e.get("dir") == "event"]
-    assert "proxy-end" not in events  # killed: the proxy never got to record its end
+    # Codex signals its server and kills it a moment later: nearly always the proxy is gone
+    # before it records its end; on a loaded machine it sometimes gets to record the signal.
+    # Either way the folder must be whole and the host's stopping recorded as its quirk.
+    killed = "proxy-end" not in events
     for name in ("results.json", "host.json", "sheet.md"):
         assert (run / name).is_file(), name
     proxy_results = json.loads((run / "results.json").read_text())
@@ -56,7 +61,8 @@ def test_codex_kills_its_server_and_the_proxy_folder_is_still_whole(tmp_path):
     assert facts["client_info"]["value"]["name"] == "codex-mcp-client"
     host = facts_of(folder)
     shutdown = host["server_shutdown"]
-    assert shutdown["how"].startswith("killed") and shutdown["interrupted"] and shutdown["calls_unanswered"] == 0
+    assert shutdown["how"].startswith("killed" if killed else "signal"), shutdown
+    assert shutdown["interrupted"] and shutdown["calls_unanswered"] == 0
     assert any(q["quirk"].startswith("stopped its server") for q in host["host_quirks"])
     rows, _ = rows_of(folder)
     assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
@@ -69,15 +75,21 @@ def test_opencode_cancels_calls_already_answered_and_the_facts_stand(tmp_path):
     cancelled = [e for e in entries if (e.get("message") or {}).get("method") == "notifications/cancelled"]
     assert cancelled and all(e["dir"] == "out" for e in cancelled)  # the host cancels
     facts = json.loads((run / "host.json").read_text())["facts"]
-    # every call still counts as answered with its result; nothing is put on the server
-    assert facts["tool_calls"] and all(c["outcome"] == "result" for c in facts["tool_calls"])
-    assert facts["errors"] == [] or all(e["by"] != "server" or e["method"] != "tools/call" for e in facts["errors"])
-    answered = {c["request_seq"]: c["answer_seq"] for c in facts["tool_calls"]}
-    for item in facts["cancellations"]:
-        assert item["by"] == "host" and item["method"] == "tools/call"
-        assert item["after_answer_seq"] == answered[item["request_seq"]] < item["seq"]
+    answered = {c["request_seq"]: c.get("answer_seq") for c in facts["tool_calls"]}
+    late = [c for c in facts["cancellations"] if "after_answer_seq" in c]
+    # nearly every cancellation comes after the answer; on a loaded machine one may overtake it
+    assert late and all(c["by"] == "host" for c in facts["cancellations"])
+    assert any(c["method"] == "tools/call" for c in late)
+    for item in late:
+        assert item["after_answer_seq"] < item["seq"]
+        if item["method"] == "tools/call":
+            assert item["after_answer_seq"] == answered[item["request_seq"]]
+    in_flight = {c["request_seq"] for c in facts["cancellations"] if "after_answer_seq" not in c}
+    # every call not cancelled in flight counts as answered with its result; nothing is put on the server
+    assert all(c["outcome"] == "result" for c in facts["tool_calls"] if c["request_seq"] not in in_flight)
+    assert not [e for e in facts["errors"] if e["by"] == "server" and e["method"] == "tools/call"]
     quirk = next(q for q in facts["quirks"] if q["quirk"] == "cancelled requests already answered")
-    assert quirk["by"] == "host" and quirk["count"] == len(cancelled)
+    assert quirk["by"] == "host" and quirk["count"] == len(late)
     host = facts_of(folder)
     assert any(q["quirk"] == "cancelled requests already answered" for q in host["host_quirks"])
     rows, _ = rows_of(folder)
@@ -96,6 +108,8 @@ def test_claude_code_probes_a_version_the_server_refuses_and_both_are_recorded(t
     # and it ends its server with SIGINT, not by closing its input: a complete session all the same
     assert host["server_shutdown"]["how"] == "signal SIGINT" and host["server_shutdown"]["calls_unanswered"] == 0
     assert any(q["detail"] == "signal SIGINT" for q in host["host_quirks"] if "detail" in q)
+    said = host_quirks(folder)  # the line `host test` prints under its rows
+    assert any("asked for 2026-07-28 with server/discover, was refused" in q for q in said), said
     row = row_of("claude-code", folder)
     assert row["refused_versions"] == ["2026-07-28"]
     assert cells(row, "en")["protocol"] == "2025-06-18; refused 2026-07-28"

@@ -3,6 +3,9 @@ row with its status and reason, and where the evidence is."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from mcp_accept.output.console import Environment, default_environment, plain_columns
 from mcp_accept.untrusted import plain_line
 
@@ -29,4 +32,18 @@ def print_host_test(outcome, env: Environment | None = None) -> None:
         return
     env.stdout.write(plain_line(title) + "\n" + "".join(
         line + "\n" for line in plain_columns([tuple(plain_line(x) for x in r) for r in rows], env.width)))
+    quirks = host_quirks(outcome.folder)
+    if quirks:
+        env.echo(plain_line("host quirks (tolerated, recorded in host-run.json): " + "; ".join(quirks)))
     env.echo(plain_line(summary))
+
+
+def host_quirks(folder) -> list[str]:
+    """What the host did that the spec tolerates (a refused version probe, a killed server, late
+    cancellations), in a few words each, from the run's host-run.json."""
+    try:
+        facts = json.loads((Path(folder) / "host-run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [str(q.get("quirk")) + (f" ({q['detail']})" if q.get("detail") else "")
+            for q in facts.get("host_quirks") or [] if isinstance(q, dict)]
