@@ -224,3 +224,17 @@ def test_the_readiness_wait_is_within_the_run_timeout(tmp_path: Path) -> None:
                    timeout=60)
     assert proc.returncode == 3, proc.stderr
     assert "did not answer within 3s" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("planted", ["rows/T01.json", "wire.jsonl"])
+def test_report_refuses_a_planted_row_file_or_wire_log(planted: str, finished_run: Path, tmp_path: Path) -> None:
+    """A row's evidence file or wire.jsonl linked to /dev/zero (endless) is named and refused,
+    not read, by every report format that opens it."""
+    import shutil
+
+    folder = tmp_path / "run"
+    shutil.copytree(finished_run, folder)
+    (folder / planted).unlink()
+    (folder / planted).symlink_to("/dev/zero")
+    proc = run_cli("report", str(folder), "--format", "html", "--out", str(tmp_path / "r.html"), timeout=60)
+    assert_one_line_error(proc, planted, "is a symbolic link")

@@ -56,8 +56,10 @@ def load_row_file(run, row: dict) -> dict | None:
     evidence = row.get("evidence") or ""
     if not evidence.startswith("rows/") or not evidence.endswith(".json"):
         return None
-    try:
-        data = json.loads((run.folder / evidence).read_text(encoding="utf-8"))
+    from mcp_accept.evidence.files import read_bytes
+
+    try:  # a link, FIFO or hard link planted there is refused by name (InputError), not followed
+        data = json.loads(read_bytes(run.folder / evidence).decode("utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 
+from mcp_accept.evidence.files import open_read
 from mcp_accept.output.reporters.base import row_rule
 
 # serverInfo comes back in the first exchange of a run; past this many wire entries a run
@@ -59,7 +60,7 @@ def server_version(run) -> str | None:
     if version is not None:
         return version
     try:
-        with open(run.folder / "wire.jsonl", encoding="utf-8", errors="replace") as wire:
+        with open_read(run.folder / "wire.jsonl", "r", encoding="utf-8", errors="replace") as wire:
             for line in itertools.islice(wire, SERVER_INFO_LINES):
                 try:
                     entry = json.loads(line)
