@@ -477,7 +477,7 @@ def observe(
     except InputError as exc:
         raise fail(exc)
     for entry in filled.rows:
-        typer.echo(f"{entry['id']} {entry['status']}: {entry['reason']} (evidence: {entry['evidence']})")
+        typer.echo(console_safe(f"{entry['id']} {entry['status']}: {entry['reason']} (evidence: {entry['evidence']})"))
     for change in filled.changed:
         typer.echo(f"condition changed: {change}")
     typer.echo(f"Updated {filled.folder / 'results.json'} and sheet.md")

@@ -1149,6 +1149,11 @@ def print_verify(outcome: VerifyOutcome, console=None) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from mcp_accept.untrusted import plain_line
+
+    def text(value) -> str:  # a value of a condition as it is: no markup, no escape sequence
+        return escape(plain_line(value))
+
     report = outcome.report
     console = console or Console()
     from rich import box
@@ -1160,7 +1165,7 @@ def print_verify(outcome: VerifyOutcome, console=None) -> None:
         # piped (a CI log): one line a condition, its id whole; what was sent and expected is in verify.md
         for c in report["conditions"]:
             layers = ", ".join(f"{l} {(c['layers'].get(l) or '-')}" for l in LAYER_NAMES)
-            console.print(f"{c['status']:<4}  {escape(c['id'])} ({c['era'] or 'all eras'}, "
+            console.print(f"{c['status']:<4}  {text(c['id'])} ({c['era'] or 'all eras'}, "
                           f"{c.get('transport') or '-'}): {layers}", highlight=False, soft_wrap=True)
         table = None
     else:
@@ -1178,24 +1183,24 @@ def print_verify(outcome: VerifyOutcome, console=None) -> None:
         table.add_column("verdict", no_wrap=True)
         for c in report["conditions"]:
             sent = c["sent"].removeprefix("fixture.py").strip() or "(no break)"
-            cells = [escape(c["id"]), c["era"] or "", c.get("transport") or ""]
-            cells += [escape(sent)] if wide else []
+            cells = [text(c["id"]), c["era"] or "", c.get("transport") or ""]
+            cells += [text(sent)] if wide else []
             cells += layer_cells(c)
-            cells += [escape(c["expected"])] if wide else []
+            cells += [text(c["expected"])] if wide else []
             table.add_row(*cells, f"[{STYLES[c['status']]}]{c['status']}[/]")
     if table is not None:
         console.print(table)
     for c in report["conditions"]:
         if c["status"] != PASS:
-            console.print(f"[bold red]FAIL[/] {escape(c['id'])} ({c['era']}, {c.get('transport')}): "
-                          f"{escape(c['observed'])}",
+            console.print(f"[bold red]FAIL[/] {text(c['id'])} ({c['era']}, {c.get('transport')}): "
+                          f"{text(c['observed'])}",
                           highlight=False, soft_wrap=True)
     sdk = report["sdk"]
     shown = f"mcp {sdk['version']}" if sdk["available"] else f"UNOBTAINABLE: {sdk['reason']}"
-    console.print(f"sdk layer: {escape(shown)}", highlight=False, soft_wrap=True)
+    console.print(f"sdk layer: {text(shown)}", highlight=False, soft_wrap=True)
     s = report["summary"]
     console.print(f"{counted(len(report['conditions']), 'condition')}: {s[PASS]} hold, {s[FAIL]} do not. "
-                  f"Report: {escape(str(outcome.folder / 'verify.md'))}", highlight=False, soft_wrap=True)
+                  f"Report: {text(outcome.folder / 'verify.md')}", highlight=False, soft_wrap=True)
 
 
 # -- rules across the session, and the fields the schema leaves open ------------------------------

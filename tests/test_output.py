@@ -14,7 +14,7 @@ from conftest import fixture_command, load_results, run_cli
 from mcp_accept.output.console import QUIET, VERBOSE, Environment, cell_width, print_run
 from mcp_accept.output.i18n import translate_reason, untranslated_parts
 from mcp_accept.output.render import render_run
-from mcp_accept.untrusted import markdown_cell
+from mcp_accept.untrusted import markdown_cell, markdown_prose
 
 BOX = set("┏┃━┡│└┳╇┩┗┛┓─")
 
@@ -100,9 +100,9 @@ def test_sheet_md_in_english_starts_with_the_title_then_conditions_then_rows(run
     conditions = text[text.index("## Execution conditions"):text.index("## Rows")]
     assert len(re.findall(r"^\| `[a-z_0-9]+` \|", conditions, flags=re.M)) == 15
     for row in results["rows"]:
-        assert markdown_cell(row["establishes"]["en"]) in text
+        assert markdown_prose(row["establishes"]["en"]) in text
         if row["kind"] == "observation":
-            assert markdown_cell(row["procedure"]["en"]) in text
+            assert markdown_prose(row["procedure"]["en"]) in text
     # each check with its rule kind and spec source
     assert "| `structured_valid` | type | must | docs/specification/2026-07-28/server/tools.mdx#output-schema |" in text
     assert "| `assert:total-matches-hits` | meaning | app (sheet or profile) | — | FAIL |" in text
@@ -115,7 +115,7 @@ def test_sheet_md_in_japanese_has_japanese_titles_and_reasons(runs):
     assert written.startswith(f"# {results['sheet']['title']['ja']}\n")
     assert "## 実行条件" in written and "## 各項目が確かめること" in written
     for row in results["rows"]:
-        assert markdown_cell(row["establishes"]["ja"]) in written
+        assert markdown_prose(row["establishes"]["ja"]) in written
     assert "版に適合" in written and "resources/listには載っていない" in written
     failing = render_run(load_results(bad), lang="ja")
     assert "意味［app］：total == length(hits)がtrueではなくfalseになった" in failing
@@ -205,3 +205,15 @@ def test_fleet_summary_piped_reads_at_80_columns(tmp_path):
     print_fleet(one, Environment(stdout=out, stderr=io.StringIO(), stdout_isatty=False, width=80))
     text = " ".join(out.getvalue().split())
     assert "fleet: 1 target, 1 at a time" in text and "1 target: 1 passed" in text and "1 targets" not in text
+
+
+def test_sheet_md_has_no_stray_escapes_or_entities(runs):
+    """The sheet's own text reads as written (`integer >= 0`, `mcp-accept observe ...` as code);
+    server text in cells is escaped only where Markdown would act on it."""
+    text = (runs[1] / "sheet.md").read_text(encoding="utf-8")
+    for stray in ("&gt;", "&lt;", "&amp;", "\\`", "\\_", "\\*"):
+        assert stray not in text, stray
+    assert "(integer >= 0)" in text and "`mcp-accept observe RUN_DIR --answer FILE" in text
+    assert markdown_cell("a **z** <b>x</b> a>=0 snake_case `t` 1 | 2") == \
+        "a \\*\\*z\\*\\* &lt;b>x&lt;/b> a>=0 snake_case \\`t\\` 1 \\| 2"
+    assert markdown_cell("a lone * or ` or _x stays") == "a lone * or ` or _x stays"

@@ -107,11 +107,12 @@ def _environment(*folders: str):
     # template reaches the data it is given and the filters, never Python internals, and
     # cannot change the data (docs/misbehaving-servers.md#templates).
     # Every {{ expression }} is finalised as inert text (control characters and ANSI escapes
-    # made visible, < and > escaped): a server's name in a heading is as safe as in a cell.
+    # made visible, no raw HTML): a server's name in a heading is as safe as in a cell.
     env = ImmutableSandboxedEnvironment(loader=loader, autoescape=False, keep_trailing_newline=True,
                                         undefined=jinja2.StrictUndefined, bytecode_cache=_bytecode_cache(),
                                         finalize=_inert)
     env.filters["cell"] = cell
+    env.filters["prose"] = prose
     env.filters["href"] = href
     env.filters["reason_text"] = reason_text
     env.filters["text_in"] = text_in
@@ -143,6 +144,14 @@ def cell(value) -> str:
     from mcp_accept.untrusted import markdown_cell
 
     return markdown_cell(value)
+
+
+def prose(value) -> str:
+    """The sheet's own Markdown on one line, as its author wrote it (see
+    mcp_accept.untrusted.markdown_prose): no entity or backslash where none is needed."""
+    from mcp_accept.untrusted import markdown_prose
+
+    return markdown_prose(value)
 
 
 def joined(path: str | None, base: str = "") -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shlex
 import shutil
 import sys
@@ -31,7 +32,7 @@ pytest_plugins = ["pytester"]
 
 # Rich markup first: the console cuts a long reason, and these are what it could misread.
 MARKUP = ("[/italic] [bold]bold[/bold] [link=http://127.0.0.1/]link[/link] :warning: [Errno 111] "
-          "| pipe # hash `tick` <script>alert(1)</script> ]]> &amp; "
+          "**z** <b>b</b> | pipe # hash `tick` <script>alert(1)</script> ]]> &amp; "
           "\x1b[31mRED\x1b[0m \x1b]8;;http://127.0.0.1/\x07osc\x1b]8;;\x07 bell\x07")
 RICH = ("[/italic]", "[bold]bold[/bold]", "[link=http://127.0.0.1/]link[/link]", ":warning:", "[Errno 111]")
 SARIF_SCHEMA = ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
@@ -174,7 +175,7 @@ def report(runs, fmt: str) -> str:
 def test_markdown_escapes_the_text_and_keeps_the_rule_kind(runs):
     text = report(runs, "markdown")
     assert_inert(text)
-    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "<script>" not in text and "&lt;script>alert(1)&lt;/script>" in text
     assert text.index("Nothing was tested") < text.index("\n|")
     for line in text.splitlines():
         assert not line.startswith("# hash"), "a server's '#' started a heading"
@@ -183,6 +184,9 @@ def test_markdown_escapes_the_text_and_keeps_the_rule_kind(runs):
             assert "\\| pipe" in line
     rows = [line for line in text.splitlines() if line.startswith("| S01 |") and "FAIL" in line]
     assert rows and "wire [must]: [/italic]" in rows[0] and "\\`tick\\`" in rows[0]
+    # Markdown's own marks in a server's text are escaped: no bold, no tag, no emoji, no entity
+    assert "\\*\\*z\\*\\*" in rows[0] and "&lt;b>b&lt;/b>" in rows[0] and "\\:warning:" in rows[0]
+    assert "&amp;amp;" in rows[0] and "**z**" not in text.replace("\\*\\*z\\*\\*", "")
 
 
 def test_html_escapes_the_text_and_keeps_the_rule_kind(runs):
@@ -260,3 +264,120 @@ def test_pytest_shows_the_cause_as_text(pytester, runs):
     shown = result.stdout.str()
     assert_inert(shown)
     assert "mcp-accept: nothing was tested: " in shown and plain_line(MARKUP) in shown
+
+
+# --------------------------------------------------------------------------- more commands
+
+
+def test_run_verbose_shows_the_server_text_and_each_check_as_text(runs, tmp_path):
+    named = hostile("--mode", "hostile-text", "--on", "tools/call:search_text,tools/call:search_link",
+                    "--server-name", json.dumps(MARKUP)[1:-1])
+    done = run_cli("run", "-v", "--server", named, "--out", str(tmp_path / "v"), "--timeout", "5", env=WIDE)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert_no_traceback(done.stdout, done.stderr)
+    assert_inert(done.stdout + done.stderr)
+    assert plain_line(f"mcp-accept: {MARKUP} (stdio, ") in done.stdout.splitlines()[0]
+    checks = [line.strip() for line in done.stdout.splitlines() if line.strip().startswith("- ")]
+    assert checks and all(re.search(r"\((wire|type|meaning|sdk), (must|should|app)", c) for c in checks), checks[:3]
+    from mcp_accept.output.console import VERBOSE, Environment, print_run
+
+    out = io.StringIO()
+    print_run(results(runs["edited"]), runs["edited"], Environment(stdout=out, stdout_isatty=True, colors=False,
+                                                                 width=1000, verbosity=VERBOSE))
+    shown = out.getvalue()
+    assert_inert(shown)
+    assert plain_line(EDITED["S01"][1])[:397] in shown
+
+
+def test_fleet_summary_shows_server_text_as_text(runs, tmp_path):
+    from mcp_accept.output.console import Environment, print_fleet
+    from mcp_accept.running.fleet import FleetOutcome, TargetResult
+
+    loud = runs["loud"].parent.parent / "loud_server.py"
+    named = hostile("--mode", "hostile-text", "--server-name", json.dumps(MARKUP)[1:-1])
+    targets = tmp_path / "targets.yaml"
+    targets.write_text("targets:\n"
+                       f"  - {{name: named, server: {json.dumps(named)}, timeout: 5}}\n"
+                       f"  - {{name: loud, server: {json.dumps(shlex.join([sys.executable, str(loud)]))}}}\n",
+                       encoding="utf-8")
+    done = run_cli("run", "--targets", str(targets), "--out", str(tmp_path / "fleet"), env=WIDE)
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert_no_traceback(done.stdout, done.stderr)
+    assert_inert(done.stdout + done.stderr)
+    assert plain_line(MARKUP) in done.stdout  # the server's name, as it is
+    assert plain_line(MARKUP) in done.stdout.split("loud: ", 1)[1]  # the cause quoting its stderr
+    for isatty in (True, False):
+        out = io.StringIO()
+        fleet = FleetOutcome(folder=tmp_path / "f", status=3, seconds=1.0, jobs=1, results=[
+            TargetResult(0, "named", str(tmp_path / "f" / "named"), 1, {"PASS": 1, "FAIL": 1}, MARKUP, "stdio",
+                         "2026-07-28", 1.0, MARKUP)])
+        print_fleet(fleet, Environment(stdout=out, stderr=io.StringIO(), stdout_isatty=isatty, colors=False,
+                                       width=1000))
+        shown = out.getvalue()
+        assert_inert(shown)
+        for piece in RICH:
+            assert piece in shown, (isatty, piece)
+
+
+def test_observe_prints_the_text_it_fills_as_text(runs, tmp_path):
+    folder = tmp_path / "named"
+    shutil.copytree(runs["named"], folder)
+    evidence = tmp_path / "seen.txt"
+    evidence.write_text(MARKUP + "\n", encoding="utf-8")
+    note = MARKUP.replace("\x07", "")
+    done = run_cli("observe", str(folder), "H03", "--status", "FAIL", "--evidence", str(evidence), "--note", note,
+                   "--host", "[bold]host[/bold]")
+    assert done.returncode == 0, done.stderr
+    assert_no_traceback(done.stdout, done.stderr)
+    assert_inert(done.stdout + done.stderr)
+    assert plain_line(note) in done.stdout.splitlines()[0]
+    sheet = (folder / "sheet.md").read_text(encoding="utf-8")
+    assert_inert(sheet)
+    assert "**z**" not in sheet and "<b>" not in sheet and "<script>" not in sheet
+
+
+def test_verify_prints_conditions_as_text():
+    from mcp_accept.output.console import Environment
+    from mcp_accept.verify import VerifyOutcome, print_verify
+
+    condition = {"id": "W01-" + MARKUP, "era": "2026-07-28", "transport": "stdio", "status": "FAIL",
+                 "layers": {"wire": "FAIL"}, "sent": "fixture.py --break " + MARKUP, "expected": MARKUP,
+                 "observed": MARKUP}
+    report = {"conditions": [condition], "sdk": {"available": False, "reason": MARKUP},
+              "summary": {"PASS": 0, "FAIL": 1}}
+    for isatty in (True, False):
+        out = io.StringIO()
+        console = Environment(stdout=out, stdout_isatty=isatty, colors=False, width=1000).console()
+        print_verify(VerifyOutcome(Path("verify-out"), report, 1), console=console)
+        shown = out.getvalue()
+        assert_inert(shown)
+        for piece in RICH:
+            assert piece in shown, (isatty, piece)
+        assert "1 condition: 0 hold, 1 do not" in shown
+
+
+@pytest.fixture(scope="module")
+def host_runs(tmp_path_factory) -> Path:
+    """A real `host test` (Claude Code and the stand-in model) of the hostile server under the
+    markup name, so the host table carries the server's text."""
+    claude = ROOT / "tests" / "hosts" / "node_modules" / ".bin" / "claude"
+    if not claude.exists():
+        pytest.skip("Claude Code is not installed: npm install --prefix tests/hosts (see .ci/run)")
+    out = tmp_path_factory.mktemp("hosts") / "claude-code"
+    named = hostile("--mode", "hostile-text", "--server-name", json.dumps(MARKUP)[1:-1])
+    done = run_cli("host", "test", "claude-code", "--host-bin", str(claude), "--server", named, "--out", str(out),
+                   timeout=300)
+    assert done.returncode in (0, 1, 3), done.stderr[-2000:]
+    assert_inert(done.stdout + done.stderr)
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["hosts", "hosts-html"])
+def test_host_reports_show_server_text_as_text(host_runs, fmt):
+    done = run_cli("report", str(host_runs), "--format", fmt)
+    assert done.returncode == 0, done.stderr
+    assert_no_traceback(done.stderr)
+    assert_inert(done.stdout)
+    assert "<script>" not in done.stdout and "<b>b" not in done.stdout
+    if fmt == "hosts":
+        assert "**z**" not in done.stdout
