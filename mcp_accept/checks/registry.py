@@ -3,7 +3,8 @@ done here, on first use, so that :mod:`.base` (which they all import) imports no
 
 from __future__ import annotations
 
-from mcp_accept.checks.base import APP, REGISTRY, UNOBTAINABLE, Context, Verdict, spec_for
+from mcp_accept.checks.base import APP, REGISTRY, UNOBTAINABLE, Context, Verdict
+from mcp_accept.checks.places import cite
 
 
 def load_all() -> None:
@@ -27,5 +28,6 @@ def run_check(name: str, ctx: "Context") -> list[Verdict]:
         # An app verdict of a must/should check (e.g. a fault of the runner's own request) is
         # not what the section says; an app check that cites a section keeps the citation.
         if v.source is None and found.source is not None and (v.rule != APP or found.rule == APP):
-            v.source = spec_for(ctx.version, *found.source)
+            # a place the version on the wire has (checks.places), never one it lacks
+            v.source = cite(ctx.version, *found.source)
     return verdicts
