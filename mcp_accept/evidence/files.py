@@ -144,7 +144,7 @@ def open_nofollow(path: Path, mode: str = "wb"):
     file with one name."""
     path = Path(path)
     if mode.startswith("a"):
-        fd = open_checked(path, os.O_WRONLY | os.O_APPEND)
+        fd = open_checked(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         return os.fdopen(fd, mode, buffering=0 if "b" in mode else -1)
     dir_fd = _parent_fd(path)
     try:
