@@ -37,6 +37,13 @@ def test_fixture_over_stdio_gives_a_profile_that_passes(tmp_path):
     notes = "\n".join(profile.guessed)
     assert "tools.text.arguments.q" in notes and "unknown_uri" in notes and "tools.link" in notes
     assert out.read_text().startswith("# Starting profile for mcp-accept-fixture")
+    # guessed: is a block list, one note a line, and reads back as the same notes
+    text = out.read_text(encoding="utf-8")
+    tail = text[text.index("\nguessed:\n") + len("\nguessed:\n"):].splitlines()
+    assert len(tail) == len(profile.guessed) and all(line.startswith('- "') for line in tail), tail
+    assert [yaml.safe_load(line[2:]) for line in tail] == list(profile.guessed)
+    assert yaml.safe_load(text)["guessed"] == list(profile.guessed)
+    assert "''" not in text  # no doubled quotes inside a note
     outcome = run_with(out, tmp_path / "run")
     results = load_results(tmp_path / "run")
     assert {k: v for k, v in statuses(results).items() if k in AUTOMATED} == {k: "PASS" for k in AUTOMATED}

@@ -283,11 +283,33 @@ def render(profile: dict, found: Discovery) -> str:
         "# tool's arguments or body kind are listed there, a refusal of them is UNOBTAINABLE, not FAIL.",
         "",
     ]
-    try:
-        body = yaml.safe_dump(profile, sort_keys=False, allow_unicode=True, default_flow_style=None, width=1000)
-    except UnicodeEncodeError:  # lone surrogates from the server: written as escapes
-        body = yaml.safe_dump(profile, sort_keys=False, allow_unicode=False, default_flow_style=None, width=1000)
+    # Short lists stay on one line ([q, limit]); the notes under guessed: are a block list, one
+    # note a line, so a person can read them and delete each one once it is checked.
+    rest = {key: value for key, value in profile.items() if key != "guessed"}
+    body = _dump(rest, flow=None)
+    if "guessed" in profile:
+        body += _dump({"guessed": [_Note(note) for note in profile["guessed"]]}, flow=False)
     return "\n".join(head) + body
+
+
+class _Note(str):
+    """A note under guessed:, written in double quotes (its own quotes then need no doubling)."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(_Note, lambda dumper, note: dumper.represent_scalar("tag:yaml.org,2002:str", str(note),
+                                                                              style='"'))
+
+
+def _dump(data: dict, *, flow: bool | None) -> str:
+    options = dict(Dumper=_Dumper, sort_keys=False, default_flow_style=flow, width=1000)
+    try:
+        return yaml.dump(data, allow_unicode=True, **options)
+    except UnicodeEncodeError:  # lone surrogates from the server: written as escapes
+        return yaml.dump(data, allow_unicode=False, **options)
 
 
 def init_profile(transport, *, protocol: str = "auto", timeout: float = 10.0) -> str:

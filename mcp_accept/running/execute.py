@@ -88,10 +88,12 @@ def default_out(prefix: str = "") -> Path:
 
 
 def prepare_folder(folder: Path) -> Path:
+    from mcp_accept.evidence.files import new_empty
+
     try:
         folder.mkdir(parents=True, exist_ok=True)
         probe = folder / ".mcp-accept-write-test"
-        probe.write_text("")
+        new_empty(probe)  # created new: a link planted under that name is replaced, not written through
         probe.unlink()
     except OSError as exc:
         raise InputError(f"cannot write the output folder: {exc.strerror or exc}", file=str(folder),

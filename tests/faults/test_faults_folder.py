@@ -238,3 +238,16 @@ def test_report_refuses_a_planted_row_file_or_wire_log(planted: str, finished_ru
     (folder / planted).symlink_to("/dev/zero")
     proc = run_cli("report", str(folder), "--format", "html", "--out", str(tmp_path / "r.html"), timeout=60)
     assert_one_line_error(proc, planted, "is a symbolic link")
+
+
+def test_the_write_probe_replaces_a_planted_link(tmp_path: Path) -> None:
+    """Before a run, mcp-accept checks that it may write the folder with a probe file; a link
+    planted under the probe's name is replaced, never written through."""
+    folder, victim = tmp_path / "run", tmp_path / "victim.txt"
+    folder.mkdir()
+    victim.write_text("untouched\n")
+    (folder / ".mcp-accept-write-test").symlink_to(victim)
+    proc = run_cli("run", "--out", str(folder), "--timeout", "5")
+    assert proc.returncode == 0, proc.stderr
+    assert victim.read_text() == "untouched\n"
+    assert not (folder / ".mcp-accept-write-test").exists()
