@@ -57,3 +57,21 @@ def test_a_server_that_read_the_probe_is_started_afresh(tmp_path):
     done = run_cli("run", "--server", command, "--out", str(tmp_path / "out"), timeout=60)
     assert done.returncode == 3, done.stdout + done.stderr
     assert len(starts.read_text(encoding="utf-8").splitlines()) == 2
+
+
+def test_a_line_the_server_repeats_is_told_once_and_no_word_is_cut(tmp_path):
+    """Each start of a server that read the probe prints the same line: the cause quotes it
+    once; a long stderr is cut at a space, not inside a word."""
+    from mcp_accept.running.execute import stderr_tail
+
+    body = ENDS_AFTER_ONE.replace("sys.stdin.readline()", "sys.stderr.write('boom\\\\n'); sys.stdin.readline()")
+    command, starts = server(tmp_path, body)
+    done = run_cli("run", "--server", command, "--out", str(tmp_path / "out"), timeout=60)
+    assert done.returncode == 3 and len(starts.read_text().splitlines()) == 2
+    [line] = done.stderr.strip().splitlines()
+    assert "stderr ends: boom" in line and "boom | boom" not in line, line
+    folder = tmp_path / "long"
+    folder.mkdir()
+    (folder / "stderr.log").write_text(" ".join(f"word{n:03d}" for n in range(200)) + "\n", encoding="utf-8")
+    tail = stderr_tail(folder, limit=100)
+    assert tail.startswith("...word") and tail.endswith("word199") and len(tail) <= 103

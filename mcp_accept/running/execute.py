@@ -166,7 +166,8 @@ STDERR_TAIL_LINES = 3
 
 
 def stderr_tail(folder: Path, lines: int = STDERR_TAIL_LINES, limit: int = 300) -> str:
-    """The last non-empty lines of the server's stderr.log, joined with " | " (one line)."""
+    """The last non-empty lines of the server's stderr.log, joined with " | " (one line), a
+    line repeated at once told once, cut at the front to ``limit`` characters at a space."""
     from mcp_accept.evidence.files import open_read
 
     try:
@@ -175,9 +176,16 @@ def stderr_tail(folder: Path, lines: int = STDERR_TAIL_LINES, limit: int = 300) 
             data = handle.read(8192)
     except (OSError, InputError):  # a FIFO or a link planted there is named by claim_folder
         return ""
-    kept = [line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+    kept: list[str] = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        # a line said again at once (each start of a server prints its banner) is told once
+        if line.strip() and (not kept or kept[-1] != line.strip()):
+            kept.append(line.strip())
     text = " | ".join(kept[-lines:])
-    return text if len(text) <= limit else "..." + text[-limit:]
+    if len(text) <= limit:
+        return text
+    tail = text[-limit:]
+    return "..." + (tail[tail.index(" ") + 1:] if " " in tail else tail)  # from a whole word on
 
 
 def stop_for_cause(transport) -> int | None:
