@@ -83,3 +83,22 @@ def test_one_integer_rule(value, integer):
     result = {"resultType": "complete", "tools": [], "ttlMs": value, "cacheScope": "private"}
     caching = [p for p in modern_result_problems("tools/list", result) if "ttlMs" in p[1]]
     assert (not caching) == (integer and value >= 0)
+
+
+def test_every_place_a_resource_uri_or_base64_data_occurs():
+    from mcp_accept.checks.wire import media_items, received_resources
+
+    prompt = {"messages": [
+        {"role": "user", "content": {"type": "resource", "resource": {"uri": "bad uri", "text": "x"}}},
+        {"role": "user", "content": {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}},
+        {"role": "assistant", "content": {"type": "resource_link", "uri": "file:///a", "name": "a"}},
+    ]}
+    assert [w for w, _ in received_resources(prompt, "prompts/get")] == [
+        "messages[0].content resource", "messages[2].content resource_link"]
+    assert [w for w, _ in media_items(prompt, "prompts/get")] == ["messages[1].content"]
+    tool = {"content": [{"type": "audio", "data": "not base64!", "mimeType": "audio/wav"},
+                        {"type": "resource_link", "uri": "file:///b", "name": "b"}]}
+    assert [w for w, _ in media_items(tool, "tools/call")] == ["content[0]"]
+    assert [w for w, _ in received_resources(tool, "tools/call")] == ["content[1] resource_link"]
+    # structuredContent is the tool's own data, not MCP content
+    assert media_items({"content": [], "structuredContent": {"type": "image", "data": "!"}}, "tools/call") == []

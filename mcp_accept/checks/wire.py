@@ -300,9 +300,9 @@ def blob_problem(blob: str, field: str = "blob") -> str | None:
 MEDIA_KINDS = ("image", "audio")
 
 
-def media_items(result, method: str | None) -> list[tuple[str, dict]]:
-    """(where, item) for each image or audio content block of a result: a tool's content,
-    and the content of each message prompts/get returns."""
+def content_blocks(result, method: str | None) -> list[tuple[str, dict]]:
+    """(where, block) for each content block of a result: a tool's content, and the content of
+    each message prompts/get returns."""
     if not isinstance(result, dict):
         return []
     blocks: list[tuple[str, object]] = []
@@ -313,8 +313,13 @@ def media_items(result, method: str | None) -> list[tuple[str, dict]]:
             content = message.get("content") if isinstance(message, dict) else None
             items = content if isinstance(content, list) else [content]
             blocks += [(f"messages[{i}].content", item) for item in items]
-    return [(where, item) for where, item in blocks
-            if isinstance(item, dict) and item.get("type") in MEDIA_KINDS and isinstance(item.get("data"), str)]
+    return [(where, item) for where, item in blocks if isinstance(item, dict)]
+
+
+def media_items(result, method: str | None) -> list[tuple[str, dict]]:
+    """(where, item) for each image or audio content block of a result."""
+    return [(where, item) for where, item in content_blocks(result, method)
+            if item.get("type") in MEDIA_KINDS and isinstance(item.get("data"), str)]
 
 
 def media_problems(item: dict, where: str) -> list[tuple[str, tuple[str, str], str]]:
@@ -340,18 +345,16 @@ def resource_problems(res: dict, where: str) -> list[tuple[str, tuple[str, str],
 
 
 def received_resources(result, method: str | None) -> list[tuple[str, dict]]:
-    """(where, item) for each resource, resource link and contents item of a result."""
+    """(where, item) for each resource, resource link and contents item of a result (a tool's
+    or a prompt's content, resources/read, resources/list)."""
     if not isinstance(result, dict):
         return []
     found = []
-    if method == "tools/call" and isinstance(result.get("content"), list):
-        for i, item in enumerate(result["content"]):
-            if not isinstance(item, dict):
-                continue
-            if item.get("type") == "resource_link":
-                found.append((f"content[{i}] resource_link", item))
-            elif item.get("type") == "resource" and isinstance(item.get("resource"), dict):
-                found.append((f"content[{i}] resource", item["resource"]))
+    for where, item in content_blocks(result, method):
+        if item.get("type") == "resource_link":
+            found.append((f"{where} resource_link", item))
+        elif item.get("type") == "resource" and isinstance(item.get("resource"), dict):
+            found.append((f"{where} resource", item["resource"]))
     for key, what in (("contents", "contents"), ("resources", "resources")):
         if method in ("resources/read", "resources/list") and isinstance(result.get(key), list):
             found += [(f"{what}[{i}]", item) for i, item in enumerate(result[key]) if isinstance(item, dict)]
@@ -381,6 +384,14 @@ def uri_and_blob_formats(ctx: Context) -> list[Verdict]:
     problems, seqs, count = [], [], 0
     for entry in entries:
         message = entry["message"]
+        params = message.get("params")
+        if entry["dir"] == "in" and message.get("method") == "notifications/resources/updated" \
+                and isinstance(params, dict):
+            # the URI of the resource that changed is a resource URI like any other
+            count += 1
+            for found in resource_problems(params, f"#{entry['seq']} notifications/resources/updated"):
+                problems.append(found)
+                seqs.append(entry["seq"])
         if entry["dir"] != "in" or "result" not in message:
             continue
         request = requests.get(_key(message.get("id")))
