@@ -20,6 +20,7 @@ from urllib.parse import urldefrag, urljoin
 # result passing the jsonschema-rs check (below) never needs.
 
 from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, spec_for)
+from mcp_accept.evidence.redaction import clip  # a cut the run's redaction can see (a secret's start before it)
 from mcp_accept.schemas import MODERN, VERSIONS
 
 PATTERN_SECONDS = 1.0  # one pattern match
@@ -272,7 +273,7 @@ def _validate_bounded(schema: Any, instance: Any) -> tuple[str, str, str | None,
         return (FAIL, f"validating against outputSchema {why}; {TOO_COSTLY}, refused",
                 "the schema's validation", BOUNDS)
     except RuntimeError as exc:
-        return FAIL, f"outputSchema could not be applied ({str(exc)[:200]})", None, INVALID_SCHEMA
+        return FAIL, f"outputSchema could not be applied ({clip(str(exc), 200)})", None, INVALID_SCHEMA
 
 
 def _warm_imports(compiled_only: bool = False) -> None:
@@ -417,7 +418,7 @@ def _validate_output(schema: Any, instance: Any,
     try:
         base_cls.check_schema(schema)
     except SchemaError as exc:
-        return FAIL, f"outputSchema is not a valid schema: {exc.message[:200]}", None, INVALID_SCHEMA
+        return FAIL, f"outputSchema is not a valid schema: {clip(exc.message, 200)}", None, INVALID_SCHEMA
     except RecursionError:
         return FAIL, "outputSchema nests too deeply to check", None, BOUNDS
     from mcp_accept.evidence.bounded import seconds_left
@@ -450,7 +451,7 @@ def _validate_output(schema: Any, instance: Any,
         name = type(exc).__name__
         if "Unresolvable" in name or "Referencing" in name:
             return FAIL, "outputSchema has a reference that cannot be resolved locally; refused", None, INVALID_SCHEMA
-        return FAIL, f"outputSchema could not be applied ({name}: {str(exc)[:200]})", None, INVALID_SCHEMA
+        return FAIL, f"outputSchema could not be applied ({name}: {clip(str(exc), 200)})", None, INVALID_SCHEMA
     if errors:
         error = best_match(errors)
         message = error.message if len(error.message) <= 200 else error.message[:197] + "..."

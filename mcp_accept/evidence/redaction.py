@@ -18,6 +18,7 @@ SENSITIVE_HEADERS = frozenset(
 
 
 CUT_MARK = "…"  # ends a text cut by clip(): a secret's start just before it is masked too
+ELLIPSIS = "..."  # how other cuts end a text (``text[:77] + "..."``): treated the same way
 _BREAKS = re.compile(r"\r|\n|\\r|\\n")  # line breaks, raw or JSON-escaped
 _BREAK_HINT = re.compile(r"[\r\n]|\\[rn]")
 # A run of base64 characters and line breaks, taken from its start (linear, however long)
@@ -47,6 +48,7 @@ class Redactor:
         self._secrets: list[str] = []  # as given
         self._forms: list[str] = []  # every form to mask, longest first
         self._pattern: re.Pattern | None = None
+        self._heads: re.Pattern | None = None  # the first MIN_SECRET characters of each form
         self.header_names = set(SENSITIVE_HEADERS)
         for name in header_names:
             self.header_names.add(name.lower())
@@ -66,6 +68,7 @@ class Redactor:
         self._forms = sorted(set(self._forms) | {f for f in forms if len(f) >= MIN_SECRET},
                              key=len, reverse=True)
         self._pattern = re.compile("|".join(re.escape(f) for f in self._forms))
+        self._heads = re.compile("|".join(sorted({re.escape(f[:MIN_SECRET]) for f in self._forms})))
 
     def text(self, value: str, *, edges: bool = False) -> str:
         if self._pattern is None or not value:
@@ -73,7 +76,7 @@ class Redactor:
         value = self._pattern.sub(REDACTED, value)
         if _BREAK_HINT.search(value):
             value = _WRAPPED.sub(self._wrapped, value)
-        if CUT_MARK in value:
+        if CUT_MARK in value or ELLIPSIS in value:
             value = self._before_cuts(value)
         if edges:
             value = self._edges(value)
@@ -89,18 +92,28 @@ class Redactor:
         return REDACTED if self._pattern.search(joined) else block
 
     def _before_cuts(self, value: str) -> str:
-        """Mask the start of a secret left just before a :data:`CUT_MARK` (a text cut there
-        before it was redacted): four characters of a secret are enough to mask."""
-        parts = value.split(CUT_MARK)
+        """Mask the start of a secret left just before a :data:`CUT_MARK` or ``...`` (a text
+        cut there before it was redacted, as ``text[:77] + "..."`` does): four characters of a
+        secret are enough to mask."""
+        return self._before_mark(self._before_mark(value, ELLIPSIS), CUT_MARK)
+
+    def _before_mark(self, value: str, mark: str) -> str:
+        if mark not in value:
+            return value
+        parts = value.split(mark)
+        reach = self.longest - 1
         for n, part in enumerate(parts[:-1]):
+            if not self._heads.search(part, max(0, len(part) - reach)):
+                continue  # no secret starts near the cut (one search instead of one per form)
             for form in self._forms:
-                hit = next((k for k in range(min(len(form) - 1, len(part)), MIN_SECRET - 1, -1)
-                            if part.endswith(form[:k])), None)
-                if hit:
-                    part = part[:-hit] + REDACTED
+                tail = part[-(len(form) - 1):]
+                start = tail.find(form[:MIN_SECRET])  # the earliest start is the longest piece
+                while start >= 0 and not form.startswith(tail[start:]):
+                    start = tail.find(form[:MIN_SECRET], start + 1)
+                if start >= 0:
+                    parts[n] = part[:len(part) - len(tail) + start] + REDACTED
                     break
-            parts[n] = part
-        return CUT_MARK.join(parts)
+        return mark.join(parts)
 
     def _edges(self, value: str) -> str:
         """Mask the start of a secret at the end of ``value`` and its end at the start."""
