@@ -83,6 +83,17 @@ def compact_size(value: Any, known: dict | None = None) -> int:
     return sum(len(p) if p.isascii() else len(p.encode("utf-8", "surrogatepass")) for p in compact_pieces(value))
 
 
+LINE_BUFFER = 1 << 20  # bytes of a wire.jsonl line gathered before they are written
+
+
+def _write_all(fd: int, data: bytearray) -> int:
+    with memoryview(data) as view:
+        done = 0
+        while done < len(view):
+            done += os.write(fd, view[done:])
+    return done
+
+
 class WireLog:
     """Append-only ``wire.jsonl``: one line per message or event, flushed as written.
 
@@ -149,23 +160,26 @@ class WireLog:
             return self._seq
 
     def _write_line(self, entry: dict) -> None:
-        # Serialised piece by piece (a large message is never one more string), masked as one
-        # text (a secret across two pieces too), then written by one os.write of the whole
-        # line: a line is in the file whole or not at all. A write cut short (a full disk, a
-        # file size limit, an interrupt) is taken back to the last complete line.
+        # Serialised piece by piece (a large message is never one more string) and masked as
+        # one text (a secret across two pieces too). A line up to LINE_BUFFER bytes goes out
+        # in one os.write; a longer one in LINE_BUFFER steps, so memory stays flat. A write cut
+        # short (a full disk, a file size limit, an interrupt) is taken back to the last
+        # complete line: every line of the file stays JSON.
         fd = self._handle.fileno()
         message = entry.get("message")
         result = message.get("result") if entry["dir"] == "in" and isinstance(message, dict) else None
         measure = {id(result): None} if isinstance(result, (dict, list)) else None
         line = bytearray()
+        written = 0
         masking = self.redactor.stream()
-        for piece in compact_pieces(entry, measure):
-            line += masking.feed(piece).encode("utf-8", "backslashreplace")
-        line += masking.flush().encode("utf-8", "backslashreplace") + b"\n"
-        view = memoryview(line)
         try:
-            while view:
-                view = view[os.write(fd, view):]
+            for piece in compact_pieces(entry, measure):
+                line += masking.feed(piece).encode("utf-8", "backslashreplace")
+                if len(line) >= LINE_BUFFER:
+                    written += _write_all(fd, line)
+                    line.clear()
+            line += masking.flush().encode("utf-8", "backslashreplace") + b"\n"
+            written += _write_all(fd, line)
         except BaseException as exc:
             try:
                 os.ftruncate(fd, self._size)
@@ -180,9 +194,7 @@ class WireLog:
                     raise DiskFull(exc, str(self.path)) from None
                 return  # a reader thread: the run stops where its main thread looks (stop_if_full)
             raise
-        finally:
-            del view
-        self._size += len(line)
+        self._size += written
         if measure and measure[id(result)] is not None:
             self.result_sizes[id(result)] = measure[id(result)]
 
