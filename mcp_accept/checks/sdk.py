@@ -751,13 +751,16 @@ def write_job(stream, job: dict) -> None:
     from mcp_accept.evidence.wirelog import compact_pieces
 
     head = {**job, "answers": [[method, params] for method, params, _ in job["answers"]]}
-    stream.write(json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+    # A lone surrogate (a server may send "\ud800") has no UTF-8 form: it sits in a JSON
+    # string, so backslashreplace writes it back as the same escape the server sent.
+    stream.write(json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
+                 + b"\n")
     for _, _, answer in job["answers"]:
         if isinstance(answer, str):
-            stream.write(answer.encode("utf-8"))
+            stream.write(answer.encode("utf-8", "backslashreplace"))
         else:
             for piece in compact_pieces(answer):
-                stream.write(piece.encode("utf-8"))
+                stream.write(piece.encode("utf-8", "backslashreplace"))
         stream.write(b"\n")
     stream.flush()
 

@@ -275,9 +275,9 @@ def render(profile: dict, found: Discovery) -> str:
         raise ValueError(f"generated profile is invalid: {errors[0].message}")
     head = [
         # the server's own name and version: one line each, whatever it sent (no key injected)
-        f"# Starting profile for {yaml_comment(found.server_name or 'an MCP server')}, written by "
+        f"# Starting profile for {_comment(found.server_name or 'an MCP server')}, written by "
         "`mcp-accept profile init`",
-        f"# from its tools/list (protocol {yaml_comment(found.version)}). Check every entry under `guessed:`,",
+        f"# from its tools/list (protocol {_comment(found.version)}). Check every entry under `guessed:`,",
         "# then set `reference:` to the document the tools should return (null compares the",
         "# forms with each other) and remove `guessed:` once everything is checked. While a",
         "# tool's arguments or body kind are listed there, a refusal of them is UNOBTAINABLE, not FAIL.",
@@ -310,6 +310,17 @@ def _dump(data: dict, *, flow: bool | None) -> str:
         return yaml.dump(data, allow_unicode=True, **options)
     except UnicodeEncodeError:  # lone surrogates from the server: written as escapes
         return yaml.dump(data, allow_unicode=False, **options)
+
+
+# YAML 1.1 ends a line at U+0085, U+2028 and U+2029 as well as at CR and LF: inside a
+# comment any of them would start a new line of YAML (a key of the server's choosing).
+_YAML_BREAKS = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\x85",
+                              "\r": "\\r", "\n": "\\n"})
+
+
+def _comment(text) -> str:
+    """A server's text inside a ``#`` comment: one line of YAML, whatever it holds."""
+    return yaml_comment(text).translate(_YAML_BREAKS)
 
 
 def init_profile(transport, *, protocol: str = "auto", timeout: float = 10.0) -> str:

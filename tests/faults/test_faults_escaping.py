@@ -56,3 +56,52 @@ def test_template_runs_sandboxed(tmp_path: Path) -> None:
     fine.write_text("{% for run in runs %}{{ run.results.rows | length }} rows{% endfor %}\n")
     proc = run_cli("report", str(folder), "--template", str(fine))
     assert proc.returncode == 0, proc.stderr
+
+
+SURROGATE_NAME = "evil\\n# Forged heading\\n\\ud800<script>x</script>"  # JSON escapes, read by the server
+
+
+def test_lone_surrogates_and_a_newline_in_the_name_survive_every_format(tmp_path: Path) -> None:
+    """A server whose texts, link and name hold lone surrogates and whose name holds
+    newlines: the run completes without a traceback (the sdk layer's replay included),
+    and every report format is written, parses, and gains no heading."""
+    import json
+    import xml.etree.ElementTree as ET
+
+    folder = tmp_path / "run"
+    proc = run_cli("run", "--server", hostile("--mode", "surrogates", "--server-name", SURROGATE_NAME),
+                   "--out", str(folder), "--timeout", "5")
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr and "Exception in thread" not in proc.stderr, proc.stderr[-2000:]
+    assert_complete(folder, proc)
+    out = {}
+    for fmt in ("markdown", "html", "junit", "sarif", "json", "github"):
+        done = run_cli("report", str(folder), "--format", fmt, "--out", str(tmp_path / f"report.{fmt}"))
+        assert done.returncode == 0, (fmt, done.stderr)
+        out[fmt] = (tmp_path / f"report.{fmt}").read_text(encoding="utf-8")
+    assert not any(line.lstrip().startswith("# Forged") for line in out["markdown"].splitlines())
+    commands = [line for line in out["github"].splitlines() if line.startswith("::")]
+    assert commands and all(line.startswith(("::notice ", "::warning ", "::error ")) for line in commands)
+    assert all("%0A# Forged heading%0A" in line for line in commands if "Forged" in line)
+    ET.fromstring(out["junit"].encode("utf-8"))
+    document = json.loads(out["json"])
+    assert document["runs"][0]["results"]["conditions"]["server_name"] == json.loads(f'"{SURROGATE_NAME}"')
+    json.loads(out["sarif"])
+    assert "<script>x" not in out["html"]
+    done = run_cli("profile", "init", "--server", hostile("--server-name", "x\\u2028injected: true"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "injected" not in yaml.safe_load(done.stdout), "U+2028 in a comment started a YAML key"
+
+
+def test_the_sdk_replay_job_carries_a_lone_surrogate_as_its_escape() -> None:
+    import io
+    import json
+
+    from mcp_accept.checks.sdk import write_job
+
+    stream = io.BytesIO()
+    write_job(stream, {"version": "x", "answers": [["tools/call", {"name": "a\ud800"},
+                                                    {"content": [{"type": "text", "text": "b\udfff"}]}]]})
+    head, answer = stream.getvalue().decode("utf-8").splitlines()
+    assert json.loads(head)["answers"][0][1]["name"] == "a\ud800"
+    assert json.loads(answer)["content"][0]["text"] == "b\udfff"

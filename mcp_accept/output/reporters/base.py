@@ -13,6 +13,21 @@ class Reporter(abc.ABC):
     name: str = ""
     accepts_template = False  # only Jinja-rendered Markdown takes a template of the user's
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        # Every format's text is written out as UTF-8: a lone surrogate from a server (JSON's
+        # "\ud800") would stop that write, so it leaves as its escape, whatever the format.
+        super().__init_subclass__(**kwargs)
+        render = cls.__dict__.get("render")
+        if render is not None and not getattr(render, "encodable", False):
+            def encodable(self, runs: list, _render=render) -> str:
+                from mcp_accept.evidence.finite import without_surrogates
+
+                return without_surrogates(_render(self, runs))
+
+            encodable.encodable = True
+            encodable.__doc__ = render.__doc__
+            cls.render = encodable
+
     def __init__(self, *, lang: str = "en", template: Path | None = None) -> None:
         self.lang = lang
         self.template = template

@@ -51,7 +51,9 @@ def human_size(n: int) -> str:
 
 def shown(value, template: str) -> dict:
     """A value pretty-printed, cut at MESSAGE_CAP bytes, with its size."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
+    from mcp_accept.evidence.finite import strict_dumps, without_surrogates
+
+    text = without_surrogates(value) if isinstance(value, str) else strict_dumps(value, ensure_ascii=False, indent=2)
     data = text.encode("utf-8")
     cut = len(data) > MESSAGE_CAP
     if cut:

@@ -33,4 +33,6 @@ class JsonReporter(Reporter):
                       for line in summary["lines"]],
             "runs": [{"folder": run.base, "results": run.results} for run in runs],
         }
-        return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+        from mcp_accept.evidence.finite import strict_dumps
+
+        return strict_dumps(document, ensure_ascii=False, indent=2) + "\n"

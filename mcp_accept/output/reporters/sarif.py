@@ -82,4 +82,6 @@ class SarifReporter(Reporter):
                 "results": results,
             })
         document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": sarif_runs}
-        return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+        from mcp_accept.evidence.finite import strict_dumps
+
+        return strict_dumps(document, ensure_ascii=False, indent=2) + "\n"
