@@ -1,7 +1,8 @@
 """What mcp-accept writes, and how: run-folder files that are whole or absent and never written
 through a planted link (:mod:`.files`), ``wire.jsonl`` (:mod:`.wirelog`), masking of secrets
 (:mod:`.redaction`), the heuristics that refuse credentials in user input (:mod:`.credentials`),
-and the limits on costly work (:mod:`.bounded`).
+strict JSON out (no NaN, no lone surrogate: :mod:`.finite`), and the limits on costly work
+(:mod:`.bounded`).
 
 May import: the standard library, and ``mcp_accept.errors`` / ``mcp_accept.data``. Nothing
 here knows the protocol, the sheet or the checks.

@@ -341,7 +341,9 @@ def atomic_copy(source: Path, target: Path) -> None:
 
 
 def atomic_write_json(path: Path, data: Any, redactor: "Redactor | None" = None) -> None:
-    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    from mcp_accept.evidence.finite import strict_dumps
+
+    text = strict_dumps(data, ensure_ascii=False, indent=2) + "\n"  # a server's NaN: "NaN", a string
     if redactor is not None:
         text = redactor.text(text)
     atomic_write_text(path, text)

@@ -14,7 +14,20 @@ from mcp_accept.errors import DiskFull, is_disk_full
 from mcp_accept.evidence.files import open_nofollow, utc_now
 from mcp_accept.evidence.redaction import Redactor
 
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_strict = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def _compact(value: Any) -> str:
+    """Compact JSON, strict: a NaN or Infinity a server sent is written as the string of its
+    name (the checks judge the number itself, kept in memory), so every line parses anywhere."""
+    try:
+        return _strict(value)
+    except ValueError as exc:
+        if not str(exc).startswith("Out of range float"):
+            raise
+        from mcp_accept.evidence.finite import finite_copy
+
+        return _strict(finite_copy(value))
 BATCH = 256  # items of a long array serialised by one call
 PIECE_CAP = 1 << 20  # a batch that serialises larger than this is done again item by item
 RAW_CAP = 4096  # characters of a received text that was not a message, kept as evidence

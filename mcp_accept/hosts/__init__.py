@@ -1,7 +1,11 @@
 """Hosts: what a host (Claude Code, Codex, ...) does with a server's results. The recording
 proxy between a real host and a real server (:mod:`.proxy`), the snippets that make a host
 launch it (:mod:`.config`), rows filled by a person or from a host's debug transcript
-(:mod:`.observe`, :mod:`.transcripts`).
+(:mod:`.observe`, :mod:`.transcripts`, searched in bounded memory by :mod:`.streamed`).
+``host test`` (:mod:`.harness`) runs a real host headless against the stand-in model
+(:mod:`mcp_accept.model`), one adapter per host (:mod:`.adapters`), kept on loopback by
+:mod:`.netguard`; :mod:`.model_view` judges H01-H03 from what the model was handed, and
+:mod:`.matrix` runs every installed host side by side (``host matrix``).
 
 May import every earlier stage (``running`` included: a proxy folder is completed like a run's).
 Nothing earlier imports hosts.

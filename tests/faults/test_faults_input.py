@@ -192,3 +192,32 @@ def test_a_results_json_past_json_is_one_line(body: str, needles: list[str], tmp
     for command in (["report", str(path)], ["diff", str(path), str(path)]):
         proc = run_cli(*command, timeout=60)
         assert_one_line_error(proc, str(path), *needles)
+
+
+def test_a_servers_nan_and_infinity_are_written_as_strict_json(tmp_path: Path) -> None:
+    """NaN and Infinity in a server's structuredContent are judged (the checks see the
+    numbers) and recorded, but every JSON file of the run folder, wire.jsonl included,
+    parses as strict JSON: the numbers are written as the strings of their names."""
+    import json
+
+    from faultkit import hostile
+
+    structured = tmp_path / "nan.json"
+    structured.write_text('{"total": NaN, "hits": [Infinity, -Infinity]}', encoding="utf-8")
+    folder = tmp_path / "run"
+    proc = run_cli("run", "--server", hostile("--structured", str(structured)), "--out", str(folder),
+                   "--timeout", "5")
+    assert proc.returncode == 1, proc.stderr[-2000:]
+
+    def refuse(name):
+        raise AssertionError(f"{name} written as a bare number")
+
+    files = [folder / "results.json", *sorted((folder / "rows").glob("*.json"))]
+    for path in files:
+        json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse)
+    lines = (folder / "wire.jsonl").read_text(encoding="utf-8").splitlines()
+    for line in lines:
+        json.loads(line, parse_constant=refuse)
+    assert any('"total":"NaN"' in line for line in lines), "the server's NaN is not on record"
+    assert "not a number" in (folder / "results.json").read_text(encoding="utf-8") or \
+        any("NaN" in path.read_text(encoding="utf-8") for path in files[1:])
