@@ -97,8 +97,12 @@ CASES = [
     Case("answers-twice", ("--mode", "twice"), 1,
          {"W01": ("FAIL", "a second answer for id 4")},
          violation="a second answer for id 4", others_pass=("T01", "S01", "X01")),
-    Case("notifications-between-answers", ("--mode", "notify"), 0,
-         {row: ("PASS", "") for row in AUTOMATED}, more=_no_violation),
+    # the log messages come from a server that declares no logging capability: W01 says so
+    # (a MUST of the logging page), every other row is judged as if they were not there
+    Case("notifications-between-answers", ("--mode", "notify"), 1,
+         {**{row: ("PASS", "") for row in AUTOMATED if row != "W01"},
+          "W01": ("FAIL", "notifications/message from a server that declares no logging capability")},
+         more=_no_violation),
     Case("sends-a-request-in-2026-07-28", ("--mode", "server-request"), 1,
          {"W01": ("FAIL", "server sent a JSON-RPC request ('roots/list'), which 2026-07-28 forbids")},
          violation="which 2026-07-28 forbids; not answered", others_pass=("T01", "S01"),
@@ -173,14 +177,19 @@ def test_deep_json_in_text_bodies_is_not_compared(tmp_path: Path) -> None:
 
 
 def test_server_request_in_the_legacy_era_is_answered(tmp_path: Path) -> None:
-    """The contrast to the 2026-07-28 case: a legacy server may send requests; the runner
-    declines them with an error (it declares no capabilities) and records no violation."""
+    """The contrast to the 2026-07-28 case: a legacy server may send requests, and the runner
+    declines them with an error (it declares no capabilities), recording no protocol violation.
+    Asking for roots the client never declared breaks the lifecycle's MUST to use only what was
+    negotiated, so W01 says that, and only that."""
     folder = tmp_path / "run"
     proc = run_cli("run", "--server", server("--mode", "server-request"), "--protocol", "2025-11-25",
                    "--out", str(folder), *FAST)
-    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert proc.returncode == 1, proc.stdout[-3000:]
     results = assert_complete(folder, proc)
-    assert status(results, "W01") == "PASS", reason(results, "W01")
+    assert status(results, "W01") == "FAIL", reason(results, "W01")
+    assert "roots/list, which uses the client capability 'roots' the client did not declare" in reason(results, "W01")
+    assert events(folder, "violation") == []
+    assert all(status(results, row) == "PASS" for row in ("T01", "S01", "E01", "L02"))
     answers = [e["message"] for e in wire(folder)
                if e["dir"] == "out" and e.get("message", {}).get("id") == "server-asks-1"]
     assert len(answers) == 1 and answers[0]["error"]["code"] == -32601
