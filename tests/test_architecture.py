@@ -190,3 +190,18 @@ def test_architecture_page_names_only_modules_and_files_that_exist():
     assert not missing, f"docs/architecture.md names what does not exist: {sorted(missing)}"
     for stage, _ in STAGES:
         assert stage in page, f"docs/architecture.md does not describe the stage {stage!r}"
+
+
+def test_every_package_docstring_names_its_modules():
+    # a newcomer reads a package's docstring to find a module: one it does not name is lost
+    # (adapters are one module per host, listed by name in ADAPTERS instead)
+    unnamed = []
+    for init in PACKAGE.rglob("__init__.py"):
+        if init.parent == PACKAGE or init.parent.name == "adapters":
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        assert "May import" in doc, f"{init.relative_to(ROOT)}: the docstring says what it may import"
+        for module in sorted(init.parent.glob("*.py")):
+            if module.stem != "__init__" and module.stem not in doc:
+                unnamed.append(str(module.relative_to(ROOT)))
+    assert not unnamed, f"modules their package's docstring does not name: {unnamed}"

@@ -1,7 +1,8 @@
 """A run's orchestration: :mod:`.execute` takes the options of ``mcp-accept run`` to a filled
 run folder; :mod:`.runner` drives the sheet's steps over a session and has the checks judge the
 recording; :mod:`.eras` runs the sheet once per protocol version (``--protocol all``);
-:mod:`.fleet` and :mod:`.shard` run many servers.
+:mod:`.fleet` and :mod:`.shard` run many servers; :mod:`.invocation` records what a run was
+asked to do and :mod:`.rerun` repeats it from that record.
 
 May import every earlier stage: ``errors``, ``data``, ``untrusted``, ``evidence``, ``schemas``,
 ``transport``, ``checks``, ``inputs`` and ``output`` (a run writes its ``sheet.md`` and prints

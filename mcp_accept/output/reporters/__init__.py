@@ -5,6 +5,12 @@ their evidence links work from where the report is written) into one text. The
 registry maps each ``--format`` value to its class; a new format is a new module
 here and one line in :data:`REPORTER_BY_NAME`.
 
+* :mod:`.base`: the :class:`Reporter` every format subclasses; :mod:`.overview`: the verdict
+  over all runs and the one line per run that the HTML and Markdown reports open with;
+* :mod:`.markdown`, :mod:`.html_report`: reports for people; :mod:`.hosts`: the per-host table
+  from host-test folders;
+* :mod:`.json_report`, :mod:`.junit`, :mod:`.sarif`, :mod:`.github`: formats for programs and CI.
+
 May import: what :mod:`mcp_accept.output` may, and :mod:`.render` and :mod:`.runs` beside it;
 never :mod:`mcp_accept.output.report`, which uses this registry.
 """
