@@ -15,7 +15,7 @@ from typing import List, Optional
 import typer
 
 from mcp_accept import __version__
-from mcp_accept.errors import ExitStatus, InputError, InternalError, ServerError
+from mcp_accept.errors import DiskFull, ExitStatus, InputError, InternalError, ServerError, disk_full_within
 
 class _PlainUsage(typer.core.TyperCommand):
     """A usage line in the usual Unix shape (``RUN_DIR...``, ``[ROW]``): Typer 0.29 wraps
@@ -84,7 +84,11 @@ def environment(quiet: bool = False, verbose: bool = False):
 
 
 def fail(error: Exception) -> "typer.Exit":
-    """Print an error as one line on stderr and give the exit to raise."""
+    """Print an error as one line on stderr and give the exit to raise.
+
+    A full disk (or the file size limit) behind the error, whichever command met it and
+    however it was reported on the way, gives its own status (NO_SPACE) and names the file."""
+    error = as_disk_full(error)
     text = error.one_line() if isinstance(error, (InputError, InternalError)) else str(error)
     typer.echo(f"mcp-accept: error: {console_safe(text)}", err=True)
     return typer.Exit(int(getattr(error, "status", ExitStatus.BAD_INPUT)))
@@ -624,6 +628,17 @@ def profile_init(
     typer.echo(f"wrote {out}")
 
 
+def as_disk_full(error: BaseException) -> BaseException:
+    """``error`` as :class:`DiskFull` when a full disk is behind it (or behind the exception
+    being handled where it was made); else ``error`` unchanged."""
+    if isinstance(error, DiskFull):
+        return error
+    cause = disk_full_within(error, sys.exc_info()[1])
+    if cause is None:
+        return error
+    return DiskFull(cause, getattr(error, "file", None) or cause.filename, run_folder=False)
+
+
 def console_safe(text: str) -> str:
     """A line of ours quoting a server's or a user's text, for typer.echo (no markup): one
     line, every control character and escape made visible."""
@@ -754,6 +769,8 @@ def main() -> None:
         typer.echo("mcp-accept: aborted", err=True)
         sys.exit(1)
     except Exception as exc:
+        if disk_full_within(exc) is not None:  # not a fault of the tool: no crash report, no room for one
+            raise SystemExit(fail(exc).exit_code) from None
         # A wrong command line (unknown option, a value of the wrong type...): one line,
         # like every other input error, instead of the usage box.
         describe, status = getattr(exc, "format_message", None), getattr(exc, "exit_code", None)

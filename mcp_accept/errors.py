@@ -16,7 +16,7 @@ class ExitStatus(enum.IntEnum):
     BAD_INPUT = 2  # a file, option or value given by the user is wrong
     SERVER = 3  # the server could not be started or spoken to
     FETCH = 4  # `schemas fetch` could not download or verify the official schemas
-    NO_SPACE = 74  # the disk is full (or a file size limit was reached) while writing the run folder (EX_IOERR)
+    NO_SPACE = 74  # the disk is full (or a file size limit was reached) while writing a run folder or a file (EX_IOERR)
     INTERNAL = 70  # a fault of mcp-accept itself (EX_SOFTWARE of sysexits.h); a crash report is kept
     INTERRUPTED = 130  # stopped by Ctrl-C or SIGTERM; the run folder is written, marked interrupted
 
@@ -54,19 +54,37 @@ class DiskFull(InputError):
 
     status = ExitStatus.NO_SPACE
 
-    def __init__(self, error: OSError, file: str | None = None):
+    def __init__(self, error: OSError, file: str | None = None, *, run_folder: bool = True):
         self.error = error
-        super().__init__(f"no space left to write the run folder ({error.strerror or error}); "
-                         "wire.jsonl keeps its complete lines, results.json was not written: "
-                         "free some space and run again", file=file or getattr(error, "filename", None))
+        reason = error.strerror or str(error)
+        if run_folder:
+            text = (f"no space left to write the run folder ({reason}); wire.jsonl keeps its complete "
+                    "lines, results.json was not written: free some space and run again")
+        else:  # any other file: written whole beside its name and renamed, so nothing half is left
+            text = (f"no space left to write this file ({reason}); it was not written, any earlier "
+                    "version is unchanged: free some space and run the command again")
+        super().__init__(text, file=file or getattr(error, "filename", None))
 
 
 NO_SPACE_ERRNOS = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG")
                             if hasattr(errno, name))
 
 
-def is_disk_full(exc: BaseException) -> bool:
+def is_disk_full(exc: BaseException | None) -> bool:
     return isinstance(exc, OSError) and exc.errno in NO_SPACE_ERRNOS
+
+
+def disk_full_within(*errors: BaseException | None) -> OSError | None:
+    """The full-disk error behind any of ``errors``: itself, or what it was raised from or while
+    handling (a command may have turned it into an input error naming its option); else None."""
+    for error in errors:
+        seen = 0
+        while error is not None and seen < 8:  # chains are short; a cycle cannot hold us
+            if is_disk_full(error):
+                return error
+            error = error.__cause__ or error.__context__
+            seen += 1
+    return None
 
 
 class ServerError(Exception):

@@ -281,8 +281,10 @@ def _replace(path: Path, fill) -> None:
         try:
             fill(fd)
             os.replace(tmp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except BaseException:
+        except BaseException as exc:
             _unlink(tmp, dir_fd)
+            if isinstance(exc, OSError) and exc.filename is None:
+                exc.filename = str(path)  # a failed write names no file: say which one it was
             raise
     finally:
         os.close(dir_fd)

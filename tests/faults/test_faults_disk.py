@@ -63,3 +63,70 @@ def test_full_disk_ends_the_run_with_one_line(limit: int, tmp_path: Path) -> Non
                            env={**os.environ, "COLUMNS": "200"})
     assert again.returncode in (0, 1), again.stderr[-2000:]
     assert_complete(folder, again)
+
+
+# Every other command that writes: the same one line and status, the file it was writing
+# named, nothing half-written left beside it (each file is written under a temporary name
+# and renamed into place), the earlier version untouched.
+
+def _command_limited(limit: int, *args: str) -> subprocess.CompletedProcess:
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run([sys.executable, "-m", "mcp_accept", *args], capture_output=True, text=True,
+                          timeout=120, preexec_fn=limited,
+                          env={**os.environ, "COLUMNS": "200", "PYTHONDONTWRITEBYTECODE": "1"})
+
+
+def _says_no_space(proc: subprocess.CompletedProcess, path: Path) -> None:
+    assert proc.returncode == ExitStatus.NO_SPACE, (proc.returncode, proc.stderr[-2000:])
+    assert_no_traceback(proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mcp-accept: error: "), proc.stderr
+    assert "no space left" in lines[0] and "File too large" in lines[0], lines[0]
+    assert str(path) in lines[0], lines[0]
+    assert "internal error" not in lines[0] and "crash report" not in lines[0], lines[0]
+    assert not [p.name for p in path.parent.rglob("*.tmp")]
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("disk") / "run"
+    proc = subprocess.run([sys.executable, "-m", "mcp_accept", "run", "--out", str(folder), "--timeout", "10",
+                           "--server", hostile("--mode", "ok")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    return folder
+
+
+def test_full_disk_in_observe(finished_run: Path, tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / "run"
+    shutil.copytree(finished_run, folder)
+    before = (folder / "results.json").read_bytes()
+    note = tmp_path / "seen.txt"
+    note.write_text("the host showed the image\n", encoding="utf-8")
+    proc = _command_limited(1_000, "observe", str(folder), "H03", "--status", "PASS", "--note", "seen",
+                            "--evidence", str(note))
+    _says_no_space(proc, folder / "results.json")
+    assert (folder / "results.json").read_bytes() == before
+    # with room, the same command fills the row
+    again = subprocess.run([sys.executable, "-m", "mcp_accept", "observe", str(folder), "H03", "--status", "PASS",
+                            "--note", "seen", "--evidence", str(note)], capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert json.loads((folder / "results.json").read_text(encoding="utf-8")) != json.loads(before)
+
+
+def test_full_disk_in_report_out(finished_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    out.write_text("an earlier report\n", encoding="utf-8")
+    proc = _command_limited(1_000, "report", str(finished_run), "--format", "html", "--out", str(out))
+    _says_no_space(proc, out)
+    assert out.read_text(encoding="utf-8") == "an earlier report\n"
+
+
+def test_full_disk_in_profile_init_out(tmp_path: Path) -> None:
+    out = tmp_path / "profile.yaml"
+    proc = _command_limited(200, "profile", "init", "--server", hostile("--mode", "ok"), "--out", str(out))
+    _says_no_space(proc, out)
+    assert not out.exists()
