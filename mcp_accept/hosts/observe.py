@@ -284,7 +284,7 @@ def scan_for_credentials(path: Path, shown: str) -> None:
                     pending += decoder.decode(chunk)
                 except UnicodeDecodeError:
                     return  # not text (a screenshot, an archive): kept as it is
-                *lines, pending = re.split(r"\r\n|\r|\n", pending)
+                *lines, pending = re.split(r"\r\n|\r|\n", pending) if "\r" in pending else pending.split("\n")
                 check_block(lines, number)
                 number += len(lines)
                 if len(pending) > LONG_LINE:
@@ -562,7 +562,7 @@ def foreign_tokens(text: str, log: FixtureLog) -> list[str]:
     patterns = [re.compile(r"(?<![0-9A-Za-z])" + re.escape(prefix) + r"[0-9A-Za-z]{%d}(?![0-9A-Za-z])" % length,
                            re.IGNORECASE) for prefix, length in sorted(shapes)]
     if not isinstance(text, str):  # one pass finds the known tokens' lines and the strangers
-        return [t for t in text.search(known, patterns) if t.lower() not in known]
+        return [t for t in text.search(known, sorted(shapes)) if t.lower() not in known]
     for pattern in patterns:
         for match in pattern.finditer(text):
             if match.group(0).lower() not in known and match.group(0) not in found:

@@ -22,10 +22,16 @@ OVERLAP = 1024  # longer than any token searched for: a token cut by a window is
 # The line ends str.splitlines knows (\r\n counts once), so line numbers agree with it.
 BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 _RARE_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_RARE = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _has_rare_breaks(text: str) -> bool:
+    # a single character is found by memchr: ten of them cost less than one regex pass
+    return any(ch in text for ch in (_RARE[:6] if text.isascii() else _RARE))
 
 
 def _breaks_in(text: str) -> int:
-    if _RARE_BREAKS.search(text) is None:
+    if not _has_rare_breaks(text):
         return text.count("\n")
     return sum(1 for _ in BREAKS.finditer(text))
 
@@ -34,7 +40,7 @@ def _last_break_end(text: str) -> int:
     """Where the text after its last line end starts (0: no line end)."""
     cut = text.rfind("\n") + 1
     tail = text[cut:]
-    if _RARE_BREAKS.search(tail) is None:
+    if not _has_rare_breaks(tail):
         return cut
     end = cut
     for match in BREAKS.finditer(text, cut):
@@ -60,12 +66,19 @@ def decoded_chunks(open_binary: Callable) -> Iterator[str]:
         yield tail
 
 
+def _alnum(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
 def search(chunks: Iterable[str], tokens: Iterable[str],
-           shapes: Iterable[re.Pattern] = ()) -> tuple[dict[str, list[int]], list[str]]:
-    """The 1-based lines holding each token (case ignored; keys lower-cased) and, in the
-    order of ``shapes``, what each shape pattern matched, in one pass over ``chunks``."""
+           shapes: Iterable[tuple[str, int]] = ()) -> tuple[dict[str, list[int]], list[str]]:
+    """The 1-based lines holding each token (case ignored; keys lower-cased) and, shape by
+    shape, the words of each shape found: ``(prefix, n)`` is the prefix (case ignored)
+    followed by n ASCII letters or digits, with no letter or digit on either side. One pass
+    over ``chunks``; every search is a plain substring search (a regex over hundreds of
+    megabytes costs seconds a pattern)."""
     wanted = sorted({t.lower() for t in tokens if t})
-    shapes = list(shapes)
+    shapes = [(prefix.lower(), length) for prefix, length in shapes]
     found: dict[str, set[int]] = {t: set() for t in wanted}
     matched: list[list[str]] = [[] for _ in shapes]
     seen: set[str] = set()
@@ -74,26 +87,47 @@ def search(chunks: Iterable[str], tokens: Iterable[str],
     def look(text: str, start: int, stop: int) -> None:
         """Hits that begin at or after ``start`` and end at or before ``stop``."""
         lowered = text.lower()
-        if len(lowered) != len(text):  # lower() changed lengths: positions are not the text's
-            lowered = None
-        ends = None
+        if len(lowered) != len(text):  # lower() changed lengths: search line by line instead
+            return look_by_line(text, start, stop)
+        rare = _has_rare_breaks(text)
+        ends = [m.end() for m in BREAKS.finditer(text)] if rare else None
+
+        def line_of(pos: int) -> int:
+            return base + (bisect.bisect_right(ends, pos) if rare else text.count("\n", 0, pos))
+
         for token in wanted:
-            pos = lowered.find(token, start) if lowered is not None else -1
+            pos = lowered.find(token, start)
             while 0 <= pos and pos + len(token) <= stop:
-                if ends is None:
-                    ends = [m.end() for m in BREAKS.finditer(text)]
-                found[token].add(base + bisect.bisect_right(ends, pos))
+                found[token].add(line_of(pos))
                 pos = lowered.find(token, pos + 1)
-            if lowered is None:  # find by line, as str.splitlines does
-                for number, line in enumerate(text[start:stop].splitlines(), 0):
-                    if token in line.lower():
-                        found[token].add(base + _breaks_in(text[:start]) + number)
-        for i, pattern in enumerate(shapes):
-            for match in pattern.finditer(text, start, len(text)):
-                word = match.group(0)
-                if match.end() <= stop and word not in seen and len(matched[i]) < MAX_MATCHES:
-                    seen.add(word)
-                    matched[i].append(word)
+        for i, (prefix, length) in enumerate(shapes):
+            pos = lowered.find(prefix, start)
+            while 0 <= pos:
+                end = pos + len(prefix) + length
+                if end > stop:
+                    break
+                if (not (pos and _alnum(text[pos - 1])) and all(_alnum(c) for c in text[pos + len(prefix):end])
+                        and not (end < len(text) and _alnum(text[end]))):
+                    word = text[pos:end]
+                    if word not in seen and len(matched[i]) < MAX_MATCHES:
+                        seen.add(word)
+                        matched[i].append(word)
+                pos = lowered.find(prefix, pos + 1)
+
+    def look_by_line(text: str, start: int, stop: int) -> None:
+        first = base + _breaks_in(text[:start])
+        for number, line in enumerate(text[start:stop].splitlines(), first):
+            low = line.lower()
+            for token in wanted:
+                if token in low:
+                    found[token].add(number)
+            for i, (prefix, length) in enumerate(shapes):
+                pattern = re.compile(r"(?<![0-9A-Za-z])" + re.escape(prefix) + r"[0-9A-Za-z]{%d}(?![0-9A-Za-z])"
+                                     % length, re.IGNORECASE)
+                for match in pattern.finditer(line):
+                    if match.group(0) not in seen and len(matched[i]) < MAX_MATCHES:
+                        seen.add(match.group(0))
+                        matched[i].append(match.group(0))
 
     for chunk in chunks:
         buf += chunk
@@ -127,7 +161,7 @@ class StreamedText:
     def blank(self) -> bool:
         return all(not chunk.strip() for chunk in self.chunks())
 
-    def search(self, tokens: Iterable[str], shapes: Iterable[re.Pattern] = ()) -> list[str]:
+    def search(self, tokens: Iterable[str], shapes: Iterable[tuple[str, int]] = ()) -> list[str]:
         """Find every token of ``tokens`` (kept for :meth:`lines`) and what ``shapes`` match."""
         lines, matched = search(self.chunks(), tokens, shapes)
         self._lines.update(lines)

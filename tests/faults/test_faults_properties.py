@@ -350,3 +350,35 @@ def test_any_numeric_option_value_is_refused_in_one_line_or_taken(value, option)
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     assert option in done.stderr or "--protocol" in done.stderr or "--jobs" in done.stderr
+
+
+# --------------------------------------------------------------------------- streamed search
+
+PIECE = st.one_of(st.sampled_from(["MKT-0a1b2c3d", "mkt-0A1B2C3D", "MKS-0a1b2c3d", "MKT-ffffffff", "xMKT-0a1b2c3d",
+                                   "MKT-0a1b2c3dz", "\n", "\r\n", "\r", "\u2028", "\x85", "\x0c", "İ", "ß", " "]),
+                  st.text(max_size=5))
+
+
+@SETTINGS
+@given(pieces=st.lists(PIECE, max_size=40), chunk=st.integers(1, 40))
+def test_the_streamed_search_finds_what_the_whole_text_search_finds(pieces, chunk, monkeypatch):
+    """An answer searched a few bytes at a time (tokens cut across reads, long lines cut
+    into windows) gives the same lines and the same strangers as the text searched whole."""
+    from mcp_accept.hosts import observe, streamed
+
+    text = "".join(pieces)
+    data = text.encode("utf-8")
+    monkeypatch.setattr(streamed, "CHUNK", chunk)
+    monkeypatch.setattr(streamed, "LONG_LINE", 30)
+    monkeypatch.setattr(streamed, "OVERLAP", 14)
+    tokens = ["MKT-0a1b2c3d", "MKS-0a1b2c3d"]
+
+    class Log:
+        def tokens(self, form=None, key="markers"):
+            return {"0a1b2c3d": {"text": tokens[0], "structured": tokens[1]}} if key == "markers" else {}
+
+    whole = {t: observe.token_lines(text, t) for t in tokens}
+    strangers = observe.foreign_tokens(text, Log())
+    source = streamed.StreamedText(lambda: io.BytesIO(data))
+    assert sorted(observe.foreign_tokens(source, Log())) == sorted(strangers)
+    assert {t: observe.token_lines(source, t) for t in tokens} == whole
