@@ -221,3 +221,28 @@ def test_a_servers_nan_and_infinity_are_written_as_strict_json(tmp_path: Path) -
     assert any('"total":"NaN"' in line for line in lines), "the server's NaN is not on record"
     assert "not a number" in (folder / "results.json").read_text(encoding="utf-8") or \
         any("NaN" in path.read_text(encoding="utf-8") for path in files[1:])
+
+
+@pytest.mark.parametrize("line, needles", [
+    ('{"type": "user", "message": {"content": ' + "[" * 100_000 + "]" * 100_000 + "}}",
+     ["transcript.jsonl:2", "nested too deeply"]),
+    ('{"type": "user", "n": ' + "9" * 5000 + "}", ["transcript.jsonl:2", "digits"]),
+    ('{"type": "user", "n": NaN}', ["transcript.jsonl:2", "NaN"]),
+])
+def test_a_transcript_past_json_is_one_line(line: str, needles: list[str], tmp_path: Path) -> None:
+    import json
+
+    folder = tmp_path / "run"
+    assert run_cli("run", "--out", str(folder), "--timeout", "5").returncode == 0
+    log = tmp_path / "log"
+    log.mkdir()
+    (log / "markers.json").write_text(json.dumps({"run": "0a1b2c3d", "markers": {"text": "MKT-0a1b2c3d"},
+                                                  "pid": 1, "started_at": "2026-01-01T00:00:00.000Z"}))
+    (log / "requests.jsonl").write_text("")
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text('{"type": "system", "subtype": "init", "mcp_servers": []}\n' + line + "\n")
+    before = snapshot(folder)
+    proc = run_cli("observe", str(folder), "--transcript", str(transcript), "--format", "claude-code-stream-json",
+                   "--fixture-log", str(log))
+    assert_one_line_error(proc, *needles)
+    assert snapshot(folder) == before
