@@ -183,13 +183,18 @@ def _check_node(loader: _Loader, node: yaml.Node, path: DocPath, shown: str) -> 
                          "(strings, numbers, true/false, null, lists, mappings)", file=shown,
                          line=_line_of_node(node), field=field)
     if not isinstance(node, yaml.ScalarNode) or tag not in (
-            "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+            "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool"):
         return
     if len(node.value) > _INT_CHARS and tag.endswith(":int"):
         raise InputError(f"an integer of {len(node.value)} characters is out of range "
                          f"(at most {_INT_BOUND - 1} in size)", file=shown, line=_line_of_node(node),
                          field=field)
-    value = loader.construct_object(node)
+    try:
+        value = loader.construct_object(node)
+    except (ValueError, KeyError, TypeError, OverflowError):  # "!!float abc", "!!bool maybe"
+        kind = tag.rsplit(":", 1)[-1]
+        raise InputError(f"{node.value[:20]!r} is not {'an' if kind == 'int' else 'a'} {kind} (tag !!{kind})",
+                         file=shown, line=_line_of_node(node), field=field) from None
     if isinstance(value, int) and abs(value) >= _INT_BOUND:
         raise InputError(f"the integer is out of range (at most {_INT_BOUND - 1} in size)", file=shown,
                          line=_line_of_node(node), field=field)

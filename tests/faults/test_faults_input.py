@@ -34,6 +34,8 @@ FILES = {
     "nancond.yaml": "result_size_utf8_bytes: .nan\n",
     "inftargets.yaml": "targets:\n  - name: a\n    server: x\n    timeout: .inf\n",
     "nantargets.yaml": "targets:\n  - name: a\n    server: x\n    run_timeout: .nan\n",
+    "badfloat.yaml": "profile: x\ntwin: !!float abc\n",
+    "badbool.yaml": "profile: x\ntwin: !!bool maybe\n",
     "bigtargets.yaml": "targets:\n  - name: a\n    server: x\n    timeout: " + "9" * 5000 + "\n",
 }
 
@@ -75,6 +77,8 @@ CASES = {
     "profile-python-tag": (["--profile", "{d}/pyobject.yaml"], ["{d}/pyobject.yaml:1", "!!python/object"]),
     "profile-5000-digits": (["--profile", "{d}/bigint.yaml"], ["{d}/bigint.yaml:2", "twin", "out of range"]),
     "profile-inf": (["--profile", "{d}/infprofile.yaml"], ["{d}/infprofile.yaml:2", "twin", "not a finite number"]),
+    "profile-bad-float-tag": (["--profile", "{d}/badfloat.yaml"], ["{d}/badfloat.yaml:2", "twin", "!!float"]),
+    "profile-bad-bool-tag": (["--profile", "{d}/badbool.yaml"], ["{d}/badbool.yaml:2", "twin", "!!bool"]),
     "profile-nested-deep": (["--profile", "{d}/deep.yaml"], ["{d}/deep.yaml", "nested too deeply"]),
     "conditions-5000-digits": (["--conditions", "{d}/bigcond.yaml"],
                                ["{d}/bigcond.yaml:1", "result_size_utf8_bytes", "out of range"]),
