@@ -252,8 +252,9 @@ def _validated(schema: Any, instance: Any) -> tuple[str, str, str | None, str]:
 
 def _validate_bounded(schema: Any, instance: Any) -> tuple[str, str, str | None, str]:
     """Validate in a forked child, in two steps: first what needs no Python validator (the
-    dialect, references that leave the schema, jsonschema-rs vouching for a valid result),
-    then, only if that settled nothing, the Python validator. A run whose results are
+    dialect, references that leave the schema, jsonschema-rs vouching for a valid result;
+    in this process when its cost is bounded, see `_cheap`), then, only if that settled
+    nothing, the Python validator. A run whose results are
     valid never imports jsonschema, referencing or regex (0.13 s and 10 MiB). The two steps
     share one time limit."""
     from mcp_accept.evidence import bounded
@@ -261,8 +262,18 @@ def _validate_bounded(schema: Any, instance: Any) -> tuple[str, str, str | None,
     _warm_imports(compiled_only=True)  # the child must not import: another thread may hold the import lock
     hard = bounded.seconds_left(HARD_SECONDS)
     started = time.monotonic()
+    settled = False  # the first step already ran here and could not tell
+    if _cheap(schema, instance):
+        try:
+            outcome = _validate_output(schema, instance, True)
+        except Exception:  # noqa: BLE001 - the child below meets it again and words it
+            outcome = None
+        else:
+            if outcome is not None:
+                return outcome
+            settled = True
     try:
-        outcome = bounded.call(_validate_output, schema, instance, True, seconds=hard)
+        outcome = None if settled else bounded.call(_validate_output, schema, instance, True, seconds=hard)
         if outcome is None:
             _warm_imports()
             left = max(0.05, hard - (time.monotonic() - started))
@@ -274,6 +285,51 @@ def _validate_bounded(schema: Any, instance: Any) -> tuple[str, str, str | None,
                 "the schema's validation", BOUNDS)
     except RuntimeError as exc:
         return FAIL, f"outputSchema could not be applied ({clip(str(exc), 200)})", None, INVALID_SCHEMA
+
+
+# The first step runs in this process, without a fork (a few milliseconds of a run, more
+# under load), only when its cost is bounded by what it is given: a schema that
+# `_fast_eligible` accepts (no pattern, format, contains, not, if, unevaluated*; anyOf,
+# oneOf and allOf over scalar leaves only, so each instance node meets one chain of
+# schema nodes), and a schema and an instance each under CHEAP_SIZE (enum, const and
+# uniqueItems compare at most that much) and CHEAP_DEPTH (no deep recursion in the
+# compiled validator). Everything else, and the Python validator always, runs forked.
+CHEAP_SIZE = 4096  # strings by their length, every other value as 8, containers as 2 plus their keys
+CHEAP_DEPTH = 32
+
+
+def _within(value: Any, size: int, depth: int) -> bool:
+    """Whether ``value`` measures at most ``size`` and nests at most ``depth`` deep; stops
+    counting as soon as it is over, so a large value costs no more than a small one."""
+    stack = [(value, 0)]
+    total = 0
+    while stack:
+        node, level = stack.pop()
+        if level > depth:
+            return False
+        if isinstance(node, str):
+            total += len(node)
+        elif isinstance(node, dict):
+            total += 2
+            for key, item in node.items():
+                total += len(key) if isinstance(key, str) else 8
+                stack.append((item, level + 1))
+        elif isinstance(node, list):
+            total += 2
+            stack.extend((item, level + 1) for item in node)
+        elif isinstance(node, int) and not isinstance(node, bool) and abs(node) >= 1 << 63:
+            return False  # a huge integer: its conversion is the compiled validator's business
+        else:
+            total += 8
+        if total > size:
+            return False
+    return True
+
+
+def _cheap(schema: Any, instance: Any) -> bool:
+    """Whether the compiled first step may run here rather than in a child (see CHEAP_SIZE)."""
+    return (_within(schema, CHEAP_SIZE, CHEAP_DEPTH) and _within(instance, CHEAP_SIZE, CHEAP_DEPTH)
+            and _fast_eligible(schema))
 
 
 def _warm_imports(compiled_only: bool = False) -> None:
