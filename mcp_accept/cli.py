@@ -252,6 +252,7 @@ def proxy(
     allow_remote: bool = typer.Option(False, "--allow-remote", help="With --url: allow a --listen address that is not loopback (a warning is printed; requests still need a Host naming the proxy)."),
     header: List[str] = typer.Option([], "--header", help="With --url: \"Name: value\" added to every upstream request; value may be env:VAR. Never recorded. Repeatable."),
     max_bytes: int = typer.Option(64 * 1024 * 1024, "--max-bytes", min=1024, max=MAX_BYTES, help="Largest message held whole, in bytes: a stdio line or an HTTP request body over it is not forwarded (the host gets a JSON-RPC error); an HTTP answer over it is forwarded but not recorded."),
+    write_timeout: float = typer.Option(30.0, "--write-timeout", min=0.1, max=MAX_WAIT, help="Seconds a write may wait for its reader to take a byte: a server that stops reading its stdin (the host's request gets a JSON-RPC error), a host that stops reading its stdout (the session ends) or an HTTP answer, and an HTTP request body that stops arriving. Each is recorded as an event."),
     out: Optional[Path] = typer.Option(None, "--out", help="Folder under which each start writes a run folder of its own (default: ./mcp-accept-runs/proxy)."),
     name: Optional[str] = typer.Option(None, "--name", help="Label for the run folders' names (e.g. the server's name)."),
     set_: List[str] = typer.Option([], "--set", help="KEY=VALUE for an execution condition the wire cannot show (e.g. model_and_settings). Repeatable."),
@@ -281,12 +282,13 @@ def proxy(
         if server:
             from mcp_accept.hosts.proxy.stdio import run_stdio_proxy
 
-            run_stdio_proxy(server, base, name, given=given, max_bytes=max_bytes)
+            run_stdio_proxy(server, base, name, given=given, max_bytes=max_bytes, write_timeout=write_timeout)
             return
         try:
             folder = new_run_folder(base, name)
             serve_http_proxy(url, address, folder, headers=headers, redactor=redactor, given=given,
-                             max_bytes=max_bytes, say=lambda text: typer.echo(text) or sys.stdout.flush())
+                             max_bytes=max_bytes, write_timeout=write_timeout,
+                             say=lambda text: typer.echo(text) or sys.stdout.flush())
         except OSError as exc:
             raise InputError(f"cannot listen: {exc.strerror or exc}", field="--listen") from None
     except (InputError, ServerError) as exc:

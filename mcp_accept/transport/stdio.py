@@ -178,7 +178,7 @@ class StdioTransport(Transport):
         self.starts += 1
         self._sent = 0  # bytes written to this process's stdin
         self._stalled = None
-        os.set_blocking(self.process.proc.stdin.fileno(), False)  # writes wait in _write_until, bounded
+        os.set_blocking(self.process.proc.stdin.fileno(), False)  # writes wait in write_until, bounded
         self.log.record("event", event="spawn", detail=f"pid {self.process.pid}, start {self.starts}")
         self.inbox = Inbox(self.log)
         stdout = io.BufferedReader(self.process.proc.stdout, buffer_size=1 << 16)
@@ -225,7 +225,7 @@ class StdioTransport(Transport):
         if deadline is None:
             deadline = time.monotonic() + (self._write_wait or WRITE_WAIT)
         try:
-            written = _write_until(self.process.proc.stdin.fileno(), data, deadline)
+            written = write_until(self.process.proc.stdin.fileno(), data, deadline)
         except (BrokenPipeError, OSError, ValueError):
             return self._gone("cannot write to the server's stdin")
         self._sent += written
@@ -321,7 +321,7 @@ class StdioTransport(Transport):
         return {"transport": self.name, "command": self.command}
 
 
-def _write_until(fd: int, data: bytes, deadline: float) -> int:
+def write_until(fd: int, data: bytes, deadline: float) -> int:
     """Write ``data`` to the non-blocking ``fd``, waiting (select) for room in the pipe until
     ``deadline``; give how many bytes were written (fewer than ``len(data)`` once it passed)."""
     view = memoryview(data)

@@ -6,12 +6,14 @@ misbehaving server over stdio.
 Each guarantee of docs/misbehaving-servers.md, "The recording proxy's guarantees":
 it forwards only to its upstream, listens on loopback unless told otherwise, checks Host
 and Origin, keeps every credential the host sends out of the folder and the console, and
-stays bounded in memory without ever cutting what it forwards.
+stays bounded in memory without ever cutting what it forwards, and gives up on a peer that
+stops reading (or a request body that stops arriving) after --write-timeout, never hanging.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import queue
@@ -28,7 +30,7 @@ import httpx
 import pytest
 
 from conftest import ROOT, fixture_command, free_port, load_results, start_http_server, stop_http_server
-from faultkit import assert_no_traceback, assert_one_line_error, events, server as misbehave, wire
+from faultkit import assert_no_traceback, assert_one_line_error, events, hostile, server as misbehave, wire
 
 UPSTREAM = Path(__file__).resolve().parent / "servers" / "recording_upstream.py"
 MIB = 1024 * 1024
@@ -523,3 +525,141 @@ def test_the_memory_benchmark_runs(tmp_path):
     figures = json.loads((tmp_path / "m.json").read_text())
     assert figures["n"] == 4000 and figures["exit_code"] == 0 and figures["host_product"] == "proxy-memory"
     assert figures["peak_session_kib"] > 0 and set(figures["rss_kib_at"]) >= {"20%", "100%"}
+
+
+# --------------------------------------------------------------------------- 6. every write bounded
+
+def _wait_for_event(folder_of, kind: str, proc: subprocess.Popen | None = None) -> dict:
+    """Poll wire.jsonl until an event of ``kind`` shows (the proxy records it within its
+    --write-timeout); the cap only keeps a broken proxy from hanging the suite."""
+    for _ in range(600):
+        folder = folder_of()
+        if folder is not None and (folder / "wire.jsonl").is_file():
+            found = [e for e in wire(folder) if e.get("event") == kind]
+            if found:
+                return found[0]
+        if proc is not None and proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    raise AssertionError(f"no {kind} event was recorded")
+
+
+@contextlib.contextmanager
+def _stdio_proxy(argv: list[str]):
+    """`mcp-accept proxy --server` with its pipes to the test; killed if the test fails first."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()  # the proxy stops its server on SIGTERM; SIGKILL would leave it behind
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        proc.wait()
+
+
+def _exits_cleanly(proc: subprocess.Popen) -> None:
+    code = proc.wait(timeout=120)
+    err = proc.stderr.read().decode("utf-8", "replace")
+    assert_no_traceback(err)
+    assert code == 0, err[-2000:]
+
+
+def _only_folder(out: Path):
+    found = list(out.iterdir()) if out.is_dir() else []
+    return found[0] if len(found) == 1 else None
+
+
+def test_a_server_that_stops_reading_gets_no_more_and_the_host_gets_errors(tmp_path):
+    out = tmp_path / "runs"
+    server = hostile("--mode", "stop-reading", "--on", "tools/call:search_text")
+    with _stdio_proxy(_stdio_argv(server, out, "--write-timeout", "1")) as proc:
+        proc.stdin.write((HELLO + "\n").encode())
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 0
+        stuck = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search_text", "arguments": {"q": "x"}}}
+        # far more than a pipe holds: the server has stopped reading, so this cannot all be written
+        large = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "search_text", "arguments": {"q": "w" * (4 * MIB)}}}
+        for message in (stuck, large, {"jsonrpc": "2.0", "id": 3, "method": "ping"}):
+            proc.stdin.write((json.dumps(message) + "\n").encode())
+            proc.stdin.flush()
+        answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
+        proc.stdin.close()
+        rest = proc.stdout.read()
+        _exits_cleanly(proc)
+    assert [a["id"] for a in answers] == [2, 3], answers
+    for answer in answers:
+        assert answer["error"]["code"] == -32603
+        assert answer["error"]["message"].startswith("mcp-accept proxy: the server stopped reading its stdin")
+        assert answer["error"]["data"]["write_timeout"] == 1
+    assert rest == b""  # the stuck request has no answer to give; nothing is made up for it
+    folder = _only_folder(out)
+    first, later = events(folder, "write-timeout")
+    assert "of 4194" in first["detail"] and "id 2" in first["detail"] and "nothing more is written" in first["detail"]
+    assert "not forwarded" in later["detail"] and "id 3" in later["detail"]
+    sent = [e["message"].get("id") for e in wire(folder) if e["dir"] == "out"]
+    assert sent == [0, 1, 2]  # the ping was never written to the stalled pipe
+    [end] = events(folder, "proxy-end")
+    assert end["detail"] == "the host closed the proxy's stdin"  # the session went on until the host ended it
+    assert (folder / "results.json").is_file() and (folder / "host.json").is_file()
+
+
+def test_a_host_that_stops_reading_ends_the_stdio_session(tmp_path):
+    out = tmp_path / "runs"
+    server = misbehave("--mode", "huge", "--on", "tools/call:search_text", "--size", 16 * MIB)
+    with _stdio_proxy(_stdio_argv(server, out, "--write-timeout", "1", "--max-bytes", str(32 * MIB))) as proc:
+        call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "search_text", "arguments": {"q": "MCP"}}}
+        proc.stdin.write((HELLO + "\n" + json.dumps(call) + "\n").encode())
+        proc.stdin.flush()
+        # The host reads nothing and keeps its stdin open: the proxy ends the session itself.
+        _exits_cleanly(proc)
+    folder = _only_folder(out)
+    [stopped] = events(folder, "write-timeout")
+    assert "the host stopped reading" in stopped["detail"] and "the session is ended" in stopped["detail"]
+    [end] = events(folder, "proxy-end")
+    assert end["detail"].startswith("the host stopped reading for --write-timeout 1")
+    assert events(folder, "exit")  # the server was stopped
+    assert (folder / "results.json").is_file() and (folder / "host.json").is_file()
+
+
+def test_an_http_host_that_never_reads_a_large_answer(tmp_path, upstream):
+    proxy = Proxy(upstream.url, tmp_path / "runs", "--write-timeout", "1", "--max-bytes", str(MIB))
+    try:
+        body = json.dumps({"jsonrpc": "2.0", "id": 21, "method": "big", "params": {"bytes": 64 * MIB}}).encode()
+        conn = socket.socket()
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window fills at once
+        conn.connect(("127.0.0.1", proxy.port))
+        conn.sendall(post_line("/mcp", proxy.port, body))
+        try:
+            stopped = _wait_for_event(lambda: proxy.folder, "write-timeout")
+            # the proxy is still there for the next request
+            later = httpx.post(proxy.url, json={"jsonrpc": "2.0", "id": 22, "method": "ping"}, timeout=30)
+        finally:
+            conn.close()
+    finally:
+        results, _, _ = proxy.stop()
+    assert "the host took no byte of the answer for --write-timeout 1 s" in stopped["detail"]
+    assert later.status_code == 200 and later.json()["id"] == 22
+    assert results["rows"]  # the folder is complete
+    assert (proxy.folder / "host.json").is_file()
+
+
+def test_an_http_request_body_that_stops_arriving(tmp_path, upstream):
+    proxy = Proxy(upstream.url, tmp_path / "runs", "--write-timeout", "1")
+    try:
+        body = b'{"jsonrpc":"2.0","id":31,"method":"ping"}'
+        with socket.create_connection(("127.0.0.1", proxy.port), timeout=60) as conn:
+            conn.sendall(post_line("/mcp", proxy.port, body)[:-10])  # ten bytes short, never sent
+            got = b""
+            while piece := conn.recv(65536):
+                got += piece
+    finally:
+        results, _, _ = proxy.stop()
+    assert got.startswith(b"HTTP/1.1 408 "), got[:200]
+    [stalled] = events(proxy.folder, "read-timeout")
+    assert "not forwarded" in stalled["detail"]
+    assert upstream.received("POST") == []
+    assert results["rows"]

@@ -1,4 +1,5 @@
-"""What the recording proxy does with a message larger than it may hold.
+"""What the recording proxy does with a message larger than it may hold, or with a peer
+that stops reading what it is sent.
 
 A stdio line is forwarded once its end has been read, so that its record is queued
 before the other side can act on it; a host's HTTP request body likewise. Such a
@@ -6,6 +7,11 @@ message is held whole up to ``--max-bytes``; past that it is read on and dropped
 cut and passed on. Its top-level ``id`` is found on the way (:class:`JsonHead`, O(1)
 memory however long the message), so the proxy answers the host with a JSON-RPC error
 for that id and the record says what happened.
+
+Every write the proxy makes waits for its reader at most ``--write-timeout`` seconds
+(:data:`WRITE_TIMEOUT` by default) without progress: a server that stops reading its
+stdin, or a host that stops reading its end, fills the pipe or socket, and a plain
+blocking write would wait on it for ever (:func:`write_bounded`).
 
 The error is JSON-RPC 2.0's "Internal error" (``-32603``, jsonrpc.org/specification
 section 5.1) and names mcp-accept as its author, so it cannot be taken for the server's.
@@ -15,8 +21,12 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Any
 
+from mcp_accept.transport.stdio import write_until
+
+WRITE_TIMEOUT = 30.0  # seconds a reader may take no byte of a write (--write-timeout)
 PROXY_ERROR = -32603  # JSON-RPC 2.0, section 5.1: "Internal error"
 CHUNK = 64 * 1024  # what is read and forwarded at a time
 _NO_ID = object()
@@ -178,3 +188,17 @@ def describe(head: JsonHead) -> str:
     if head.found_id:
         return f"id {json.dumps(head.id)}"
     return "no id found"
+
+
+def write_bounded(fd: int, data: bytes, wait: float) -> int:
+    """Write ``data`` to the non-blocking ``fd`` while its reader keeps taking bytes: each
+    wait for room lasts at most ``wait`` seconds, so a slow reader is served to the end and
+    one that stopped is given up on. Give how many bytes were written."""
+    view = memoryview(data)
+    done = 0
+    while done < len(data):
+        written = write_until(fd, view[done:], time.monotonic() + wait)
+        if written == 0:
+            break
+        done += written
+    return done

@@ -30,6 +30,14 @@ What it refuses (answered by the proxy, recorded as a ``refused`` event, never f
 * a method other than POST, GET and DELETE: 405; a request body larger than
   ``--max-bytes``: 413 with a JSON-RPC error for the request's id (:mod:`.bounds`).
 
+Each connection from the host has a socket timeout of ``--write-timeout`` seconds: a host
+that takes no byte of an answer for that long, or sends no byte of a request body, ends that
+exchange (the connection is closed, the upstream's answer let go, a ``write-timeout`` or
+``read-timeout`` event recorded); a body that stalls is answered 408 first. A long-lived
+event stream is not cut while it is quiet: the proxy then waits on the upstream, which has
+no read timeout, not on the host. A keep-alive connection idle for that long is closed, as
+HTTP lets a server do (RFC 9112 section 9.3); the host opens a new one.
+
 Built on the standard library's ``ThreadingHTTPServer`` (one thread per connection, enough
 for one host on loopback; no ASGI stack to add as a dependency) and ``httpx`` (already a
 dependency) for the upstream side. Header values are recorded through the Redactor: the
@@ -57,7 +65,7 @@ import httpx
 from mcp_accept.errors import InputError
 from mcp_accept.evidence.credentials import looks_like_credential
 from mcp_accept.evidence.redaction import Redactor
-from mcp_accept.hosts.proxy.bounds import CHUNK, JsonHead, describe, error_answer
+from mcp_accept.hosts.proxy.bounds import CHUNK, WRITE_TIMEOUT, JsonHead, describe, error_answer
 from mcp_accept.hosts.proxy.folder import ProxyRecord
 from mcp_accept.running.execute import url_secrets
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES
@@ -167,6 +175,22 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, fmt, *args):  # the access log would go to stderr; the wire log has it all
         pass
 
+    def setup(self):
+        self.timeout = self.server.proxy.write_timeout  # StreamRequestHandler puts it on the socket
+        super().setup()
+
+    def _host_stopped(self, proxy: "HttpProxy", number: int, exc: OSError, during: str) -> None:
+        """The host's end failed while the proxy wrote to it: it stopped reading (the socket
+        timeout passed) or it went away. Either way the exchange ends here."""
+        self.close_connection = True
+        if isinstance(exc, TimeoutError):
+            proxy.record.event("write-timeout", f"the host took no byte of {during} for --write-timeout "
+                               f"{proxy.write_timeout:g} s: the connection was closed",
+                               http={"exchange": number})
+        else:
+            proxy.record.event("stream-ended", f"the host closed the connection during {during}",
+                               http={"exchange": number})
+
     def do_POST(self):
         self._forward()
 
@@ -245,6 +269,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             self._relay(proxy, number, response)
+        except OSError as exc:  # the answer's head could not be written
+            self._host_stopped(proxy, number, exc, "the answer")
         finally:
             response.close()
 
@@ -275,6 +301,12 @@ class _Handler(BaseHTTPRequestHandler):
                 head.feed(piece)
         except ValueError as exc:
             return self._bad(proxy, where, f"a malformed chunked body: {exc}")
+        except TimeoutError:
+            proxy.record.event("read-timeout", f"the host sent no byte of its request body for "
+                               f"--write-timeout {proxy.write_timeout:g} s: not forwarded; answered HTTP 408",
+                               http=where)
+            self._answer(408, b"the request body stopped arriving", "text/plain; charset=utf-8")
+            return None
         except OSError:
             proxy.record.event("request-incomplete", "the host closed the connection inside a request "
                                "body: not forwarded", http=where)
@@ -397,9 +429,8 @@ class _Handler(BaseHTTPRequestHandler):
             if chunked:
                 self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
-        except OSError:
-            proxy.record.event("stream-ended", "the host closed the event stream", http={"exchange": number})
-            self.close_connection = True
+        except OSError as exc:
+            self._host_stopped(proxy, number, exc, "the event stream")
         except httpx.HTTPError as exc:
             proxy.record.event("upstream-error", f"the event stream broke: {type(exc).__name__}",
                                http={"exchange": number})
@@ -435,10 +466,8 @@ class _Handler(BaseHTTPRequestHandler):
                                "the host got what had arrived", http={"exchange": number})
             copy = None
             self.close_connection = True
-        except OSError:
-            proxy.record.event("stream-ended", "the host closed the connection during the answer",
-                               http={"exchange": number})
-            self.close_connection = True
+        except OSError as exc:
+            self._host_stopped(proxy, number, exc, "the answer")
             return
         if copy:
             proxy.record.put("in", bytes(copy), http={"exchange": number})
@@ -448,10 +477,8 @@ class _Handler(BaseHTTPRequestHandler):
             if chunked and not self.close_connection:
                 self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
-        except OSError:
-            proxy.record.event("stream-ended", "the host closed the connection during the answer",
-                               http={"exchange": number})
-            self.close_connection = True
+        except OSError as exc:
+            self._host_stopped(proxy, number, exc, "the answer")
 
 
 def _connection_tokens(values) -> set[str]:
@@ -477,8 +504,10 @@ class _Server6(_Server):
 class HttpProxy:
     def __init__(self, upstream: str, listen: tuple[str, int], folder: Path, *,
                  headers: list[tuple[str, str]] = (), redactor: Redactor | None = None,
-                 given: dict | None = None, max_bytes: int = DEFAULT_MAX_BYTES):
+                 given: dict | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+                 write_timeout: float = WRITE_TIMEOUT):
         self.upstream = urlsplit(upstream)
+        self.write_timeout = write_timeout
         self._base = httpx.URL(upstream)
         self.headers = list(headers)
         self.redactor = redactor or Redactor()
@@ -486,7 +515,8 @@ class HttpProxy:
         self.folder = folder
         self.listen_host = listen[0]
         self.record = ProxyRecord(folder, "Streamable HTTP", self.redactor, given)
-        self.client = httpx.Client(timeout=httpx.Timeout(30.0, read=None), follow_redirects=False)
+        # No read timeout: an event stream may be quiet for as long as the host keeps it open.
+        self.client = httpx.Client(timeout=httpx.Timeout(write_timeout, read=None), follow_redirects=False)
         self._exchange = 0
         self._lock = threading.Lock()
         # Redactor.add is not atomic: two requests learning at once could lose a secret.
@@ -671,7 +701,8 @@ def listen_address(value: str, allow_remote: bool = False) -> tuple[str, int]:
 
 def serve_http_proxy(upstream: str, listen: tuple[str, int], folder: Path, *,
                      headers: list[tuple[str, str]], redactor: Redactor, given: dict | None = None,
-                     max_bytes: int = DEFAULT_MAX_BYTES, say=print, warn=None) -> dict:
+                     max_bytes: int = DEFAULT_MAX_BYTES, write_timeout: float = WRITE_TIMEOUT,
+                     say=print, warn=None) -> dict:
     """The ``proxy --url`` command: serve until SIGINT or SIGTERM, then complete the folder."""
     import signal
 
@@ -686,7 +717,7 @@ def serve_http_proxy(upstream: str, listen: tuple[str, int], folder: Path, *,
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         proxy = HttpProxy(upstream, listen, folder, headers=headers, redactor=redactor, given=given,
-                          max_bytes=max_bytes)
+                          max_bytes=max_bytes, write_timeout=write_timeout)
     except BaseException:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

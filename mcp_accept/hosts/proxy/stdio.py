@@ -15,6 +15,15 @@ ahead of it), at most ``--max-bytes``: a longer line, or one that never ends, is
 in 64 KiB pieces and dropped, and the host gets a JSON-RPC error for its id instead
 (:mod:`.bounds`), recorded as a ``too-large`` event. Memory stays bounded however long a
 line or a session is.
+
+Every write waits for its reader at most ``--write-timeout`` seconds without progress
+(both pipes are written without blocking, :func:`.bounds.write_bounded`). A server that
+stops reading its stdin: the request being written gets a JSON-RPC error, and so does
+every later request (part of a line is in the server's pipe, so nothing more can be
+written to it), each recorded as a ``write-timeout`` event; the server's own messages
+still reach the host. A host that stops reading: nothing more can reach it, so the session
+ends as if it had closed its stdin (``write-timeout`` event, server stopped, folder
+completed).
 """
 
 from __future__ import annotations
@@ -28,18 +37,10 @@ from pathlib import Path
 
 from mcp_accept.errors import ServerError
 from mcp_accept.evidence.redaction import Redactor
-from mcp_accept.hosts.proxy.bounds import CHUNK, JsonHead, describe, error_answer
+from mcp_accept.hosts.proxy.bounds import CHUNK, WRITE_TIMEOUT, JsonHead, describe, error_answer, write_bounded
 from mcp_accept.hosts.proxy.folder import ProxyRecord, new_run_folder
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES
 from mcp_accept.transport.stdio import ServerProcess
-
-
-def write_all(handle, data: bytes) -> None:
-    """Unbuffered pipes may take part of a large write (a signal in the middle): the rest follows."""
-    view = memoryview(data)
-    while view:
-        written = handle.write(view)
-        view = view[written if written is not None else 0:]
 
 
 def read_lines(reader, limit: int):
@@ -68,9 +69,12 @@ class StdioProxy:
     def __init__(self, command: str, folder: Path, *, host_in=None, host_out=None,
                  given: dict | None = None, redactor: Redactor | None = None,
                  ended: threading.Event | None = None, why: list | None = None,
-                 max_bytes: int = DEFAULT_MAX_BYTES):
+                 max_bytes: int = DEFAULT_MAX_BYTES, write_timeout: float = WRITE_TIMEOUT):
         self.command = command
         self.max_bytes = max_bytes
+        self.write_timeout = write_timeout
+        self._server_stalled: str | None = None  # why nothing more is written to the server
+        self._host_stalled = False
         self._host_lock = threading.Lock()  # two threads may write to the host: whole lines only
         self.folder = folder
         self.redactor = redactor or Redactor()
@@ -88,9 +92,38 @@ class StdioProxy:
         self.ended.set()
 
     def _to_host(self, data: bytes) -> None:
+        """Write whole lines to the host, or none once it has stopped reading: then the
+        session ends (nothing can reach the host any more; half a line may be in its pipe)."""
         with self._host_lock:
-            write_all(self.host_out, data)
-            self.host_out.flush()
+            if self._host_stalled:
+                return
+            written = write_bounded(self.host_out.fileno(), data, self.write_timeout)
+            if written == len(data):
+                return
+            self._host_stalled = True
+        self.record.event("write-timeout", f"the host stopped reading the proxy's stdout: {written} of "
+                          f"{len(data)} bytes of a line were taken in --write-timeout {self.write_timeout:g} s; "
+                          "the session is ended")
+        self._end(f"the host stopped reading for --write-timeout {self.write_timeout:g} s")
+
+    def _not_written(self, line: bytes, written: int | None) -> None:
+        """A line the server's stdin could not take (it stopped reading): recorded, and a
+        request answered with a JSON-RPC error so the host does not wait for ever."""
+        head = JsonHead()
+        head.feed(line)
+        head.finish()
+        request = head.found_id and head.kind == "request"
+        if written is not None:
+            self._server_stalled = (f"the server stopped reading its stdin: {written} of {len(line)} bytes "
+                                    f"of a line were taken in --write-timeout {self.write_timeout:g} s")
+            detail = f"{self._server_stalled}; nothing more is written to it"
+        else:
+            detail = f"not forwarded, {self._server_stalled}"
+        detail += f" ({describe(head)}{', answered with a JSON-RPC error' if request else ''})"
+        self.record.event("write-timeout", detail)
+        if request:
+            self._to_host(error_answer(head.id, f"{self._server_stalled}; the request was not delivered",
+                                       write_timeout=self.write_timeout) + b"\n")
 
     def _too_large(self, direction: str, head: JsonHead) -> None:
         """A line over --max-bytes was dropped: say so in the record, and answer the host
@@ -118,13 +151,18 @@ class StdioProxy:
                 if line is None:
                     self._too_large("out", head)
                     continue
+                if self._server_stalled:
+                    self._not_written(line, None)
+                    continue
                 # Queued before it is written: its answer can never be recorded ahead of it.
                 self.record.put("out", line)
                 try:
-                    write_all(stdin, line)
+                    written = write_bounded(stdin.fileno(), line, self.write_timeout)
                 except (BrokenPipeError, OSError, ValueError):
                     self.record.event("forward-failed", "the server's stdin is closed")
                     break
+                if written < len(line):
+                    self._not_written(line, written)
         except (OSError, ValueError):
             pass
         self._end("the host closed the proxy's stdin")
@@ -154,6 +192,7 @@ class StdioProxy:
             self.record.finish(ended_by=str(exc))
             raise
         self.record.event("spawn", f"pid {self.process.pid}: {self.command}")
+        os.set_blocking(self.process.proc.stdin.fileno(), False)  # writes wait in write_bounded
         stdout = io.BufferedReader(self.process.proc.stdout, buffer_size=1 << 16)
         down = threading.Thread(target=self._server_to_host, args=(stdout,), daemon=True)
         up = threading.Thread(target=self._host_to_server, daemon=True)
@@ -176,7 +215,7 @@ class StdioProxy:
 
 
 def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dict | None = None,
-                    max_bytes: int = DEFAULT_MAX_BYTES) -> Path:
+                    max_bytes: int = DEFAULT_MAX_BYTES, write_timeout: float = WRITE_TIMEOUT) -> Path:
     """The ``proxy --server`` command: this process's stdin/stdout are the host's pipe.
 
     The real standard output is kept for protocol bytes and ``sys.stdout`` pointed at
@@ -190,27 +229,31 @@ def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dic
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return _run(command, out, name, given, ended, why, max_bytes)
+        return _run(command, out, name, given, ended, why, max_bytes, write_timeout)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
 def _run(command: str, out: Path, name: str | None, given: dict | None, ended, why: list,
-         max_bytes: int) -> Path:
+         max_bytes: int, write_timeout: float) -> Path:
     folder = new_run_folder(out, name)
     host_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     sys.stdout.flush()
     sys.stdout = sys.stderr
     host_in = io.BufferedReader(os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0), 1 << 16)
+    # The flag belongs to the open pipe (shared with whoever else holds it, a terminal's
+    # shell included): it is set back as it was when the session ends.
+    blocking = os.get_blocking(host_out.fileno())
+    os.set_blocking(host_out.fileno(), False)
     proxy = StdioProxy(command, folder, host_in=host_in, host_out=host_out, given=given,
-                       ended=ended, why=why, max_bytes=max_bytes)
+                       ended=ended, why=why, max_bytes=max_bytes, write_timeout=write_timeout)
     try:
         proxy.run()
     finally:
-        for handle in (host_out,):
-            try:
-                handle.close()
-            except OSError:
-                pass
+        try:
+            os.set_blocking(host_out.fileno(), blocking)
+            host_out.close()
+        except OSError:
+            pass
     return folder
