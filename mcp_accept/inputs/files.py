@@ -191,7 +191,7 @@ def _check_node(loader: _Loader, node: yaml.Node, path: DocPath, shown: str) -> 
                          field=field)
     try:
         value = loader.construct_object(node)
-    except (ValueError, KeyError, TypeError, OverflowError):  # "!!float abc", "!!bool maybe"
+    except (ValueError, KeyError, IndexError, TypeError, OverflowError):  # "!!float abc", "!!bool maybe", "!!int"
         kind = tag.rsplit(":", 1)[-1]
         raise InputError(f"{node.value[:20]!r} is not {'an' if kind == 'int' else 'a'} {kind} (tag !!{kind})",
                          file=shown, line=_line_of_node(node), field=field) from None

@@ -242,7 +242,7 @@ SCALAR = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True), TEXT,
     st.sampled_from(["!!set {a, b}", "!!binary aGVsbG8=", "!!python/name:os.system", "!!omap [a: 1]",
                      "2001-12-14t21:59:43.10-05:00", ".inf", "-.inf", ".nan", "9" * 5000, "0x" + "f" * 50,
-                     "1e999", "!!float abc", "!!int 0b", "!!bool maybe", "!!int 1e5", "*undefined", "&a [*a]", "<<: *x", "!!timestamp 2001-12-14", "? complex"]))
+                     "1e999", "!!float abc", "!!int 0b", "!!bool maybe", "!!int 1e5", "!!int", "*undefined", "&a [*a]", "<<: *x", "!!timestamp 2001-12-14", "? complex"]))
 DOC = st.recursive(SCALAR, lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                    st.dictionaries(TEXT, inner, max_size=4)), max_leaves=12)
 
