@@ -79,7 +79,8 @@ def _option_value(text: str, source: str = "--set", field: str | None = None) ->
     cannot carry (infinite, NaN, past 64 bits) is refused as it would be there."""
     try:
         value = yaml.load(text, Loader=_Loader) if text.strip() else text
-    except (yaml.YAMLError, ValueError, RecursionError):  # ValueError: a 5,000-digit integer
+    except (yaml.YAMLError, ValueError, KeyError, IndexError, TypeError, RecursionError):
+        # a 5,000-digit integer (ValueError), "!!bool maybe" (KeyError), "!!int" (IndexError)
         if re.fullmatch(r"\s*[-+]?[0-9_]+\s*", text):
             raise InputError("the integer is out of range", file=source, field=field) from None
         return text

@@ -91,6 +91,8 @@ CASES = {
                             ["{d}/bigtargets.yaml:4", "targets[0].timeout", "out of range"]),
     "set-5000-digits": (["--set", "S02.mode=" + "9" * 5000], ["--set", "S02.mode", "out of range"]),
     "set-inf": (["--set", "S02.mode=.inf"], ["--set", "S02.mode", "not a finite number"]),
+    "set-empty-int-tag": (["--set", "S02.mode=!!int"], ["--set", "S02.mode", "must be one of"]),
+    "set-bad-bool-tag": (["--set", "S02.mode=!!bool maybe"], ["--set", "S02.mode", "must be one of"]),
     # every numeric option: finite and bounded, refused where it is read
     "timeout-inf": (["--timeout", "inf"], ["--timeout", "not a finite number"]),
     "timeout-nan": (["--timeout", "nan"], ["--timeout", "not a finite number"]),

@@ -382,3 +382,16 @@ def test_the_streamed_search_finds_what_the_whole_text_search_finds(pieces, chun
     source = streamed.StreamedText(lambda: io.BytesIO(data))
     assert sorted(observe.foreign_tokens(source, Log())) == sorted(strangers)
     assert {t: observe.token_lines(source, t) for t in tokens} == whole
+
+
+@SETTINGS
+@given(key=st.sampled_from(["S02.mode", "host_product", "result_size_utf8_bytes", "server_name", "X01.nope", "="]),
+       value=st.one_of(TEXT, SCALAR.map(as_yaml)))
+def test_any_set_value_is_a_result_or_one_line(key, value):
+    from mcp_accept.inputs.conditions import parse_set
+    from mcp_accept.inputs.sheet import load_sheet
+
+    try:
+        parse_set([f"{key}={value}"], load_sheet())
+    except InputError as exc:
+        assert "\n" not in exc.one_line()
