@@ -130,3 +130,24 @@ def test_full_disk_in_profile_init_out(tmp_path: Path) -> None:
     proc = _command_limited(200, "profile", "init", "--server", hostile("--mode", "ok"), "--out", str(out))
     _says_no_space(proc, out)
     assert not out.exists()
+
+
+def test_full_disk_in_the_stdio_proxy(tmp_path: Path) -> None:
+    out = tmp_path / "proxy"
+    hello = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "disk-host", "version": "1"}}}
+    lines = [hello, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             *({"jsonrpc": "2.0", "id": n, "method": "tools/list"} for n in range(1, 6))]
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (3_000, 3_000))
+
+    proc = subprocess.run([sys.executable, "-m", "mcp_accept", "proxy", "--server", hostile("--mode", "ok"),
+                           "--out", str(out)], input=b"".join(json.dumps(m).encode() + b"\n" for m in lines),
+                          capture_output=True, timeout=120, preexec_fn=limited)
+    # the host got every answer: a full record does not stop the forwarding
+    assert [json.loads(line)["id"] for line in proc.stdout.splitlines()] == [0, 1, 2, 3, 4, 5]
+    [folder] = list(out.iterdir())
+    _says_no_space(subprocess.CompletedProcess(proc.args, proc.returncode, "", proc.stderr.decode()),
+                   folder / "results.json")
+    assert _line_valid(folder / "wire.jsonl") > 0

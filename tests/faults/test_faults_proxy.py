@@ -663,3 +663,25 @@ def test_an_http_request_body_that_stops_arriving(tmp_path, upstream):
     assert "not forwarded" in stalled["detail"]
     assert upstream.received("POST") == []
     assert results["rows"]
+
+
+def test_a_quiet_event_stream_outlives_the_write_timeout(tmp_path):
+    from faultkit import HOSTILE
+
+    port = free_port()
+    proc, url = start_http_server(str(HOSTILE), "--mode", "quiet-stream", "--quiet", "2.5", "--http", str(port),
+                                  url=f"http://127.0.0.1:{port}/mcp")
+    try:
+        proxy = Proxy(url, tmp_path / "runs", "--write-timeout", "1")
+        try:
+            with httpx.Client(timeout=httpx.Timeout(30.0)) as client, \
+                    client.stream("GET", proxy.url, headers={"Accept": "text/event-stream"}) as stream:
+                got = [json.loads(line[6:]) for line in stream.iter_lines() if line.startswith("data: ")]
+        finally:
+            results, _, _ = proxy.stop()
+    finally:
+        stop_http_server(proc)
+    # quiet for 2.5 s twice, over a 1 s --write-timeout: the host was reading all along, so nothing is cut
+    assert [m["params"]["data"] for m in got] == ["after a quiet while 0", "after a quiet while 1"]
+    assert events(proxy.folder, "write-timeout") == [] and events(proxy.folder, "stream-ended") == []
+    assert results["rows"]

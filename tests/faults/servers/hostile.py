@@ -17,6 +17,9 @@ as in misbehave.py), where ``--mode`` says what it does:
   hostile-text  server name, tool text and link name full of ANSI escapes, rich markup, HTML,
                 Markdown pipes and a newline that would start a YAML key
   stop-reading  (stdio) stop reading stdin at the target, answering nothing, for 10 minutes
+  quiet-stream  (HTTP) a GET asking for text/event-stream opens a stream that stays quiet for
+                --quiet seconds, sends a notification, twice, then ends (a stream that is
+                quiet for a while without anyone having stopped reading)
   session-bytes (HTTP, legacy) hand out an Mcp-Session-Id with bytes outside visible ASCII
   echo          echo every request header and the URL: on stdout, on stderr (one value split
                 across the 64 KiB read boundary), base64- and URL-encoded in the result,
@@ -45,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from mcp_accept import fixture as fx  # noqa: E402  (standard library only)
 
 MODES = ("ok", "gzip-bomb", "deflate-bomb", "br", "flood", "stray-flood", "bom", "early", "string-id", "surrogates",
-         "hostile-text", "session-bytes", "echo", "stop-reading")
+         "hostile-text", "session-bytes", "echo", "stop-reading", "quiet-stream")
 HOSTILE = ("\x1b[31mRED\x1b[0m [bold red]markup[/] <script>alert(1)</script> | pipe `tick` &amp;\n"
            "injected: true  # comment \x07")
 SURROGATE = "\ud800"
@@ -217,6 +220,8 @@ def serve_http(args) -> int:
             log("http " + fmt % fargs)
 
         def do_GET(self):
+            if args.mode == "quiet-stream" and "text/event-stream" in (self.headers.get("Accept") or ""):
+                return self._quiet_stream()
             self.send_response(405)
             self.send_header("Content-Length", "0")
             self.end_headers()
@@ -261,6 +266,20 @@ def serve_http(args) -> int:
             for action in actions:
                 self.wfile.write(b"event: message\ndata: " + action[1].encode() + b"\n\n")
             self.wfile.flush()
+
+        def _quiet_stream(self) -> None:
+            self.close_connection = True
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.flush()
+            for n in range(2):
+                time.sleep(args.quiet)
+                note = {"jsonrpc": "2.0", "method": "notifications/message",
+                        "params": {"level": "info", "data": f"after a quiet while {n}"}}
+                self.wfile.write(b"event: message\ndata: " + json.dumps(note).encode() + b"\n\n")
+                self.wfile.flush()
 
         def _body(self, status: int, ctype: str, data: bytes, extra: dict) -> None:
             self.send_response(status)
@@ -314,6 +333,7 @@ def main(argv=None) -> int:
     parser.add_argument("--structured", default=None, metavar="FILE")
     parser.add_argument("--http", type=int, default=None, metavar="PORT")
     parser.add_argument("--pidfile", default=None)
+    parser.add_argument("--quiet", type=float, default=3.0, help="(quiet-stream) seconds between events")
     parser.add_argument("--pad", type=int, default=150, help="(echo) characters before the secret in the error text")
     parser.add_argument("--echo-header", default=None, help="(echo) the header whose value the error text echoes")
     args = parser.parse_args(argv)
