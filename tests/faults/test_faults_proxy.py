@@ -685,3 +685,14 @@ def test_a_quiet_event_stream_outlives_the_write_timeout(tmp_path):
     assert [m["params"]["data"] for m in got] == ["after a quiet while 0", "after a quiet while 1"]
     assert events(proxy.folder, "write-timeout") == [] and events(proxy.folder, "stream-ended") == []
     assert results["rows"]
+
+
+def test_the_proxys_own_error_answer_survives_any_id():
+    # a host's id is whatever JSON string it sent, a lone surrogate included: the proxy's
+    # refusal carries it back as the host wrote it, instead of failing to encode it
+    from mcp_accept.hosts.proxy.bounds import error_answer
+
+    for message_id in ("\ud800", "x\udfffy", "\u2028", 7, None, "日本"):
+        line = error_answer(message_id, "the message is too large — refused")
+        assert b"\n" not in line
+        assert json.loads(line)["id"] == message_id

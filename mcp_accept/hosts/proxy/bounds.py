@@ -181,7 +181,9 @@ def error_answer(message_id: Any, text: str, **data: Any) -> bytes:
     body = {"jsonrpc": "2.0", "id": message_id,
             "error": {"code": PROXY_ERROR, "message": f"mcp-accept proxy: {text}",
                       "data": {"by": "mcp-accept proxy", **data}}}
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    # ASCII escapes: a host's id may hold a lone surrogate (valid JSON text, not encodable as
+    # UTF-8), and it must go back exactly as the host wrote it
+    return json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 def describe(head: JsonHead) -> str:
