@@ -132,7 +132,7 @@ def print_diff(outcome: DiffOutcome, console=None) -> None:
         rows = [("id", "base", "current", "change", "reason now")]
         rows += [tuple(plain_line(x) for x in (r.id, r.base, r.current, r.change, shorten(r.reason, REASON_CAP)))
                  for r in outcome.rows]
-        lines = [line for note, _ in notes for line in wrap_cells(plain_line(note), env.width, cut=False)]
+        lines = [plain_line(note) for note, _ in notes]  # an error or a warning stays one line
         lines += [plain_line(title), *plain_columns(rows, env.width)]
         lines += wrap_cells(plain_line(closing), env.width, cut=False)
         env.stdout.write("".join(line + "\n" for line in lines))

@@ -153,7 +153,10 @@ def test_catastrophic_pattern_is_bounded(tmp_path):
     results = assert_complete(folder, proc)
     row = rows_by_id(results)["S01"]
     assert row["status"] == "FAIL"
-    assert "pattern '^(a|aa)+$' took longer than 1s to match; too costly to check, refused" in row["reason"]
+    # the pattern's own second runs out first, unless a loaded machine spends the whole
+    # validation's budget before the pattern is timed: either way the check was stopped
+    assert ("pattern '^(a|aa)+$' took longer than 1s to match; too costly to check, refused" in row["reason"]
+            or "validating against outputSchema took longer than" in row["reason"]), row["reason"]
     evidence = json.loads((folder / "rows" / "S01.json").read_text())
     sdk = [c for c in evidence["checks"] if c["layer"] == "sdk"]
     assert sdk and all(c["status"] == "UNOBTAINABLE" for c in sdk), sdk
