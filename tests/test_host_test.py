@@ -11,10 +11,12 @@ says how to install it.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import pytest
+
 from hostkit import (PINNED, assert_forms_whole, assert_offline, assert_pinned_run, facts_of, model_log, observed,
                      processes_mentioning, rows_of, run_host, run_over_http)
 
@@ -43,6 +45,12 @@ def test_host_test_fills_the_host_rows_offline(tmp_path, name):
     # H01: every form reached the model whole; which of structuredContent / twin is per host
     forms = assert_forms_whole(folder, rows)
     assert forms["structured"]["model_saw"] == saw
+    # the exact result block the model was handed, and where model.jsonl holds it
+    by_seq = {entry["seq"]: entry for entry in model_log(folder)}
+    for form in ("text", "structured", "embedded"):
+        exact = forms[form]["exact"]
+        assert json.dumps(exact["block"], ensure_ascii=False) in json.dumps(
+            by_seq[exact["model_jsonl_seq"]]["message"], ensure_ascii=False)
     # H02: the link alone never carries the body; the host's read tool does, where it has one
     h02 = observed(folder, "H02")
     assert h02["body_in_link_result"] == "absent" and h02["host_read_by_itself"] is False

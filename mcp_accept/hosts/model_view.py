@@ -27,6 +27,7 @@ from mcp_accept.model.server import bare_path
 
 PASS, FAIL, UNOBTAINABLE = "PASS", "FAIL", "UNOBTAINABLE"
 QUOTE_LIMIT = 2000  # characters of a result block quoted in a reason's evidence
+EXACT_LIMIT = 256 * 1024  # characters of a result block kept as the host sent it in a row file
 POSITION = re.compile(r"\[@(\d+)\]")
 URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>\]\)\\]+")  # a URI as a host writes it in text
 PATH = re.compile(r"(/[\w.@%+=:,~-]+(?:/[\w.@%+=:,~-]+)+)")
@@ -129,6 +130,17 @@ def block_text(block: Any) -> str:
 def quote(handed: Handed) -> str:
     text = block_text(handed.block)
     return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + f"… ({len(text)} characters in all)"
+
+
+def exact(handed: Handed) -> dict:
+    """Where the model's input holds this result (the request's seq in ``model.jsonl``) and the
+    result block exactly as the host put it there, as JSON, unless it is too large for a row
+    file (then its size, and ``model.jsonl`` holds it)."""
+    raw = json.dumps(handed.block, ensure_ascii=False)
+    found: dict[str, Any] = {"model_jsonl_seq": handed.request_seq, "block_json_characters": len(raw)}
+    if len(raw) <= EXACT_LIMIT:
+        found["block"] = handed.block
+    return found
 
 
 # --------------------------------------------------------------------------- tokens
@@ -256,6 +268,10 @@ def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None) -
             statuses.append(UNOBTAINABLE)
             continue
         statuses.append(PASS if best == "whole" else FAIL)
+    for form, entry in forms.items():
+        handed = view.steps.get(form)
+        if handed is not None and handed.answered:
+            entry["exact"] = exact(handed)
     status = FAIL if FAIL in statuses else (UNOBTAINABLE if UNOBTAINABLE in statuses else PASS)
     return RowVerdict(status, "; ".join(parts), {"forms": forms})
 
