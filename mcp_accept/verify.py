@@ -554,8 +554,8 @@ def build_conditions(runs: dict[tuple[str, str, str], RunView], info, store, *, 
         out.append(_passes_right(run(BASELINE)))
         out.append(_same_document(run(BASELINE)))
         out.append(_reading_links(run(BASELINE)))
-        # 2026-07-28 server/resources.mdx#error-handling: "MUST NOT return an empty contents
-        # array"; the earlier versions only ask for -32002 (SHOULD).
+        # 2026-07-28 server/resources.mdx#error-handling: empty contents MUST NOT be the
+        # answer; the earlier versions only ask for -32002 (SHOULD).
         out.append(_cond("unknown-uri-empty", "Empty contents for an unknown URI is caught", run("unknown-uri-empty"),
                          ["L03"], {"wire": FAIL}, rules={"L03": SHOULD if legacy else MUST}))
         out.append(_cond("total-string", 'total as a string ("2") passes wire and fails type',
@@ -808,7 +808,7 @@ def _paged_resources(view: RunView) -> Condition:
 
 
 def _no_discover(view: RunView) -> Condition:
-    # server/discover.mdx#discovery: "Servers MUST implement it."
+    # server/discover.mdx#discovery: servers MUST support it.
     return _cond("no-discover", "A 2026-07-28 server without server/discover fails W02 (must)", view, ["W02"],
                  {"wire": FAIL}, _all(_check_is(view, "W02", "discover_implemented", FAIL, MUST),
                                       _check_is(view, "W02", "modern_result_fields", PASS),
@@ -841,7 +841,7 @@ def _mrtr(view: RunView) -> Condition:
 
 
 def _mrtr_endless(view: RunView) -> Condition:
-    """mrtr.mdx: a server "MAY choose to return an InputRequiredResult on multiple attempts": no
+    """mrtr.mdx: a server MAY keep answering with InputRequiredResult, attempt after attempt: no
     violation; --max-rounds bounds the step and its rows are UNOBTAINABLE."""
     sent, got = _rounds(view, "call:structured")
     kinds = [(m.get("result") or {}).get("resultType") if isinstance(m.get("result"), dict) else None for m in got]
@@ -957,7 +957,7 @@ def _external_ref(view: RunView, fetched: int, canary_alive: bool) -> Condition:
     seen = (f"connections to the listener during the runs: {fetched}"
             f"{'' if canary_alive else ' (the listener did not see a probe afterwards: the count proves nothing)'}"
             f"; S01 says {'it refused the reference' if refused else 'nothing of a refused reference'}")
-    # basic/index.mdx#ref-resolution (2026-07-28): such schemas "SHOULD be rejected"; earlier
+    # basic/index.mdx#ref-resolution (2026-07-28): such schemas SHOULD be refused; earlier
     # versions say nothing of it, so refusing is the sheet's rule there.
     return _cond("external-ref", "An outputSchema with an external $ref is refused, with no network access",
                  view, ["S01"], {"type": FAIL}, (ok, want, seen),

@@ -96,7 +96,7 @@ def test_input_requests_for_an_undeclared_capability_fail_a_must_without_retry(t
 
 
 def test_input_required_with_neither_field_fails_the_must_of_mrtr(tmp_path):
-    # mrtr.mdx, Server Requirements: "at least one of inputRequests or requestState" MUST be present
+    # mrtr.mdx, Server Requirements: inputRequests, requestState or both MUST be present
     folder = tmp_path / "run"
     outcome = run_here(folder, server=variant("mrtr-bare"))
     w02 = rows(outcome.results)["W02"]

@@ -75,7 +75,7 @@ def test_unknown_uri_on_a_server_with_resources_is_still_judged(tmp_path):
     profile, _ = init(tmp_path, "prose")
     results, folder = run(tmp_path, "prose", profile)
     verdict = checks(folder, "L03")["unknown_uri_error"]
-    # 2025-11-25 server/resources.mdx#error-handling: "Resource not found: -32002" is a SHOULD.
+    # 2025-11-25 server/resources.mdx#error-handling: -32002 for a missing resource is a SHOULD.
     assert row(results, "L03")["status"] == "FAIL"
     assert verdict["rule"] == "should"
     assert verdict["source"] == "docs/specification/2025-11-25/server/resources.mdx#error-handling"

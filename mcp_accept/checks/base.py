@@ -239,7 +239,7 @@ def call_outcome(ctx: Context, form: str, check_name: str, layer: str):
     refused = reply.error is not None or (isinstance(result, dict) and result.get("isError") is True)
     if refused and needs_task(ctx.recording.tools.get(tool)):
         # 2025-11-25 basic/utilities/tasks.mdx#tool-level-negotiation: for taskSupport
-        # "required", "clients MUST invoke the tool as a task" and servers MUST refuse a plain
+        # "required", clients MUST call the tool as a task and servers MUST refuse a plain
         # call. This runner makes plain calls only, so the refusal says nothing of the server.
         return None, Verdict(check_name, layer, UNOBTAINABLE, f"tools/call {tool}: {failure}; the tool "
                              "declares execution.taskSupport: required (a client must call it as a task, "

@@ -25,11 +25,11 @@ INVALID_PARAMS, METHOD_NOT_FOUND = -32602, -32601
 # JSON-RPC 2.0 requires an answer to every request; MCP messages MUST follow JSON-RPC 2.0.
 ANSWER_SOURCE = ("basic/index.mdx", "messages")
 
-# 2026-07-28 basic/index.mdx#error-codes: "-32020 to -32099 — reserved for the MCP specification
-# ... Implementations MUST NOT emit any code from this sub-range that is not defined by this
-# specification", and of -32002 and -32042 (codes of earlier versions): "Implementations of
-# this protocol version MUST NOT emit these codes". The earlier versions reserve no range.
-# (Its SHOULD NOT on -32000 to -32019 binds "new implementations", which a recording cannot tell.)
+# 2026-07-28 basic/index.mdx#error-codes: the spec keeps -32020 to -32099 for itself, and an
+# implementation MUST NOT emit a code of that range the spec does not define; -32002 and -32042
+# (codes of earlier versions) MUST NOT be emitted by implementations of this version either.
+# The earlier versions reserve no range. (Its SHOULD NOT on -32000 to -32019 applies only to
+# implementations that are new, which a recording cannot tell.)
 ERROR_CODES = ("basic/index.mdx", "error-codes")
 DEFINED_RESERVED = (-32020, -32021, -32022)
 RETIRED = (-32002, -32042)
@@ -98,10 +98,10 @@ def _expect_error(ctx: Context, name: str, step_name: str, code: int, *, result_
 
 
 # server/tools.mdx#error-handling (all three versions): an unknown tool is a protocol error,
-# "returned as standard JSON-RPC errors", the example being -32602; isError: true is for
-# errors of the tool's own execution. The schema's CallToolResult.isError adds: "errors in
-# _finding_ the tool ... should be reported as an MCP error response". Neither sentence uses
-# a MUST or SHOULD keyword (the lower-case "should" is not one, RFC 8174), so the sheet holds
+# reported the JSON-RPC way, with -32602 as the example; isError: true is for errors of the
+# tool's own execution. The schema's CallToolResult.isError adds that failing to find the
+# tool belongs in an MCP error response, in lower case. Neither sentence uses a MUST or
+# SHOULD keyword (the lower-case "should" is not one, RFC 8174), so the sheet holds
 # servers to that classification as a rule of its own (app), citing the section.
 @check("unknown_tool_error", "wire", rule=APP, source=("server/tools.mdx", "error-handling"))
 def unknown_tool_error(ctx: Context) -> Verdict:
@@ -118,8 +118,8 @@ def unknown_method_error(ctx: Context) -> Verdict:
                          result_is="JSON-RPC 2.0 answers a method that does not exist with -32601")
 
 
-# server/tools.mdx#error-handling: "Malformed requests (requests that fail to satisfy
-# CallToolRequest schema)" are protocol errors (2025-06-18: "Invalid arguments"); JSON-RPC's
+# server/tools.mdx#error-handling: a request that does not fit the CallToolRequest schema
+# is a protocol error (2025-06-18: "Invalid arguments"); JSON-RPC's
 # code for invalid parameters is -32602. Stated without a MUST or SHOULD keyword: a rule of
 # the sheet (app) that cites the section.
 @check("call_without_name_error", "wire", rule=APP, source=("server/tools.mdx", "error-handling"))
@@ -128,8 +128,8 @@ def call_without_name_error(ctx: Context) -> Verdict:
                          result_is="a tools/call without name fails the CallToolRequest schema")
 
 
-# server/utilities/pagination.mdx#error-handling: "Invalid cursors SHOULD result in an
-# error with code -32602 (Invalid params)" (the same sentence in all three versions).
+# server/utilities/pagination.mdx#error-handling: a bad cursor SHOULD be answered with error
+# -32602 (worded alike in all three versions).
 @check("invalid_cursor_error", "wire", rule=SHOULD, source=("server/utilities/pagination.mdx", "error-handling"))
 def invalid_cursor_error(ctx: Context) -> Verdict:
     return _expect_error(ctx, "invalid_cursor_error", BAD_CURSOR, INVALID_PARAMS,
@@ -154,8 +154,8 @@ def still_answers(ctx: Context) -> Verdict:
 
 # -- discovery ------------------------------------------------------------------------------
 
-# server/discover.mdx: "`server/discover` lets a client query a server's supported protocol
-# versions ... Servers **MUST** implement it."
+# server/discover.mdx: `server/discover` is how a client learns which protocol versions a
+# server supports, and servers MUST support it.
 @check("discover_implemented", "wire", rule=MUST, source=("server/discover.mdx", "discovery"))
 def discover_implemented(ctx: Context) -> Verdict:
     name = "discover_implemented"
@@ -204,9 +204,9 @@ def unfinished_round_trips(ctx: Context, step_names) -> list[Verdict]:
     """Verdicts for the named steps whose input_required exchange did not complete.
 
     Unanswerable input requests are the server's fault (basic/patterns/mrtr.mdx, server
-    requirements: "Servers MUST NOT send an inputRequests that the client has not declared
-    support for"); a server still asking when the round limit is reached is allowed to
-    ("MAY choose to return an InputRequiredResult on multiple attempts"), so the row's final
+    requirements: a server MUST NOT put in inputRequests anything the client did not declare
+    it supports); a server still asking when the round limit is reached is allowed to (it
+    MAY answer with InputRequiredResult again and again), so the row's final
     result cannot be had: UNOBTAINABLE.
     """
     from mcp_accept.transport.session import UNANSWERABLE

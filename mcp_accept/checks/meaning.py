@@ -449,8 +449,8 @@ def twin_mode(ctx: Context) -> str:
     return str(ctx.options.get("mode") or ctx.profile.twin or "json-equal")
 
 
-# "For backwards compatibility, a tool that returns structured content SHOULD also return the
-# serialized JSON in a TextContent block." The same sentence in 2026-07-28, 2025-11-25 and
+# A tool returning structured content SHOULD, for older clients, also put that JSON,
+# serialized, in a text block. The rule reads the same in 2026-07-28, 2025-11-25 and
 # 2025-06-18 (server/tools.mdx, Structured Content); spec_for names the version on the wire.
 TWIN_SOURCE = ("server/tools.mdx", "structured-content")
 

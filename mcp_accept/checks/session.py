@@ -18,14 +18,14 @@ from mcp_accept.schemas import MODERN
 PROGRESS = ("basic/utilities/progress.mdx", "behavior-requirements")
 CANCELLATION = ("basic/utilities/cancellation.mdx", "behavior-requirements")
 LOGGING_CAPABILITY = ("server/utilities/logging.mdx", "capabilities")
-# 2026-07-28 only: "The server MUST NOT emit notifications/message for a request that does
-# not include this field" (io.modelcontextprotocol/logLevel in the request's _meta).
+# 2026-07-28 only: a server MUST NOT send notifications/message for a request lacking
+# io.modelcontextprotocol/logLevel in its _meta.
 LOG_LEVEL = ("server/utilities/logging.mdx", "per-request-log-level")
-# Legacy: "Both parties MUST: ... Only use capabilities that were successfully negotiated".
+# Legacy: each side MUST stick to the capabilities the two agreed on.
 NEGOTIATED = ("basic/lifecycle.mdx", "operation")
 TOOLS_CAPABILITY = ("server/tools.mdx", "capabilities")
 RESOURCES_CAPABILITY = ("server/resources.mdx", "capabilities")
-# "Servers that use embedded resources SHOULD implement the resources capability" (every version).
+# A server that embeds resources SHOULD also offer the resources capability (every version).
 EMBEDDED_CAPABILITY = ("server/tools.mdx", "embedded-resources")
 
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
@@ -145,8 +145,8 @@ def _each_notification(ctx: Context, name: str, method: str, section: tuple[str,
 
 @check("progress_tokens_known", "wire", rule=MUST, source=PROGRESS)
 def progress_tokens_known(ctx: Context) -> Verdict:
-    """Progress notifications MUST only reference tokens that were provided in an active
-    request and belong to an operation in progress (basic/utilities/progress.mdx, every
+    """A progress notification MUST name only a token some active request handed over, for
+    an operation that is still running (basic/utilities/progress.mdx, every
     version). mcp-accept sends no progressToken, so any progress notification it receives
     names a token nobody gave."""
 
@@ -165,8 +165,8 @@ def progress_tokens_known(ctx: Context) -> Verdict:
 
 @check("log_messages_allowed", "wire", rule=MUST, source=LOGGING_CAPABILITY)
 def log_messages_allowed(ctx: Context) -> list[Verdict]:
-    """Servers that emit log notifications MUST declare the logging capability (every
-    version); in 2026-07-28 the server MUST NOT emit notifications/message for a request whose
+    """A server that sends log notifications MUST have declared the logging capability (every
+    version); in 2026-07-28 it MUST NOT send notifications/message for a request whose
     ``_meta`` has no ``io.modelcontextprotocol/logLevel``. No version forbids logging to a client
     that never set a level beyond these two sentences, so nothing else is judged."""
     name = "log_messages_allowed"
@@ -198,8 +198,8 @@ def log_messages_allowed(ctx: Context) -> list[Verdict]:
 
 @check("server_requests_declared", "wire", rule=MUST, source=NEGOTIATED)
 def server_requests_declared(ctx: Context) -> Verdict:
-    """Legacy versions: both parties MUST only use capabilities that were successfully
-    negotiated (basic/lifecycle.mdx#operation), so a server asks the client for sampling,
+    """Legacy versions: each side MUST keep to the capabilities agreed during
+    negotiation (basic/lifecycle.mdx#operation), so a server asks the client for sampling,
     roots or elicitation only when the client declared it. 2026-07-28 has no such lifecycle
     (requests from the server ride on input_required, judged where they come)."""
     name = "server_requests_declared"
@@ -225,10 +225,10 @@ def server_requests_declared(ctx: Context) -> Verdict:
 
 @check("cancellations_in_flight", "wire", rule=MUST, source=CANCELLATION)
 def cancellations_in_flight(ctx: Context) -> Verdict:
-    """Cancellation notifications MUST only reference requests previously issued in the same
-    direction and still in progress (basic/utilities/cancellation.mdx, legacy versions). In
-    2026-07-28 a server-sent cancellation MUST reference a subscriptions/listen request (and
-    servers MUST NOT send it for any other purpose)."""
+    """A cancellation notification MUST point at a request sent earlier in the same direction
+    that has not finished (basic/utilities/cancellation.mdx, legacy versions). In 2026-07-28 a
+    cancellation from the server MUST concern a subscriptions/listen request (servers MUST NOT
+    use it otherwise)."""
     modern = ctx.version == MODERN
 
     def why(flow: Flow, entry: dict) -> str | None:

@@ -524,17 +524,17 @@ def _short(value: Any) -> str:
 # The rule a failed validation breaks, by what failed and the version on the wire: (rule,
 # (page, section)) for the versions whose spec words it, else the app rule of this sheet.
 RULES_BY_OUTCOME: dict[str, dict[str, tuple[str, tuple[str, str] | None]]] = {
-    # "Servers MUST provide structured results that conform to this schema" (every version)
+    # structured results from a server MUST match the declared output schema (every version)
     MISMATCH: {v: (MUST, ("server/tools.mdx", "output-schema")) for v in VERSIONS},
-    # "Schemas MUST be valid according to their declared or default dialect" (2025-11-25 on;
+    # a schema MUST be valid under the dialect it declares, or the default one (2025-11-25 on;
     # 2025-06-18 has no JSON Schema usage section)
     INVALID_SCHEMA: {"2026-07-28": (MUST, ("basic/index.mdx", "schema-validation")),
                      "2025-11-25": (MUST, ("basic/index.mdx", "schema-validation"))},
-    # "Implementors are RECOMMENDED to use JSON Schema 2020-12"; a client "MUST handle
-    # unsupported dialects gracefully by returning an appropriate error" (that is this FAIL)
+    # JSON Schema 2020-12 is RECOMMENDED; a client MUST meet a dialect it does not support
+    # with a suitable error rather than break (that is this FAIL)
     DIALECT: {"2026-07-28": (SHOULD, ("basic/index.mdx", "schema-dialect")),
               "2025-11-25": (SHOULD, ("basic/index.mdx", "schema-dialect"))},
-    # "Schemas that fail to validate due to an unresolved external $ref SHOULD be rejected";
+    # a schema that cannot be validated because an external $ref is unresolved SHOULD be refused;
     # implementations MUST NOT dereference network URIs (2026-07-28 only)
     EXTERNAL: {"2026-07-28": (SHOULD, ("basic/index.mdx", "ref-resolution"))},
     # the bounds are mcp-accept's own (the spec asks validators for bounds, not schemas)
@@ -553,8 +553,8 @@ def declared_tool(ctx: Context, form: str) -> dict | None:
     return ctx.recording.tools.get(ref.name)
 
 
-# Declaring an outputSchema is optional in every version (server/tools.mdx#output-schema:
-# "Tools may also provide an output schema"): requiring one is this sheet's rule.
+# Declaring an outputSchema is optional in every version (server/tools.mdx#output-schema
+# leaves it to the tool): requiring one is this sheet's rule.
 @check("output_schema_declared", "type", rule=APP)
 def output_schema_declared(ctx: Context) -> Verdict:
     name = "output_schema_declared"

@@ -16,9 +16,9 @@ from mcp_accept.transport.session import INPUT_REQUIRED_METHODS
 from mcp_accept.schemas import MODERN, SchemaUnavailable
 from mcp_accept.transport.messages import timed_out, violation_rule, violation_source
 
-# "This is the source of truth for all protocol messages and structures" (every version).
+# The schema is the authority on every message and structure (every version).
 SCHEMA = ("basic/index.mdx", "schema")
-# "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification."
+# Every message exchanged by clients and servers MUST conform to JSON-RPC 2.0.
 MESSAGES = ("basic/index.mdx", "messages")
 
 REQUEST_DEFS = {
@@ -186,12 +186,12 @@ def no_protocol_violations(ctx: Context) -> list[Verdict]:
     return verdicts
 
 
-# "The result MUST include a resultType field" (2026-07-28 basic/index.mdx#result-responses);
-# "Servers MUST include caching hints on results with resultType: complete returned by ..."
-# and "Servers MUST provide a ttlMs value that is >= 0" (server/utilities/caching.mdx).
+# A result MUST carry resultType (2026-07-28 basic/index.mdx#result-responses); complete
+# results of the cacheable methods MUST come with caching hints, and their ttlMs MUST not be
+# negative (server/utilities/caching.mdx).
 RESULT_TYPE = ("basic/index.mdx", "result-responses")
 CACHING = ("server/utilities/caching.mdx", "cacheable-results")
-# "Servers MUST include at least one of inputRequests or requestState in every InputRequiredResult"
+# An InputRequiredResult from a server MUST hold inputRequests, requestState or both.
 MRTR_SERVER = ("basic/patterns/mrtr.mdx", "server-requirements-basic-workflow")
 
 
@@ -259,15 +259,15 @@ def modern_result_problems(method: str | None, result) -> list[tuple[tuple[str, 
 # -- URIs and binary bodies ---------------------------------------------------------------------
 
 # The schemes server/resources.mdx#common-uri-schemes names; any other is a custom scheme, and
-# "Custom URI schemes MUST be in accordance with RFC3986" (server/resources.mdx#custom-uri-schemes).
-# A URI with one of the named schemes (or no scheme at all) is held to RFC 3986 by the page's
-# "Each resource is uniquely identified by a URI" (linking RFC 3986) and the schema's
+# a custom scheme MUST follow RFC 3986 (server/resources.mdx#custom-uri-schemes).
+# A URI with one of the named schemes (or no scheme at all) is held to RFC 3986 because the
+# page identifies each resource by a URI (linking RFC 3986) and the schema says
 # `format: uri`: no MUST says so, hence a should.
 COMMON_SCHEMES = ("https", "file", "git")
 CUSTOM_URI = ("server/resources.mdx", "custom-uri-schemes")
 RESOURCE_URI = ("server/resources.mdx", "resource")
-# "Binary data MUST be properly encoded" (server/resources.mdx#security-considerations); the
-# schema describes `blob` as "A base64-encoded string" (`format: byte`).
+# Binary data MUST be encoded correctly (server/resources.mdx#security-considerations); the
+# schema has `blob` carry base64 (`format: byte`).
 BINARY = ("server/resources.mdx", "security-considerations")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
@@ -295,7 +295,7 @@ def blob_problem(blob: str, field: str = "blob") -> str | None:
     return None
 
 
-# Image and audio `data` is "The base64-encoded image data" / "audio data" in the schema
+# Image and audio `data` is described as base64 in the schema
 # (`format: byte`, every version), the source of truth for every message (basic/index.mdx#schema).
 MEDIA_KINDS = ("image", "audio")
 
@@ -490,12 +490,12 @@ def link_item(ctx: Context) -> list[Verdict]:
 
 
 # -- reading a URI that does not exist ----------------------------------------------------------
-# 2026-07-28 server/resources.mdx#error-handling: "servers MUST return a JSON-RPC error with code
-# -32602 (Invalid Params)" and "MUST NOT return an empty contents array for a non-existent
-# resource"; basic/index.mdx#error-codes: "MUST NOT emit" -32002.
-# 2025-11-25 and 2025-06-18 server/resources.mdx#error-handling: "Servers SHOULD return standard
-# JSON-RPC errors for common failure cases: Resource not found: -32002"; nothing forbids an
-# empty contents array. Each version is judged by its own words.
+# 2026-07-28 server/resources.mdx#error-handling: for a missing resource servers MUST answer
+# with a JSON-RPC error -32602 and MUST NOT answer with empty contents;
+# basic/index.mdx#error-codes: -32002 MUST NOT be emitted at all.
+# 2025-11-25 and 2025-06-18 server/resources.mdx#error-handling: servers SHOULD use the
+# standard error, -32002 for a resource not found; nothing forbids an empty contents array.
+# Each version is judged by its own words.
 NOT_FOUND = ("server/resources.mdx", "error-handling")
 
 
@@ -516,8 +516,8 @@ def unknown_uri_error(ctx: Context) -> Verdict:
              f"{ctx.version or 'this version'}: servers SHOULD return -32002")
     capabilities = server_capabilities(ctx)
     if capabilities is not None and "resources" not in capabilities and reply.message is not None:
-        # server/resources.mdx#capabilities (every version): "Servers that support resources
-        # MUST declare the resources capability". One that declares none and refuses the read
+        # server/resources.mdx#capabilities (every version): a server offering resources
+        # MUST declare the resources capability. One that declares none and refuses the read
         # does not offer resources/read at all (JSON-RPC's -32601 is its plain answer), so the
         # not-found rule, which binds servers that serve resources, has nothing to judge. One
         # that answers with a result serves resources it never declared: that breaks the
@@ -560,11 +560,11 @@ def unknown_uri_error(ctx: Context) -> Verdict:
 
 
 # -- `_meta` key names ----------------------------------------------------------------------------
-# basic/index.mdx#meta (every version): "valid _meta key names have two segments: an optional
-# prefix, and a name." A prefix "MUST be a series of labels separated by dots (.), followed by
-# a slash (/)"; "Labels MUST start with a letter and end with a letter or digit; interior
-# characters can be letters, digits, or hyphens"; the name, "Unless empty, MUST begin and end
-# with an alphanumeric character" and may hold hyphens, underscores, dots and alphanumerics.
+# basic/index.mdx#meta (every version): a _meta key is a name, optionally preceded by a
+# prefix. The prefix MUST be dot-separated labels ending in a slash; each label MUST begin
+# with a letter and end with a letter or digit, with letters, digits or hyphens between; a
+# non-empty name MUST begin and end with a letter or digit, and may hold hyphens,
+# underscores, dots and alphanumerics in between.
 META = ("basic/index.mdx", "meta")
 _LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _META_KEY = re.compile(rf"(?:{_LABEL}(?:\.{_LABEL})*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?")

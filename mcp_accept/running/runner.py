@@ -157,8 +157,8 @@ class Recorder:
         """Each page's result of a list method, following ``nextCursor`` (MAX_PAGES at most).
 
         An empty string is a cursor like any other; only an absent one ends the list
-        (server/utilities/pagination.mdx#implementation-guidelines: an empty string "MUST NOT
-        be treated as the end of results"). A cursor seen before ends it too.
+        (server/utilities/pagination.mdx#implementation-guidelines: an empty string MUST NOT
+        be taken to mean the list is over). A cursor seen before ends it too.
         """
         cursor, seen = None, set()
         for page in range(MAX_PAGES):

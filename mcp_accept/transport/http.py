@@ -541,8 +541,8 @@ class HttpTransport(Transport):
     def _session_id(self, response: httpx.Response, inbox: Inbox, where: dict) -> str | None:
         """The session id handed out on initialize, if it is one a client can send back.
 
-        2025-11-25 basic/transports.mdx#session-management: the session ID "MUST only contain
-        visible ASCII characters (ranging from 0x21 to 0x7E)". Any other byte is a violation;
+        2025-11-25 basic/transports.mdx#session-management: the session ID MUST consist of
+        printable ASCII only, 0x21 through 0x7E. Any other byte is a violation;
         such an id is not sent back (it could not travel as a header), so the session's later
         requests show what the server does without it."""
         values = [v for k, v in response.headers.raw if k.lower() == b"mcp-session-id"]

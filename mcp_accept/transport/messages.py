@@ -41,9 +41,9 @@ class Decoded:
     flaws: list[str] | None = None  # what breaks JSON in a message that was still read
 
 
-# Flaws of a received message that Python's json reads anyway. RFC 8259 section 6: "Numeric
-# values that cannot be represented in the grammar below (such as Infinity and NaN) are not
-# permitted"; section 4: "The names within an object SHOULD be unique" (a reader keeps one of
+# Flaws of a received message that Python's json reads anyway. RFC 8259 section 6: numbers
+# outside the grammar, Infinity and NaN among them, are not allowed; section 4: an object's
+# member names SHOULD not repeat (a reader keeps one of
 # them, which one is up to the reader). MCP messages MUST follow JSON-RPC 2.0, whose messages
 # are JSON (basic/index.mdx#messages).
 NOT_A_NUMBER = "is not a JSON number (RFC 8259 section 6)"
@@ -346,9 +346,9 @@ def violation_source(detail: str, transport: str | None, version: str | None) ->
     """The spec page and section a ``must`` violation breaks, in ``version`` (the modern
     layout when none was agreed): the most specific sentence, not the general JSON-RPC one.
 
-    On stdio, a line that cannot be read as a message breaks "The server MUST NOT write anything
-    to its stdout that is not a valid MCP message" (the stdio section); bytes that are not
-    UTF-8 break "JSON-RPC messages MUST be UTF-8 encoded" on either transport; HTTP status
+    On stdio, a line that cannot be read as a message breaks the rule that a server MUST NOT
+    put anything but valid MCP messages on stdout (the stdio section); bytes that are not
+    UTF-8 break the rule that JSON-RPC messages MUST be UTF-8 on either transport; HTTP status
     and content-type faults break the Streamable HTTP section on sending messages; a server's
     JSON-RPC request where 2026-07-28 forbids one breaks its transport's section on receiving
     messages; a tool whose x-mcp-header cannot be honoured breaks tools.mdx#x-mcp-header;

@@ -6,7 +6,7 @@ Legacy (2025-11-25, 2025-06-18): ``initialize``, then ``notifications/initialize
 ``initialize`` on any error or timeout; when the server fixed its era on the failed
 probe, the fallback is tried again on a fresh connection. When ``initialize`` is refused
 too, one modern ``tools/list`` tells whether the server speaks 2026-07-28 without
-``server/discover`` (a MUST it breaks: server/discover.mdx, "Servers MUST implement it").
+``server/discover`` (a MUST it breaks: server/discover.mdx, which servers MUST support).
 
 A 2026-07-28 result of ``resultType: "input_required"`` is followed as a client must
 (basic/patterns/mrtr.mdx#client-requirements-basic-workflow): :meth:`Session.follow`
@@ -155,10 +155,10 @@ class Session:
         requirements 2), and ``inputResponses`` for the ``inputRequests`` answered. This
         client declares no capabilities, so any input request it is handed asks for one it
         did not declare: it cannot construct the inputs, so it must not retry (client
-        requirement 1), and the server broke "Servers MUST NOT send an inputRequests that
-        the client has not declared support for" (server requirements 7; also
-        basic/index.mdx#meta, "A server MUST NOT rely on capabilities the client has not
-        declared").
+        requirement 1), and the server broke the rule that it MUST NOT ask, in
+        inputRequests, for anything the client did not declare (server requirements 7; also
+        basic/index.mdx#meta, where a server MUST NOT count on capabilities the client left
+        undeclared).
         """
         params = dict(params or {})
         followed = Followed()

@@ -26,7 +26,7 @@ What it refuses (answered by the proxy, recorded as a ``refused`` event, never f
 * an ``Origin`` that is not a loopback origin: 403, which the transport requires
   (docs/specification/2025-11-25/basic/transports.mdx#security-warning,
   docs/specification/2026-07-28/basic/transports/streamable-http.mdx#security-%26-endpoint:
-  "If the Origin header is present and invalid, servers MUST respond with HTTP 403");
+  a server MUST answer 403 to an Origin header that is there but not valid);
 * a method other than POST, GET and DELETE: 405; a request body larger than
   ``--max-bytes``: 413 with a JSON-RPC error for the request's id (:mod:`.bounds`).
 
