@@ -1205,21 +1205,25 @@ def print_verify(outcome: VerifyOutcome, console=None) -> None:
 
 # -- rules across the session, and the fields the schema leaves open ------------------------------
 
+def _w01_must(view: RunView, cid: str, title: str, check: str, *says: str | None) -> Condition:
+    """A mode that breaks one MUST judged on W01: ``check`` FAILs it (its detail saying each of
+    ``says``), and every other row is as in the baseline."""
+    parts = [_check_is(view, "W01", check, FAIL, MUST, said) for said in says or (None,)]
+    return _cond(cid, title, view, ["W01"], {"wire": FAIL}, _all(*parts, _others_pass(view, ["W01"])),
+                 rules={"W01": MUST})
+
+
 def _stray_progress(view: RunView) -> Condition:
     # basic/utilities/progress.mdx (basic/patterns/ in 2026-07-28), behavior requirements
-    return _cond("stray-progress", "A progress notification for a token the client never sent fails W01 (must)",
-                 view, ["W01"], {"wire": FAIL}, _all(
-                     _check_is(view, "W01", "progress_tokens_known", FAIL, MUST, "no request in flight"),
-                     _others_pass(view, ["W01"])), rules={"W01": MUST})
+    return _w01_must(view, "stray-progress", "A progress notification for a token the client never sent fails W01 "
+                     "(must)", "progress_tokens_known", "no request in flight")
 
 
 def _stray_log(view: RunView) -> Condition:
     # server/utilities/logging.mdx#capabilities; 2026-07-28 also #per-request-log-level
-    parts = [_check_is(view, "W01", "log_messages_allowed", FAIL, MUST, "declares no logging capability")]
-    if view.era == MODERN:
-        parts.append(_check_is(view, "W01", "log_messages_allowed", FAIL, MUST, "logLevel"))
-    return _cond("stray-log", "A log message from a server without the logging capability fails W01 (must)",
-                 view, ["W01"], {"wire": FAIL}, _all(*parts, _others_pass(view, ["W01"])), rules={"W01": MUST})
+    says = ["declares no logging capability"] + (["logLevel"] if view.era == MODERN else [])
+    return _w01_must(view, "stray-log", "A log message from a server without the logging capability fails W01 "
+                     "(must)", "log_messages_allowed", *says)
 
 
 def _log_declared(view: RunView) -> Condition:
@@ -1235,19 +1239,16 @@ def _log_declared(view: RunView) -> Condition:
 
 
 def _stray_request(view: RunView) -> Condition:
-    # basic/lifecycle.mdx#operation: only use capabilities that were successfully negotiated
-    return _cond("stray-request", "A roots/list request to a client that declared no roots fails W01 (must)",
-                 view, ["W01"], {"wire": FAIL}, _all(
-                     _check_is(view, "W01", "server_requests_declared", FAIL, MUST, "'roots'"),
-                     _others_pass(view, ["W01"])), rules={"W01": MUST})
+    # basic/lifecycle.mdx#operation: only capabilities both sides negotiated may be used
+    return _w01_must(view, "stray-request", "A roots/list request to a client that declared no roots fails W01 "
+                     "(must)", "server_requests_declared", "'roots'")
 
 
 def _stray_cancel(view: RunView) -> Condition:
     # legacy: only requests issued in the same direction and in flight; 2026-07-28: only a
     # subscriptions/listen request
-    return _cond("stray-cancel", "A server cancelling the client's own request fails W01 (must)", view, ["W01"],
-                 {"wire": FAIL}, _all(_check_is(view, "W01", "cancellations_in_flight", FAIL, MUST),
-                                      _others_pass(view, ["W01"])), rules={"W01": MUST})
+    return _w01_must(view, "stray-cancel", "A server cancelling the client's own request fails W01 (must)",
+                     "cancellations_in_flight")
 
 
 def _undeclared_resources(view: RunView) -> Condition:
@@ -1262,9 +1263,8 @@ def _undeclared_resources(view: RunView) -> Condition:
 
 
 def _undeclared_tools(view: RunView) -> Condition:
-    return _cond("undeclared-tools", "Tools served without the tools capability fail W01 (must)", view, ["W01"],
-                 {"wire": FAIL}, _all(_check_is(view, "W01", "features_declared", FAIL, MUST, "no tools capability"),
-                                      _others_pass(view, ["W01"])), rules={"W01": MUST})
+    return _w01_must(view, "undeclared-tools", "Tools served without the tools capability fail W01 (must)",
+                     "features_declared", "no tools capability")
 
 
 def _undeclared_read(view: RunView) -> Condition:
@@ -1275,16 +1275,14 @@ def _undeclared_read(view: RunView) -> Condition:
 
 
 def _bad_image_data(view: RunView) -> Condition:
-    return _cond("bad-image-data", "Image data that is not base64 fails W01 (must)", view, ["W01"], {"wire": FAIL},
-                 _all(_check_is(view, "W01", "uri_and_blob_formats", FAIL, MUST, "image data"),
-                      _others_pass(view, ["W01"])), rules={"W01": MUST})
+    return _w01_must(view, "bad-image-data", "Image data that is not base64 fails W01 (must)",
+                     "uri_and_blob_formats", "image data")
 
 
 def _bad_meta_key(view: RunView) -> Condition:
     # basic/index.mdx#meta: the key name format
-    return _cond("bad-meta-key", "A _meta key whose name opens with a hyphen fails W01 (must)", view, ["W01"],
-                 {"wire": FAIL}, _all(_check_is(view, "W01", "meta_keys_valid", FAIL, MUST, "-note"),
-                                      _others_pass(view, ["W01"])), rules={"W01": MUST})
+    return _w01_must(view, "bad-meta-key", "A _meta key whose name opens with a hyphen fails W01 (must)",
+                     "meta_keys_valid", "-note")
 
 
 def _reserved_error_code(view: RunView) -> Condition:
