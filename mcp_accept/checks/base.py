@@ -291,6 +291,11 @@ def content_items(result: dict, kind: str) -> list[dict]:
     return [item for item in content if isinstance(item, dict) and item.get("type") == kind]
 
 
+def id_key(value):
+    """A JSON-RPC id (or progress token) as a key: ``1`` and ``"1"`` are different ids."""
+    return (type(value).__name__, repr(value))
+
+
 def json_integer(value: Any) -> bool:
     """Whether ``value`` is an integer as JSON Schema counts one: any number with no fraction
     (``0.0`` is one), never a boolean. Every check that reads a field the schema types

@@ -10,7 +10,8 @@ result of a feature the server never declared. Each check below reads the record
 
 from __future__ import annotations
 
-from mcp_accept.checks.base import (FAIL, MUST, PASS, SHOULD, Context, Verdict, check, content_items, server_capabilities, spec)
+from mcp_accept.checks.base import (FAIL, MUST, PASS, SHOULD, Context, Verdict, check, content_items, id_key, server_capabilities)
+from mcp_accept.checks.places import cite
 from mcp_accept.schemas import MODERN
 
 # The pages moved between eras: basic/utilities/ (2025-11-25, 2025-06-18) became
@@ -47,19 +48,6 @@ SERVED_BY = {
 }
 
 
-def page_for(version: str | None, page: str, section: str) -> str:
-    """``spec_for``, with the page where the version keeps it (utilities became patterns)."""
-    from mcp_accept.schemas import VERSIONS
-
-    version = version if version in VERSIONS else MODERN
-    if version == MODERN:
-        page = page.replace("basic/utilities/", "basic/patterns/")
-    return spec(page, section, version)
-
-
-def _key(value):
-    return (type(value).__name__, repr(value))
-
 
 class Flow:
     """The messages of a recording in order, with when each request was in flight."""
@@ -74,10 +62,10 @@ class Flow:
             message = entry["message"]
             sender = "client" if entry["dir"] == "out" else "server"
             if "method" in message and "id" in message:
-                self.spans.setdefault((sender, _key(message["id"])), []).append([entry, None])
+                self.spans.setdefault((sender, id_key(message["id"])), []).append([entry, None])
             elif "method" not in message and "id" in message:
                 asker = "server" if sender == "client" else "client"
-                for span in self.spans.get((asker, _key(message["id"])), []):
+                for span in self.spans.get((asker, id_key(message["id"])), []):
                     if span[1] is None and span[0]["seq"] < entry["seq"]:
                         span[1] = entry["seq"]
 
@@ -139,7 +127,7 @@ def _each_notification(ctx: Context, name: str, method: str, section: tuple[str,
             problems.append(f"#{entry['seq']} {found}")
             seqs.append(entry["seq"])
     if problems:
-        return _fail(name, ctx, problems, seqs, MUST, page_for(ctx.version, *section))
+        return _fail(name, ctx, problems, seqs, MUST, cite(ctx.version, *section))
     return Verdict(name, "wire", PASS, passed.format(seen=seen) if seen else none)
 
 
@@ -154,7 +142,7 @@ def progress_tokens_known(ctx: Context) -> Verdict:
         token = _params(entry["message"]).get("progressToken")
         for request in flow.in_flight("client", entry["seq"]):
             meta = _meta(request["message"])
-            if "progressToken" in meta and _key(meta["progressToken"]) == _key(token):
+            if "progressToken" in meta and id_key(meta["progressToken"]) == id_key(token):
                 return None
         return f"notifications/progress names token {token!r}, which no request in flight carried"
 
@@ -189,9 +177,9 @@ def log_messages_allowed(ctx: Context) -> list[Verdict]:
                 seqs_a.append(entry["seq"])
     verdicts = []
     if undeclared:
-        verdicts.append(_fail(name, ctx, undeclared, seqs_u, MUST, page_for(ctx.version, *LOGGING_CAPABILITY)))
+        verdicts.append(_fail(name, ctx, undeclared, seqs_u, MUST, cite(ctx.version, *LOGGING_CAPABILITY)))
     if unasked:
-        verdicts.append(_fail(name, ctx, unasked, seqs_a, MUST, page_for(ctx.version, *LOG_LEVEL)))
+        verdicts.append(_fail(name, ctx, unasked, seqs_a, MUST, cite(ctx.version, *LOG_LEVEL)))
     return verdicts or [Verdict(name, "wire", PASS, f"{seen} log message(s), each one the version allows"
                                 if seen else "no log message was received")]
 
@@ -218,7 +206,7 @@ def server_requests_declared(ctx: Context) -> Verdict:
                             f"{needs!r} the client did not declare")
             seqs.append(entry["seq"])
     if problems:
-        return _fail(name, ctx, problems, seqs, MUST, page_for(ctx.version, *NEGOTIATED))
+        return _fail(name, ctx, problems, seqs, MUST, cite(ctx.version, *NEGOTIATED))
     return Verdict(name, "wire", PASS, f"{len(requests)} request(s) from the server, none for an undeclared "
                    "client capability" if requests else "the server sent no request")
 
@@ -236,7 +224,7 @@ def cancellations_in_flight(ctx: Context) -> Verdict:
         # 2026-07-28: the client's own subscriptions/listen; legacy: the server's own request
         sender = "client" if modern else "server"
         for request in flow.in_flight(sender, entry["seq"]):
-            if _key(request["message"].get("id")) == _key(target) and \
+            if id_key(request["message"].get("id")) == id_key(target) and \
                     (not modern or request["message"].get("method") == "subscriptions/listen"):
                 return None
         what = "a subscriptions/listen request in flight" if modern else "a request of its own still in flight"
@@ -283,10 +271,10 @@ def features_declared(ctx: Context) -> list[Verdict]:
             seqs = [s for found in methods.values() for s in found]
             verdicts.append(_fail(name, ctx, [f"the server answered {', '.join(sorted(methods))} with a result "
                                               f"but declares no {feature} capability"], seqs, MUST,
-                                  page_for(ctx.version, *section)))
+                                  cite(ctx.version, *section)))
     if embedded:
         verdicts.append(_fail(name, ctx, [f"tool results embed resources (#{embedded[0]}) but the server declares "
                                           "no resources capability"], embedded, SHOULD,
-                              page_for(ctx.version, *EMBEDDED_CAPABILITY)))
+                              cite(ctx.version, *EMBEDDED_CAPABILITY)))
     return verdicts or [Verdict(name, "wire", PASS, "every feature served was declared: "
                                 + (", ".join(sorted(capabilities)) or "none"))]

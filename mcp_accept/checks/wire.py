@@ -10,7 +10,7 @@ import base64
 import binascii
 import re
 
-from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, json_integer, server_capabilities, spec_for)
+from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, id_key, json_integer, server_capabilities, spec_for)
 from mcp_accept.checks.errors import DELIBERATELY_INVALID, ERROR_CODES, forbidden_code
 from mcp_accept.transport.session import INPUT_REQUIRED_METHODS
 from mcp_accept.schemas import MODERN, SchemaUnavailable
@@ -77,7 +77,7 @@ def message_targets(entry: dict, requests: dict) -> list[tuple[str, str, object]
         envelope = "JSONRPCRequest" if "id" in message else "JSONRPCNotification"
         known = NOTIFICATION_DEFS.get(message["method"]) if "id" not in message else None
         return [(version, known or envelope, message)]
-    request = requests.get(_key(message.get("id")))
+    request = requests.get(id_key(message.get("id")))
     if request is not None:
         version = request.get("era") or version
     if "error" in message:
@@ -95,9 +95,6 @@ def message_targets(entry: dict, requests: dict) -> list[tuple[str, str, object]
     return targets
 
 
-def _key(value):
-    return (type(value).__name__, repr(value))
-
 
 def _resolve(store, version: str, definition: str) -> str | None:
     if definition == "@result":
@@ -112,7 +109,7 @@ def _resolve(store, version: str, definition: str) -> str | None:
 
 
 def requests_by_id(entries: list[dict]) -> dict:
-    return {_key(e["message"].get("id")): e for e in entries
+    return {id_key(e["message"].get("id")): e for e in entries
             if e["dir"] == "out" and "message" in e and "method" in e["message"] and "id" in e["message"]}
 
 
@@ -210,7 +207,7 @@ def modern_result_fields(ctx: Context) -> list[Verdict]:
         message = entry["message"]
         if entry["dir"] != "in" or "result" not in message:
             continue
-        request = requests.get(_key(message.get("id")))
+        request = requests.get(id_key(message.get("id")))
         if request is None or request.get("era") != MODERN:
             continue
         method = request["message"].get("method")
@@ -394,7 +391,7 @@ def uri_and_blob_formats(ctx: Context) -> list[Verdict]:
                 seqs.append(entry["seq"])
         if entry["dir"] != "in" or "result" not in message:
             continue
-        request = requests.get(_key(message.get("id")))
+        request = requests.get(id_key(message.get("id")))
         method = request["message"].get("method") if request is not None else None
         for where, item in received_resources(message["result"], method):
             count += 1
