@@ -414,10 +414,11 @@ def protocol_attempts(exchanges: list[model_view.WireExchange]) -> list[dict]:
     return attempts
 
 
-def server_shutdown(proxy_folder: Path | None) -> dict:
+def server_shutdown(proxy_folder: Path | None, facts: dict) -> dict:
     """How the host ended its server's session, read from the end of the proxy's ``wire.jsonl``
     (its last events): closing the pipe, a signal, or a kill that left the proxy no time to
-    record its end (the folder was then completed from ``wire.jsonl``, marked interrupted)."""
+    record its end (the folder was then completed from ``wire.jsonl``, marked interrupted).
+    ``facts`` are the proxy's derived facts of that folder (its ``tool_calls``)."""
     if proxy_folder is None or not (proxy_folder / "wire.jsonl").is_file():
         return {"how": "no server session recorded"}
     with open(proxy_folder / "wire.jsonl", "rb") as handle:
@@ -433,7 +434,7 @@ def server_shutdown(proxy_folder: Path | None) -> dict:
         if entry.get("dir") == "event" and entry.get("event") == "proxy-end":
             ended = entry
     results = _read_json(proxy_folder / "results.json") or {}
-    calls = ((_read_json(proxy_folder / "host.json") or {}).get("facts") or {}).get("tool_calls") or []
+    calls = facts.get("tool_calls") or []
     # "interrupted" says the recording did not end by itself; whether the session was cut short
     # is what was still unanswered when it ended
     out = {"interrupted": bool(results.get("interrupted")),
@@ -574,7 +575,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
 
     conditions = merge_conditions({k: v for k, v in conditions.items() if v}, {}, None)
     attempts = protocol_attempts(exchanges)
-    shutdown = server_shutdown(proxy_folder)
+    shutdown = server_shutdown(proxy_folder, facts)
     host_facts = {
         "host": adapter.name, "product": adapter.product, "version": job.get("version"),
         "api": view.api, "tool_name_scheme": scheme, "offered_tools": view.offers,

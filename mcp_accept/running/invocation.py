@@ -103,17 +103,17 @@ def capture(opts, sheet, profile, *, given_paths: dict | None = None) -> dict:
     folder. A shipped profile (the fixture's) is kept whole all the same: it is small."""
     given_paths = given_paths or {}
     profile_path = Path(profile.path)
-    profile_text = profile_path.read_bytes()
     record_profile = {
         "name": profile.name,
         **_file(profile_path, given_paths.get("profile"), content=True),
         "guessed": [str(note) for note in profile.guessed],
-        "references": _references(profile, profile_path, _text(profile_text)),
     }
+    # the references are read from the same bytes the hash and the kept text came from
+    record_profile["references"] = _references(profile, profile_path, record_profile["content"])
     sheet_record = {"name": sheet.name, "version": sheet.version}
-    sheet_record.update(_file(Path(sheet.path), given_paths.get("sheet"), content=False))
-    if not sheet_record["shipped"]:
-        sheet_record["content"] = _text(Path(sheet.path).read_bytes())
+    sheet_record.update(_file(Path(sheet.path), given_paths.get("sheet"), content=True))
+    if sheet_record["shipped"]:
+        del sheet_record["content"]  # a shipped sheet is known by its name and hash
     conditions = None
     if opts.conditions is not None:
         conditions = _file(Path(opts.conditions), given_paths.get("conditions"), content=True)

@@ -10,6 +10,7 @@ import itertools
 import json
 
 from mcp_accept.evidence.files import open_read
+from mcp_accept.inputs.results import summary
 from mcp_accept.output.reporters.base import row_rule
 
 # serverInfo comes back in the first exchange of a run; past this many wire entries a run
@@ -92,9 +93,7 @@ def run_lines(runs: list) -> dict:
         for row in failed:
             kind = row_rule(row)
             by_rule[kind] = by_rule.get(kind, 0) + 1
-        counts = {status: 0 for status in ("PASS", "FAIL", "UNOBTAINABLE", "PENDING")}
-        for row in rows:
-            counts[row["status"]] = counts.get(row["status"], 0) + 1
+        counts = summary(rows)
         cause = run.untested
         cells = {i: [] for i in ids}
         for row in rows:
