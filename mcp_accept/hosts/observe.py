@@ -558,12 +558,12 @@ def foreign_tokens(text: str, log: FixtureLog) -> list[str]:
         prefix, dash, tail = token.rpartition("-")
         if dash and prefix and tail:
             shapes.add((prefix + dash, len(tail)))
-    found = []
-    patterns = [re.compile(r"(?<![0-9A-Za-z])" + re.escape(prefix) + r"[0-9A-Za-z]{%d}(?![0-9A-Za-z])" % length,
-                           re.IGNORECASE) for prefix, length in sorted(shapes)]
     if not isinstance(text, str):  # one pass finds the known tokens' lines and the strangers
         return [t for t in text.search(known, sorted(shapes)) if t.lower() not in known]
-    for pattern in patterns:
+    from mcp_accept.hosts.streamed import shape_pattern
+
+    found = []
+    for pattern in (shape_pattern(prefix, length) for prefix, length in sorted(shapes)):
         for match in pattern.finditer(text):
             if match.group(0).lower() not in known and match.group(0) not in found:
                 found.append(match.group(0))

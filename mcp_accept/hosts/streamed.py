@@ -70,6 +70,13 @@ def _alnum(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
 
 
+def shape_pattern(prefix: str, length: int) -> re.Pattern:
+    """A token of this shape standing alone: ``prefix`` and ``length`` letters or digits, with
+    no letter or digit either side (case ignored)."""
+    return re.compile(r"(?<![0-9A-Za-z])" + re.escape(prefix) + r"[0-9A-Za-z]{%d}(?![0-9A-Za-z])" % length,
+                      re.IGNORECASE)
+
+
 def search(chunks: Iterable[str], tokens: Iterable[str],
            shapes: Iterable[tuple[str, int]] = ()) -> tuple[dict[str, list[int]], list[str]]:
     """The 1-based lines holding each token (case ignored; keys lower-cased) and, shape by
@@ -81,6 +88,7 @@ def search(chunks: Iterable[str], tokens: Iterable[str],
     shapes = [(prefix.lower(), length) for prefix, length in shapes]
     found: dict[str, set[int]] = {t: set() for t in wanted}
     matched: list[list[str]] = [[] for _ in shapes]
+    shape_patterns = [shape_pattern(prefix, length) for prefix, length in shapes]
     seen: set[str] = set()
     base, buf, resumed = 1, "", False
 
@@ -121,9 +129,7 @@ def search(chunks: Iterable[str], tokens: Iterable[str],
             for token in wanted:
                 if token in low:
                     found[token].add(number)
-            for i, (prefix, length) in enumerate(shapes):
-                pattern = re.compile(r"(?<![0-9A-Za-z])" + re.escape(prefix) + r"[0-9A-Za-z]{%d}(?![0-9A-Za-z])"
-                                     % length, re.IGNORECASE)
+            for i, pattern in enumerate(shape_patterns):
                 for match in pattern.finditer(line):
                     if match.group(0) not in seen and len(matched[i]) < MAX_MATCHES:
                         seen.add(match.group(0))
