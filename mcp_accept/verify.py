@@ -1146,13 +1146,9 @@ STYLES = {PASS: "green", FAIL: "bold red", UNOBTAINABLE: "yellow"}
 
 def print_verify(outcome: VerifyOutcome, console=None) -> None:
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
 
-    from mcp_accept.untrusted import plain_line
-
-    def text(value) -> str:  # a value of a condition as it is: no markup, no escape sequence
-        return escape(plain_line(value))
+    from mcp_accept.untrusted import console_text as text  # a condition's values shown as they are
 
     report = outcome.report
     console = console or Console()

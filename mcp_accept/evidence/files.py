@@ -193,10 +193,6 @@ def unsafe_entries(folder: Path) -> list[tuple[str, str]]:
     return found
 
 
-def planted_links(folder: Path) -> list[str]:
-    """The names in a run folder that are symbolic links where mcp-accept writes."""
-    return [name for name, what in unsafe_entries(folder) if what == "a symbolic link"]
-
 
 class FolderLock:
     """An exclusive lock on a run folder for the length of one run.
