@@ -298,8 +298,8 @@ SECRET_QUERY = re.compile(r"(?i)(?:^|[_-])(?:token|key|apikey|secret|password|pa
 
 
 def url_secrets(url: str) -> list[str]:
-    """The secrets a URL carries: its password (and the ``user:password`` pair that httpx
-    sends as ``Authorization: Basic``), and the values of secret-looking query parameters."""
+    """The secrets a URL carries: its password (and the ``user:password`` pair the HTTP
+    transport sends as ``Authorization: Basic``), and the values of secret-looking query parameters."""
     from urllib.parse import parse_qsl, unquote, urlsplit
 
     parts = urlsplit(url)
@@ -428,16 +428,14 @@ def _interrupted_outcome(opts, folder, sheet, profile, given, redactor, invocati
 
 
 def _judging_imports() -> None:
-    """What judging needs: the checks' modules, jsonschema-rs (the Python validator is
-    imported only when a result is not valid) and the wire layer's URI pattern."""
-    from rfc3986_validator import validate_rfc3986
-
+    """What judging needs: the checks' modules and jsonschema-rs (the Python validator is
+    imported only when a result is not valid, rfc3986-validator only for a URI outside the
+    wire layer's plain pattern)."""
     from mcp_accept.checks.registry import load_all
     from mcp_accept.checks.types import _warm_imports
 
     load_all()
     _warm_imports(compiled_only=True)
-    validate_rfc3986("urn:x", rule="URI")  # compiles its pattern
 
 
 def _report_imports() -> None:
@@ -524,8 +522,8 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
             return _finish(folder, sheet, profile, given, previous, rows, Recording(entries=transport.log.entries),
                            transport, store, started, redactor, None, interrupted=True, lang=opts.lang,
                            invocation=invocation)
-        # Over HTTP there is no server exit to wait for after the recording, and httpx has
-        # mapped OpenSSL already (the reason Jinja waits over stdio): Jinja and the sheet's
+        # Over HTTP there is no server exit to wait for after the recording, and http.client
+        # has mapped OpenSSL already (the reason Jinja waits over stdio): Jinja and the sheet's
         # template come in while the requests are in flight instead of after them.
         early = transport.name == "Streamable HTTP"
         warm = _warm_up(_judging_and_report_imports if early else _judging_imports)

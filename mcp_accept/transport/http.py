@@ -27,8 +27,10 @@ the raw text when it is not a message).
 from __future__ import annotations
 
 import base64
+import http.client
 import itertools
 import os
+import select
 import signal
 import sys
 import threading
@@ -44,32 +46,8 @@ from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport, wire_text
 from mcp_accept.transport.headers import header_value as _header_value, param_headers
 from mcp_accept.transport.messages import MODERN, Inbox, decode_message
+from mcp_accept.transport.sse import events as sse_events, text_encoding
 
-
-def _import_httpx():
-    """``import httpx`` without the modules a client never uses (0.1 s of a run's start).
-
-    httpx's ``__init__`` imports its command-line client (``httpx._main``: click, rich,
-    pygments) when those are installed, and httpcore imports trio whenever it is
-    installed, for async use under trio. This module makes synchronous requests only.
-    Both names are kept out while httpx and httpcore are imported, then released, so a
-    later import of either gets the real module."""
-    kept_out = [name for name in ("httpx._main", "trio") if name not in sys.modules]
-    for name in kept_out:
-        sys.modules[name] = None  # an import of it raises ImportError, which both handle
-    try:
-        import httpcore  # noqa: F401
-        import httpx as module
-    finally:
-        for name in kept_out:
-            if name in sys.modules and sys.modules[name] is None:
-                del sys.modules[name]
-    return module
-
-
-httpx = _import_httpx()
-
-from httpx_sse import EventSource, SSEError  # noqa: E402
 
 ACCEPT = "application/json, text/event-stream"
 NAMED_METHODS = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
@@ -175,7 +153,176 @@ def _decoders(header: str | None) -> list:
     return out
 
 
-class _Bounded(httpx.SyncByteStream):
+READ_STEP = 64 * 1024  # bytes asked of the socket per read
+# What a failed exchange raises: socket and TLS errors (a timeout is one) and HTTP framing errors
+HTTP_ERRORS = (OSError, http.client.HTTPException)
+
+
+class _Pool:
+    """Connections to the endpoint's origin, kept alive between exchanges.
+
+    ``http.client`` rather than an HTTP library: a run makes a dozen requests to one origin,
+    and httpx with httpcore and h11 cost a tenth of a second to import, more than the
+    requests themselves. An idle connection is reused only when the server has neither
+    closed it nor sent on it unasked (httpcore's test before reuse); an exchange still
+    reading takes a connection of its own. No proxy and no ``.netrc`` from the environment
+    (``http.client`` reads neither); redirects are never followed; ``https://`` is verified
+    against certifi's CA store when it is installed, else the system's."""
+
+    def __init__(self, url: str):
+        parts = urlsplit(url)
+        self.https = parts.scheme == "https"
+        self.host = parts.hostname or ""
+        self.port = parts.port or (443 if self.https else 80)
+        self.target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        self.authority = parts.netloc.rpartition("@")[2]
+        self.basic = None
+        if parts.username is not None or parts.password is not None:
+            from urllib.parse import unquote
+
+            pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+            self.basic = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+        self.lock = threading.Lock()
+        self.idle: list[http.client.HTTPConnection] = []
+        self.live: set[http.client.HTTPConnection] = set()
+        self.context = None
+
+    def take(self, timeout: float) -> http.client.HTTPConnection:
+        with self.lock:
+            while self.idle:
+                conn = self.idle.pop()
+                if conn.sock is not None and not select.select([conn.sock], [], [], 0)[0]:
+                    return conn
+                self._drop(conn)
+        if self.https:
+            if self.context is None:
+                import ssl
+
+                try:
+                    import certifi
+
+                    self.context = ssl.create_default_context(cafile=certifi.where())
+                except ImportError:
+                    self.context = ssl.create_default_context()
+            conn = http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=self.context)
+        else:
+            conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        with self.lock:
+            self.live.add(conn)
+        return conn
+
+    def give_back(self, conn: http.client.HTTPConnection) -> None:
+        with self.lock:
+            self.idle.append(conn)
+
+    def drop(self, conn: http.client.HTTPConnection) -> None:
+        with self.lock:
+            self._drop(conn)
+
+    def _drop(self, conn) -> None:
+        self.live.discard(conn)
+        try:
+            conn.close()
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        with self.lock:
+            for conn in list(self.live):
+                self._drop(conn)
+            self.idle = []
+
+
+class IncompleteBody(http.client.HTTPException):
+    """The connection ended before the body its Content-Length announced (``http.client``
+    reports that only to a caller that asks for a size)."""
+
+
+class _Request:
+    """A request as it goes on the wire: the headers recorded are the headers sent."""
+
+    def __init__(self, method: str, headers: list[tuple[str, str]], body: bytes | None, deadline: float):
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.deadline = deadline
+
+
+class _Response:
+    """An answer being read: status, headers as received, and the body as byte chunks, each
+    read with what is left of the deadline as the socket's timeout."""
+
+    def __init__(self, pool: _Pool, conn: http.client.HTTPConnection, raw: http.client.HTTPResponse,
+                 deadline: float):
+        self.pool = pool
+        self.conn = conn
+        self.raw = raw
+        self.deadline = deadline
+        self.status = raw.status
+        self.reason_phrase = raw.reason or ""
+        self.headers: list[tuple[str, str]] = raw.getheaders()
+        self.stream: Iterable[bytes] = self.chunks()
+
+    def header(self, name: str) -> str | None:
+        """Every value of ``name``, joined as one field value (RFC 9110 section 5.3)."""
+        values = [v for k, v in self.headers if k.lower() == name]
+        return ", ".join(values) if values else None
+
+    def raw_values(self, name: str) -> list[bytes]:
+        # http.client decodes header bytes as Latin-1: encoding gives back what was received
+        return [v.encode("latin-1", "replace") for k, v in self.headers if k.lower() == name]
+
+    def chunks(self):
+        announced, received = self.raw.length, 0
+        while True:
+            _set_timeout(self.conn, self.deadline)
+            chunk = self.raw.read1(READ_STEP)
+            if not chunk:
+                if self.raw.length:
+                    raise IncompleteBody(f"the server closed the connection without sending the complete "
+                                         f"message body: {received} of {announced} bytes (Content-Length)")
+                if self.raw.length == 0:
+                    self.raw.close()  # http.client leaves a body read to its length open
+                return
+            received += len(chunk)
+            yield chunk
+
+    def read(self) -> bytes:
+        return b"".join(self.stream)
+
+    def close(self) -> None:
+        if self.raw.isclosed() and not self.raw.will_close:
+            self.pool.give_back(self.conn)  # read to its end: the connection can carry the next one
+        else:
+            self.pool.drop(self.conn)
+
+
+def _set_timeout(conn: http.client.HTTPConnection, deadline: float) -> None:
+    remaining = max(0.05, deadline - time.monotonic())
+    if conn.sock is not None:
+        conn.sock.settimeout(remaining)
+    else:
+        conn.timeout = remaining
+
+
+def _send(pool: _Pool, request: _Request) -> _Response:
+    """Send ``request`` on a connection of ``pool``; the answer's head has been read on return."""
+    conn = pool.take(max(0.05, request.deadline - time.monotonic()))
+    try:
+        _set_timeout(conn, request.deadline)
+        conn.putrequest(request.method, pool.target, skip_host=True, skip_accept_encoding=True)
+        for name, value in request.headers:
+            conn.putheader(name, value)
+        conn.endheaders(request.body)
+        _set_timeout(conn, request.deadline)
+        raw = conn.getresponse()
+    except BaseException:
+        pool.drop(conn)
+        raise
+    return _Response(pool, conn, raw, request.deadline)
+
+
+class _Bounded:
     """Wraps a response body: decodes it (bounded), counts decoded bytes per message,
     honours the caller's deadline. --max-bytes counts what the body decodes to, never
     the compressed size, and decoding stops there."""
@@ -257,7 +404,7 @@ class HttpTransport(Transport):
         self.stdout_path = stdout_path
         self.startup_wait = startup_wait
         self.process = None
-        self.client: httpx.Client | None = None
+        self.client: _Pool | None = None
         self.session_id: str | None = None
         self.reinitialized = 0
         self._answered: set = set()
@@ -268,14 +415,7 @@ class HttpTransport(Transport):
 
     # -- life cycle -------------------------------------------------------------------------
     def open(self) -> None:
-        self.client = httpx.Client(
-            trust_env=False,  # no proxy and no .netrc credentials from the environment
-            follow_redirects=False,
-            # Loading the CA store costs tens of milliseconds; a plain http:// endpoint
-            # (redirects are not followed) never needs it. https:// is verified as usual.
-            verify=urlsplit(self.url).scheme == "https",
-            headers={"User-Agent": f"mcp-accept/{__version__}", "Accept-Encoding": "identity"},
-        )
+        self.client = _Pool(self.url)
         if self.server_command and self.process is None:
             try:
                 self._start_server()
@@ -299,11 +439,13 @@ class HttpTransport(Transport):
                 raise ServerError(f"the server exited with code {code} before {self.shown_url} answered")
             attempts += 1
             remaining = deadline - time.monotonic()
+            request = _Request("GET", self._complete([("Accept", ACCEPT)], None),
+                               None, time.monotonic() + max(0.05, min(1.0, remaining)))
             try:
-                with self.client.stream("GET", self.url, headers={"Accept": ACCEPT},
-                                        timeout=max(0.05, min(1.0, remaining))) as response:
-                    status = response.status_code
-            except httpx.HTTPError:
+                response = _send(self.client, request)
+                status = response.status
+                self.client.drop(response.conn)  # a GET may open an endless event stream: not read
+            except HTTP_ERRORS:
                 if time.monotonic() >= deadline:
                     raise ServerError(f"{self.shown_url} did not answer within {self.startup_wait:g}s "
                                       "of starting the server") from None
@@ -365,6 +507,20 @@ class HttpTransport(Transport):
                 headers.append(("Mcp-Session-Id", self.session_id))
         return headers
 
+    def _complete(self, headers: list[tuple[str, str]], body: bytes | None) -> list[tuple[str, str]]:
+        """``headers`` with what every request carries, a name given already left as given."""
+        assert self.client is not None
+        names = {n.lower() for n, _ in headers}
+        first = [("Host", self.client.authority)]
+        first += [(n, v) for n, v in (("User-Agent", f"mcp-accept/{__version__}"),
+                                      ("Accept-Encoding", "identity")) if n.lower() not in names]
+        out = first + headers
+        if self.client.basic:  # user:password in the URL is sent as Basic credentials (RFC 7617)
+            out = [(n, v) for n, v in out if n.lower() != "authorization"] + [("Authorization", self.client.basic)]
+        if body is not None:
+            out.append(("Content-Length", str(len(body))))
+        return out
+
     def _param_headers(self, params: dict) -> list[tuple[str, str]]:
         """Arguments the tool's inputSchema asks to mirror into ``Mcp-Param-*`` headers."""
         tool = self.tools.get(params.get("name")) if isinstance(params.get("name"), str) else None
@@ -409,7 +565,7 @@ class HttpTransport(Transport):
         if exchange.status is not None:
             reply.meta["http_status"] = exchange.status
         if reply.failure == HTTP_TIMED_OUT and reply.message is None:
-            # httpx's own timeout is the same deadline: whichever fires first, it is the one timeout
+            # the socket's timeout is the same deadline: whichever fires first, it is the one timeout
             reply.failure = f"no answer within {timeout:g}s"
             reply.meta["timed_out"] = True
         if reply.failure and reply.failure.startswith("no answer within"):
@@ -425,7 +581,7 @@ class HttpTransport(Transport):
         inbox.flood = self._flood  # the per-step caps hold across POSTs
         body, request = self._build(message, deadline)
         self.log.record("out", message=message, era=self.era,
-                        http=self._http(exchange.number, "POST", request.headers.multi_items()))
+                        http=self._http(exchange.number, "POST", request.headers))
         thread = threading.Thread(target=self._run, args=(exchange, request, inbox), daemon=True)
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         thread.start()
@@ -435,15 +591,11 @@ class HttpTransport(Transport):
             exchange.abandoned.set()
         return exchange
 
-    def _build(self, message: dict, deadline: float) -> tuple[bytes, httpx.Request]:
-        assert self.client is not None
+    def _build(self, message: dict, deadline: float) -> tuple[bytes, _Request]:
         body = wire_text(message).encode("utf-8")
-        remaining = max(0.05, deadline - time.monotonic())
-        request = self.client.build_request("POST", self.url, content=body, headers=self._headers(message),
-                                            timeout=httpx.Timeout(remaining))
-        return body, request
+        return body, _Request("POST", self._complete(self._headers(message), body), body, deadline)
 
-    def _run(self, exchange: _Exchange, request: httpx.Request, inbox: Inbox) -> None:
+    def _run(self, exchange: _Exchange, request: _Request, inbox: Inbox) -> None:
         """The exchange thread: send, read the answer into ``inbox``, always close the inbox."""
         reason = None
         try:
@@ -459,9 +611,9 @@ class HttpTransport(Transport):
             reason = str(exc)
             if not exchange.abandoned.is_set():
                 inbox.violation(reason, http={"exchange": exchange.number})
-        except httpx.TimeoutException:
+        except TimeoutError:
             reason = HTTP_TIMED_OUT
-        except httpx.HTTPError as exc:
+        except HTTP_ERRORS as exc:
             reason = f"HTTP exchange failed: {_describe_error(exc)}"
             if not exchange.abandoned.is_set():
                 self.log.record("event", event="http-error", detail=reason,
@@ -476,36 +628,33 @@ class HttpTransport(Transport):
             exchange.done.set()
             inbox.close(reason or f"the HTTP answer held no response to id {exchange.request_id!r}")
 
-    def _send_and_read(self, exchange: _Exchange, request: httpx.Request, inbox: Inbox) -> str | None:
+    def _send_and_read(self, exchange: _Exchange, request: _Request, inbox: Inbox) -> str | None:
         assert self.client is not None
-        response = self.client.send(request, stream=True)
+        response = _send(self.client, request)
         try:
             return self._read(exchange, response, inbox)
         finally:
             response.close()
 
-    def _read(self, exchange: _Exchange, response: httpx.Response, inbox: Inbox) -> str | None:
+    def _read(self, exchange: _Exchange, response: _Response, inbox: Inbox) -> str | None:
         if exchange.abandoned.is_set():
             raise _Abandoned()
-        status = response.status_code
+        status = response.status
         exchange.status = status
-        ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        content_type = response.header("content-type") or ""
+        ctype = content_type.split(";")[0].strip().lower()
         self.log.record("event", event="http-response", detail=f"HTTP {status} {ctype or '(no body type)'}",
-                        http=self._http(exchange.number, "POST", response.headers.multi_items(), status,
+                        http=self._http(exchange.number, "POST", response.headers, status,
                                         response.reason_phrase))
         method = exchange.message.get("method")
         where = {"exchange": exchange.number}
         if method == "initialize" and 200 <= status < 300:
             self.session_id = self._session_id(response, inbox, where)
-        encoding = response.headers.get("content-encoding")
+        encoding = response.header("content-encoding")
         if encoding and encoding.strip().lower() != "identity":
             inbox.violation(f"the answer is compressed ({encoding!r}) although the request said "
                             "Accept-Encoding: identity; decoded up to --max-bytes", http=where)
         decoders = _decoders(encoding)
-        # httpx would decode the whole body at once; ours is decoded step by step, bounded
-        for name in ("content-encoding", "content-length"):
-            if name in response.headers:
-                del response.headers[name]
         bounded = _Bounded(response.stream, self.max_bytes, exchange, decoders)
         response.stream = bounded
         if status == 404 and self.session_id and method != "initialize" and self.legacy_version:
@@ -529,7 +678,7 @@ class HttpTransport(Transport):
                             http=where)
             return f"HTTP {status}: the server sent no answer"
         if ctype == "text/event-stream":
-            return self._read_sse(exchange, response, bounded, inbox)
+            return self._read_sse(exchange, bounded, text_encoding(content_type), inbox)
         if ctype == "application/json":
             inbox.put_decoded(decode_message(response.read()), http=where)
             return None
@@ -538,14 +687,14 @@ class HttpTransport(Transport):
                         "nor text/event-stream", raw=raw, http=where)
         return f"HTTP {status} answer of type {ctype or 'none'!r} is not an MCP answer"
 
-    def _session_id(self, response: httpx.Response, inbox: Inbox, where: dict) -> str | None:
+    def _session_id(self, response: _Response, inbox: Inbox, where: dict) -> str | None:
         """The session id handed out on initialize, if it is one a client can send back.
 
         2025-11-25 basic/transports.mdx#session-management: the session ID MUST consist of
         printable ASCII only, 0x21 through 0x7E. Any other byte is a violation;
         such an id is not sent back (it could not travel as a header), so the session's later
         requests show what the server does without it."""
-        values = [v for k, v in response.headers.raw if k.lower() == b"mcp-session-id"]
+        values = response.raw_values("mcp-session-id")
         if not values:
             return None
         raw = values[-1]
@@ -556,10 +705,10 @@ class HttpTransport(Transport):
                         "not sent back (basic/transports.mdx#session-management: MUST)", http=where)
         return None
 
-    def _small_body(self, response: httpx.Response) -> str:
+    def _small_body(self, response: _Response) -> str:
         data = b""
         try:
-            for chunk in response.iter_raw():
+            for chunk in response.stream:
                 data += chunk
                 if len(data) >= ERROR_BODY_CAP:
                     break
@@ -567,7 +716,7 @@ class HttpTransport(Transport):
             pass
         return data.decode("utf-8", "replace")
 
-    def _error_answer(self, exchange: _Exchange, response: httpx.Response, inbox: Inbox,
+    def _error_answer(self, exchange: _Exchange, response: _Response, inbox: Inbox,
                       status: int) -> str:
         """A non-2xx answer: the JSON-RPC error for our id if it holds one, else evidence and a reason."""
         raw = self._small_body(response)
@@ -588,28 +737,24 @@ class HttpTransport(Transport):
         self.log.record("event", event="http-error", detail=what, raw=raw or None, http=where)
         return what
 
-    def _read_sse(self, exchange: _Exchange, response: httpx.Response, bounded: _Bounded,
-                  inbox: Inbox) -> str | None:
+    def _read_sse(self, exchange: _Exchange, bounded: _Bounded, encoding: str, inbox: Inbox) -> str | None:
         events = 0
-        try:
-            for event in EventSource(response).iter_sse():
-                bounded.mark()
-                if exchange.abandoned.is_set():
-                    raise _Abandoned()
-                if not event.data.strip():
-                    continue  # some servers open the stream with an empty event
-                events += 1
-                where = {"exchange": exchange.number, "sse": {"event": event.event or "message"}}
-                if event.id:
-                    where["sse"]["id"] = event.id
-                decoded = decode_message(event.data)
-                inbox.put_decoded(decoded, http=where, size=len(event.data))
-                msg = decoded.message
-                if (exchange.is_request and isinstance(msg, dict) and "method" not in msg
-                        and msg.get("id") == exchange.request_id and ("result" in msg or "error" in msg)):
-                    return None  # the answer came; the rest of the stream is not needed
-        except SSEError as exc:  # content type checked above; kept for safety
-            return f"not an SSE stream: {exc}"
+        for event in sse_events(bounded, encoding):
+            bounded.mark()
+            if exchange.abandoned.is_set():
+                raise _Abandoned()
+            if not event.data.strip():
+                continue  # some servers open the stream with an empty event
+            events += 1
+            where = {"exchange": exchange.number, "sse": {"event": event.event or "message"}}
+            if event.id:
+                where["sse"]["id"] = event.id
+            decoded = decode_message(event.data)
+            inbox.put_decoded(decoded, http=where, size=len(event.data))
+            msg = decoded.message
+            if (exchange.is_request and isinstance(msg, dict) and "method" not in msg
+                    and msg.get("id") == exchange.request_id and ("result" in msg or "error" in msg)):
+                return None  # the answer came; the rest of the stream is not needed
         if not exchange.is_request:
             return None
         cut = " (it was cut inside an event)" if bounded.ended_inside_event() else ""
@@ -650,23 +795,23 @@ class HttpTransport(Transport):
         if self.client is None or self.era == MODERN or not self.session_id:
             return
         number = next(self._numbers)
-        headers = self._headers(None)
-        request = self.client.build_request("DELETE", self.url, headers=headers, timeout=httpx.Timeout(timeout))
+        request = _Request("DELETE", self._complete(self._headers(None), None), None, time.monotonic() + timeout)
         self.log.record("event", event="http-request", detail="DELETE: end of the session",
-                        http=self._http(number, "DELETE", request.headers.multi_items()))
+                        http=self._http(number, "DELETE", request.headers))
         try:
-            response = self.client.send(request)
-        except httpx.HTTPError as exc:
+            response = _send(self.client, request)
+            self.client.drop(response.conn)  # the session's last exchange: its body is not needed
+        except HTTP_ERRORS as exc:
             self.log.record("event", event="http-error", detail=f"DELETE failed: {_describe_error(exc)}",
                             http={"exchange": number})
             return
         finally:
             self.session_id = None
-        detail = f"HTTP {response.status_code}" + (" (the server does not end sessions on request)"
-                                                   if response.status_code == 405 else "")
+        detail = f"HTTP {response.status}" + (" (the server does not end sessions on request)"
+                                              if response.status == 405 else "")
         self.log.record("event", event="http-response", detail=detail,
-                        http=self._http(number, "DELETE", response.headers.multi_items(),
-                                        response.status_code, response.reason_phrase))
+                        http=self._http(number, "DELETE", response.headers, response.status,
+                                        response.reason_phrase))
 
     # -- notifications and answers to the server --------------------------------------------
     def notify(self, message: dict, *, timeout: float) -> Reply:
@@ -687,7 +832,7 @@ class HttpTransport(Transport):
         inbox.flood = self._flood
         _, request = self._build(message, deadline)
         self.log.record("out", message=message, era=self.era,
-                        http=self._http(exchange.number, "POST", request.headers.multi_items()))
+                        http=self._http(exchange.number, "POST", request.headers))
         thread = threading.Thread(target=self._run, args=(exchange, request, inbox), daemon=True)
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         thread.start()

@@ -30,7 +30,7 @@ CASES = {
                         {"S01": ("FAIL", "HTTP exchange failed"), "L03": ("FAIL", "HTTP exchange failed")},
                         None, ("T01", "W01")),
     "drops-connection-mid-body": (("--mode", "drop"), 1,
-                                  {"T01": ("FAIL", "without sending complete message body")},
+                                  {"T01": ("FAIL", "without sending the complete message body")},
                                   None, ("S01", "E01", "L02", "L03")),
     "hangs-on-one-request": (("--mode", "hang"), 1, {"T01": ("FAIL", "no answer within 0.5s")},
                              None, ("W01", "S01", "E01", "L03")),
