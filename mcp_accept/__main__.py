@@ -18,13 +18,52 @@ def main() -> None:
 
         print(f"mcp-accept {__version__}")
         return
-    if argv[:1] == ["run"]:
-        from mcp_accept.checks.sdk import prestart
+    if argv[:1] != ["run"]:
+        from mcp_accept.cli import main as cli_main
 
-        prestart(argv[1:])
+        cli_main()
+        return
+    from mcp_accept.checks.sdk import prestart
+
+    prestart(argv[1:])
     from mcp_accept.cli import main as cli_main
 
-    cli_main()
+    try:
+        cli_main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    leave(code)
+
+
+def leave(code) -> None:
+    """End the process as ``sys.exit(code)`` would, without the interpreter's teardown.
+
+    A run has imported some three hundred modules and holds the recording; freeing all of
+    that one object at a time takes about 30 ms, a tenth of a fast run, for memory the
+    system takes back at once. What teardown does that matters is done here first: threads
+    that are not daemons are waited for, ``atexit`` functions run (weakref finalizers and
+    temporary folders among them), and both streams are flushed. Every file a run writes
+    is closed before the run returns."""
+    import atexit
+    import os
+    import threading
+
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    for thread in threading.enumerate():  # as the interpreter's own exit does first
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            code = code or 120  # what Python's own exit gives when stdout cannot be flushed
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -269,24 +269,32 @@ def _describe(error) -> str:
 _FAST: dict[tuple[str, str], Any] = {}
 
 
+# One registry per pinned schema: handing the whole document to jsonschema-rs costs more
+# than compiling one definition against it, and a run checks a dozen definitions.
+_REGISTRIES: dict[str, Any] = {}
+
+
 def _fast_validator(loaded: "LoadedSchema", definition: str):
     key = (loaded.pin.sha256, definition)
     if key not in _FAST:
-        _FAST[key] = _build_fast(loaded.document, loaded.pin.version, definition)
+        _FAST[key] = _build_fast(loaded, definition)
     return _FAST[key]
 
 
-def _build_fast(document: dict, version: str, definition: str):
+def _build_fast(loaded: "LoadedSchema", definition: str):
     try:
         import jsonschema_rs
     except ImportError:
         return None
+    document, version = loaded.document, loaded.pin.version
     dialect = document.get("$schema", "https://json-schema.org/draft/2020-12/schema")
     defs_key = "$defs" if "$defs" in document else "definitions"
     uri = f"urn:mcp-accept:official:{version}"
     root = {"$schema": dialect, "$ref": f"{uri}#/{defs_key}/{definition}"}
     try:
-        registry = jsonschema_rs.Registry([(uri, document)])
+        registry = _REGISTRIES.get(loaded.pin.sha256)
+        if registry is None:
+            registry = _REGISTRIES[loaded.pin.sha256] = jsonschema_rs.Registry([(uri, document)])
         return jsonschema_rs.validator_for(root, registry=registry, validate_formats=False)
     except Exception:  # whatever it cannot compile is left to the Python validator
         return None

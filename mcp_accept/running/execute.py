@@ -452,6 +452,13 @@ def _judging_and_report_imports() -> None:
     _report_imports()
 
 
+# A server that takes this long (seconds) to answer the first request leaves room for
+# the imports between its later answers; one on this machine answers in a millisecond or
+# two, and a thread importing beside its requests (about 60 ms of work: Jinja, the checks,
+# jsonschema-rs) made a run slower, not faster (benchmarks/README.md, c3).
+_SLOW_FIRST_ANSWER = 0.05
+
+
 def _warm_up(imports) -> threading.Thread:
     """Run ``imports`` on a thread while this one waits (for the server to start and answer,
     or to exit): about 0.15 s each that the run no longer pays in turn. The verdicts do not
@@ -522,11 +529,11 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
             return _finish(folder, sheet, profile, given, previous, rows, Recording(entries=transport.log.entries),
                            transport, store, started, redactor, None, interrupted=True, lang=opts.lang,
                            invocation=invocation)
-        # Over HTTP there is no server exit to wait for after the recording, and http.client
-        # has mapped OpenSSL already (the reason Jinja waits over stdio): Jinja and the sheet's
-        # template come in while the requests are in flight instead of after them.
-        early = transport.name == "Streamable HTTP"
-        warm = _warm_up(_judging_and_report_imports if early else _judging_imports)
+        # Over stdio the judging imports run while the server starts, the report's while it
+        # exits. Over HTTP there is neither wait: a thread importing beside the requests only
+        # slows them, unless the server is slow to answer (see _SLOW_FIRST_ANSWER).
+        over_http = transport.name == "Streamable HTTP"
+        warm = None if over_http else _warm_up(_judging_imports)
         session = Session(transport, timeout=opts.timeout)
         recorder = Recorder(session, profile, deadline=clock + opts.run_timeout, max_rounds=opts.max_rounds)
         recording = recorder.recording
@@ -535,9 +542,12 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
         cause = None
         try:
             try:  # --run-timeout bounds negotiation too, however many requests it takes
+                asked = time.monotonic()
                 with hard_deadline(clock + opts.run_timeout):
                     negotiation = recorder.negotiate(opts.protocol)
                 ok, why = negotiation.ok, "; ".join(negotiation.attempts) or "no answer"
+                if over_http and ok and time.monotonic() - asked >= _SLOW_FIRST_ANSWER:
+                    warm = _warm_up(_judging_and_report_imports)
             except DeadlinePassed:
                 ok, why = False, f"no answer before --run-timeout ({opts.run_timeout:g}s) ran out"
                 transport.log.record("event", event="timeout", detail=f"negotiation: {why}")
@@ -561,9 +571,10 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
             transport.log.record("event", event="interrupted", detail="the run was interrupted")
         finally:
             transport.close()
-            late = _warm_up(_report_imports) if not early else warm
-        warm.join()  # judging forks (bounded.call): no import may be half done in another thread
-        late.join()
+            late = None if over_http else _warm_up(_report_imports)
+        for thread in (warm, late):  # judging forks (bounded.call): no import may be half done in another thread
+            if thread is not None:
+                thread.join()
         if status_override is None and not interrupted and sdk_worker is not None:
             from mcp_accept.checks.sdk import hand_over
 
