@@ -241,10 +241,10 @@ FILE_MODE = _file_mode()
 
 def _new_file(path: Path, dir_fd: int) -> tuple[int, str]:
     """A new file beside ``path``, created exclusively under a temporary name in ``dir_fd``."""
-    import secrets
-
+    # os.urandom, not secrets: secrets imports hmac, and so hashlib, which maps OpenSSL's
+    # libcrypto (3.6 MiB that a run would hold up to its largest answer)
     for _ in range(100):
-        tmp = f".{path.name}.{secrets.token_hex(4)}.tmp"
+        tmp = f".{path.name}.{os.urandom(4).hex()}.tmp"
         try:
             fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dir_fd)
         except FileExistsError:

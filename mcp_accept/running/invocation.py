@@ -13,20 +13,18 @@ as in ``wire.jsonl``.
 from __future__ import annotations
 
 import base64
-import hashlib
 import os
 from pathlib import Path
 
 from mcp_accept import __version__
 from mcp_accept.data import data_dir
+# The interpreter's own SHA-256 where it has one: hashlib maps OpenSSL's libcrypto, which a run
+# would carry (3.6 MiB) up to its largest answer.
+from mcp_accept.schemas import _sha256 as sha256
 
 # Reference files are kept whole up to this many bytes in all; past it only their hashes are,
 # and a rerun reads them from disk after checking the hash (a run folder stays a readable size).
 REFERENCE_BYTES_KEPT = 4 * 1024 * 1024
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def shipped_name(path: Path, kind: str = "sheets") -> str | None:
