@@ -150,8 +150,8 @@ def _flaws(message: Any) -> list[str]:
 _INF = float("inf")
 
 
-def decode_message(data: bytes | str) -> Decoded:
-    if isinstance(data, bytes):
+def decode_message(data: bytes | bytearray | str) -> Decoded:
+    if isinstance(data, (bytes, bytearray)):
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -189,7 +189,7 @@ class StdioTransport(Transport):
         limit = self.max_bytes
         try:
             while True:
-                line = stdout.readline(limit + 1)
+                line = _read_line(stdout, limit + 1)
                 if not line:
                     break
                 if len(line) > limit and not line.endswith(b"\n"):
@@ -198,7 +198,7 @@ class StdioTransport(Transport):
                                      f"a message of at least {size} bytes exceeds --max-bytes {limit}")
                     inbox.violation(self.oversize[1], raw=line[:4096].decode("utf-8", "replace"))
                     continue
-                if not line.strip():
+                if line.isspace():  # not strip(): that copies a large line once more
                     continue
                 size = len(line)
                 try:
@@ -337,6 +337,30 @@ def write_until(fd: int, data: bytes, deadline: float) -> int:
             break
         select.select([], [fd], [], min(left, 1.0))
     return done
+
+
+PIECE = 1 << 16  # bytes of a line read at once; a longer line is gathered piece by piece
+
+
+def _read_line(stream, most: int) -> bytes | bytearray:
+    """The next line of ``stream`` with its newline, cut at ``most`` bytes (like
+    ``readline(most)``), or b"" at the end.
+
+    ``BufferedReader.readline`` gathers a long line as a list of buffer-sized pieces and joins
+    them: a 16 MiB line briefly takes 32 MiB, and the freed pieces stay in the allocator's
+    heap, under the objects parsed from the line next. Here a long line grows one buffer in
+    place (realloc), with a single piece in flight."""
+    line = stream.readline(min(most, PIECE))
+    if len(line) < PIECE or line.endswith(b"\n"):
+        return line
+    whole = bytearray(line)
+    del line
+    while len(whole) < most and not whole.endswith(b"\n"):
+        piece = stream.readline(min(most - len(whole), PIECE))
+        if not piece:
+            break
+        whole += piece
+    return whole
 
 
 def _discard_line(stream) -> int:
