@@ -7,6 +7,8 @@ way: each case is judged with the in-process step and with it forced into the ch
 
 from __future__ import annotations
 
+import tracemalloc
+
 import pytest
 
 from mcp_accept.checks import types
@@ -77,9 +79,28 @@ def test_a_costly_or_large_pair_is_validated_in_a_child(schema, instance, forks,
     (eval("[" * 40 + "]" * 40), False),  # deeper than CHEAP_DEPTH
     ({"n": 10 ** 30}, False),  # beyond 64 bits
     ({"n": 2 ** 62, "ok": True, "f": 1.5, "none": None}, True),
+    (eval("[" * 33 + "]" * 33), True),  # the innermost list is CHEAP_DEPTH deep
+    (eval("[" * 34 + "]" * 34), False),
+    ([""] * 100_000, True),  # strings count by their length: many empty ones fit
+    ({"k" * 4095: 1}, False),  # the key and the value's 8 are over
+    ([{"a": 1}] * 2, True),
 ])
 def test_the_size_measure_stops_at_its_limits(value, fits):
     assert types._within(value, types.CHEAP_SIZE, types.CHEAP_DEPTH) is fits
+
+
+def test_the_size_measure_of_a_long_list_holds_no_entry_per_item():
+    # the shape of a large search result: counting stops after a few hits, and the walk
+    # must not have queued every hit before it did
+    hits = {"hits": [{"id": f"d{i:06d}", "title": f"Result {i}"} for i in range(80_000)]}
+    tracemalloc.start()
+    try:
+        fits = types._within(hits, types.CHEAP_SIZE, types.CHEAP_DEPTH)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert fits is False
+    assert peak < 64 * 1024, peak
 
 
 def test_an_unsupported_dialect_is_refused_the_same_way_in_process(forks, monkeypatch):

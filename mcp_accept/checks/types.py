@@ -300,23 +300,30 @@ CHEAP_DEPTH = 32
 
 def _within(value: Any, size: int, depth: int) -> bool:
     """Whether ``value`` measures at most ``size`` and nests at most ``depth`` deep; stops
-    counting as soon as it is over, so a large value costs no more than a small one."""
-    stack = [(value, 0)]
+    counting as soon as it is over, so a large value costs no more than a small one: the
+    walk holds an iterator per level, never a pending entry per item (a list of 79,000 hits
+    would take megabytes of them before the count stopped)."""
+    levels = [iter((value,))]  # levels[n] yields the nodes n deep
     total = 0
-    while stack:
-        node, level = stack.pop()
-        if level > depth:
+    while levels:
+        node = next(levels[-1], _DONE)
+        if node is _DONE:
+            levels.pop()
+            continue
+        if len(levels) - 1 > depth:
             return False
         if isinstance(node, str):
             total += len(node)
         elif isinstance(node, dict):
             total += 2
-            for key, item in node.items():
+            for key in node:
                 total += len(key) if isinstance(key, str) else 8
-                stack.append((item, level + 1))
+                if total > size:
+                    return False
+            levels.append(iter(node.values()))
         elif isinstance(node, list):
             total += 2
-            stack.extend((item, level + 1) for item in node)
+            levels.append(iter(node))
         elif isinstance(node, int) and not isinstance(node, bool) and abs(node) >= 1 << 63:
             return False  # a huge integer: its conversion is the compiled validator's business
         else:
@@ -324,6 +331,9 @@ def _within(value: Any, size: int, depth: int) -> bool:
         if total > size:
             return False
     return True
+
+
+_DONE = object()
 
 
 def _cheap(schema: Any, instance: Any) -> bool:
