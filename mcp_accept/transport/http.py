@@ -191,7 +191,7 @@ class _Pool:
         with self.lock:
             while self.idle:
                 conn = self.idle.pop()
-                if conn.sock is not None and not select.select([conn.sock], [], [], 0)[0]:
+                if conn.sock is not None and not _readable(conn.sock):
                     return conn
                 self._drop(conn)
         if self.https:
@@ -231,6 +231,14 @@ class _Pool:
             for conn in list(self.live):
                 self._drop(conn)
             self.idle = []
+
+
+def _readable(sock) -> bool:
+    """Whether an idle connection has something to read: the server closed it, or sent
+    bytes nobody asked for. Either way it cannot carry the next request."""
+    poller = select.poll()  # not select(): it refuses descriptors above 1023
+    poller.register(sock, select.POLLIN | select.POLLERR | select.POLLHUP)
+    return bool(poller.poll(0))
 
 
 class IncompleteBody(http.client.HTTPException):
