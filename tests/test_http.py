@@ -503,3 +503,46 @@ def test_sdk_server_without_its_profile_is_unobtainable_not_failed(tmp_path):
     assert got["W01"] == got["L03"] == "PASS"
     s02 = next(r for r in done.results["rows"] if r["id"] == "S02")
     assert "the tool reported an error" in s02["reason"] and "mcp-accept profile init" in s02["reason"]
+
+
+def test_https_certificates_are_verified(tmp_path):
+    """An https:// endpoint is spoken to over TLS and its certificate checked: one signed by
+    nobody the CA store trusts is refused, and nothing is sent to it."""
+    import http.server
+    import shutil
+    import ssl
+    import subprocess
+    import threading
+
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make a certificate")
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                    "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=60)
+    posts: list[bytes] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - the name http.server calls
+            posts.append(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+            self.send_response(500)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        done = run_here(tmp_path / "run", url=f"https://127.0.0.1:{server.server_address[1]}/mcp", timeout=5)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+    assert int(done.status) == 3
+    assert "CERTIFICATE_VERIFY_FAILED" in load_results(tmp_path / "run")["cause"]
+    assert posts == []
