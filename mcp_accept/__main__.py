@@ -3,7 +3,8 @@
 Parsing the command line imports typer, click and every command's options (about 0.1 s).
 ``--version`` needs none of it. ``run`` with a sheet that has sdk-layer checks starts the
 sdk layer's replay process first, so that importing the SDK there overlaps this process's
-own start-up as well as the recording.
+own start-up as well as the recording. ``proxy --server CMD`` starts its server first, so
+that the server's start-up overlaps the proxy's.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ def main() -> None:
 
         print(f"mcp-accept {__version__}")
         return
+    if argv[:1] == ["proxy"]:
+        from mcp_accept.hosts.proxy.early import prestart as start_server
+
+        start_server(argv[1:])
     if argv[:1] != ["run"]:
         from mcp_accept.cli import main as cli_main
 

@@ -258,17 +258,25 @@ def proxy(
     set_: List[str] = typer.Option([], "--set", help="KEY=VALUE for an execution condition the wire cannot show (e.g. model_and_settings). Repeatable."),
 ) -> None:
     """Record what a real host does with a real server: forward every message unchanged, record both directions."""
-    from mcp_accept.running.execute import RunOptions, check_target
     from mcp_accept.hosts.proxy.folder import DEFAULT_OUT, new_run_folder
 
     try:
         if bool(server) == bool(url):
             raise InputError("give --server CMD (stdio) or --url URL (Streamable HTTP), one of them",
                              field="--server")
-        headers, redactor = check_target(RunOptions(server=server, url=url, headers=list(header)))
-        from mcp_accept.hosts.observe import given_conditions
+        if url or header:
+            from mcp_accept.running.execute import RunOptions, check_target
 
-        given = given_conditions(None, None, list(set_))
+            headers, redactor = check_target(RunOptions(server=server, url=url, headers=list(header)))
+        else:  # a host waits for this start: the run's machinery is not imported for a stdio proxy
+            from mcp_accept.hosts.proxy.early import check_command
+
+            check_command(server)
+        given = {}
+        if set_:
+            from mcp_accept.hosts.observe import given_conditions
+
+            given = given_conditions(None, None, list(set_))
         if url:
             from mcp_accept.hosts.proxy.http import listen_address, serve_http_proxy
 

@@ -7,6 +7,8 @@ unchanged, record both directions in a run folder, and derive what the wire show
 * :mod:`mcp_accept.hosts.proxy.derive`: the facts a recording establishes, each with its seqs;
 * :mod:`mcp_accept.hosts.proxy.bounds`: a message larger than ``--max-bytes``: its id found
   in bounded memory, and the JSON-RPC error the host gets instead.
+* :mod:`mcp_accept.hosts.proxy.early`: the stdio server started before the command line is
+  parsed, so that its start-up and the proxy's overlap.
 
 Every host run goes through the proxy, so it is a boundary: it forwards only to its
 upstream, listens on loopback, checks Host and Origin, keeps the host's credentials out of

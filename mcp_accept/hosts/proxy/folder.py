@@ -104,6 +104,7 @@ class ProxyRecord:
         self._finished = threading.Lock()
         self._done = False
         self.results: dict | None = None
+        self._prepared: threading.Thread | None = None  # prepare_end, once the server has spoken
 
     # ----- recording ---------------------------------------------------------------
 
@@ -125,6 +126,12 @@ class ProxyRecord:
                     self._derive()
                 else:
                     self._record(*item)
+                    if item[0] == "in" and self._prepared is None:
+                        # after the server's first answer, not before: the proxy's and the
+                        # server's start-up come first, the host waits on them
+                        self._prepared = threading.Thread(target=prepare_end, args=(self.transport,),
+                                                          name="proxy-prepare-end", daemon=True)
+                        self._prepared.start()
             except Exception as exc:  # the record must never stop the forwarding
                 try:
                     self.log.entries.clear()
@@ -182,6 +189,8 @@ class ProxyRecord:
             self._done = True
             self._queue.put(_STOP)
             self._thread.join(timeout=30)
+            if self._prepared is not None:
+                self._prepared.join(timeout=30)  # the same imports: done once
             self.log.record("event", event="peak-rss", detail=f"{_peak_rss_kib()} KiB: the proxy's own "
                             "largest resident memory (the server's is not counted)")
             self.log.record("event", event="proxy-end", detail=ended_by)
@@ -197,10 +206,24 @@ def write_results(folder: Path, recorded: "derive.Deriver | list[dict]", *, tran
                   redactor: Redactor, given: dict | None = None, interrupted: bool = False) -> dict:
     """``host.json``, the host rows' evidence, ``results.json`` and ``sheet.md``, from a
     deriver fed the whole recording (or the list of its wire entries)."""
+    from mcp_accept.output.render import write_results as write_run_results
+
+    host, evidence, results = compose(folder, recorded, transport=transport, started=started, given=given,
+                                      interrupted=interrupted)
+    atomic_write_json(folder / "host.json", host, redactor)
+    for path, body in evidence.items():
+        atomic_write_json(folder / path, body, redactor)
+    write_run_results(folder, results, redactor)
+    return results
+
+
+def compose(folder: Path, recorded: "derive.Deriver | list[dict]", *, transport: str, started: str,
+            given: dict | None = None, interrupted: bool = False) -> tuple[dict, dict[str, dict], dict]:
+    """What :func:`write_results` writes: ``host.json``'s body, each row's evidence file by
+    its path in the folder, and the results."""
     from mcp_accept.checks.base import PENDING
     from mcp_accept.running.execute import merge_conditions
     from mcp_accept.inputs.results import build
-    from mcp_accept.output.render import write_results
     from mcp_accept.inputs.profile import load_profile
     from mcp_accept.inputs.sheet import load_sheet
 
@@ -215,14 +238,14 @@ def write_results(folder: Path, recorded: "derive.Deriver | list[dict]", *, tran
     observed.update({"executed_at_utc": started, "evidence_path_or_id": Path(folder).resolve().name})  # as a run: the folder, not where it lay
     conditions = merge_conditions(observed, given or {}, None)
     seqs = derive.condition_seqs(facts)
-    atomic_write_json(folder / "host.json", {
-        "wire_log": "wire.jsonl",
-        "conditions": {k: {"value": v, "seqs": seqs.get(k, [])} for k, v in observed.items()},
-        "refused_conditions": refused, "facts": facts}, redactor)
+    host = {"wire_log": "wire.jsonl",
+            "conditions": {k: {"value": v, "seqs": seqs.get(k, [])} for k, v in observed.items()},
+            "refused_conditions": refused, "facts": facts}
 
     rows_facts = derive.host_rows(facts)
     sheet = load_sheet()
     rows = []
+    evidence_files: dict[str, dict] = {}
     for row in sheet.rows:
         if row.automated:
             continue  # a proxy drives nothing: only the observation rows belong to it
@@ -232,17 +255,31 @@ def write_results(folder: Path, recorded: "derive.Deriver | list[dict]", *, tran
         if found is not None:
             evidence = f"rows/{row.id}.json"
             messages = [recorded.kept[seq] for seq in found["seqs"] if seq in recorded.kept]
-            atomic_write_json(folder / evidence, {
+            evidence_files[evidence] = {
                 "id": row.id, "status": PENDING, "reason": found["reason"], "source": "proxy",
                 "observed": found["observed"], "seqs": found["seqs"], "wire_log": "wire.jsonl",
-                "messages": messages}, redactor)
+                "messages": messages}
             entry.update(reason=found["reason"], evidence=evidence,
                          observed={"mode": "proxy", **found["observed"], "seqs": found["seqs"]})
         rows.append(entry)
     results = build(sheet=sheet, profile=load_profile(), conditions=conditions, rows=rows,
                     schemas=[], started_at=started, finished_at=utc_now(), interrupted=interrupted)
-    write_results(folder, results, redactor)
-    return results
+    return host, evidence_files, results
+
+
+def prepare_end(transport: str) -> None:
+    """Do the end's work once on an empty recording, writing nothing: its modules imported,
+    the sheet read, the template compiled. A host waits for the proxy to end (Claude Code
+    sends SIGINT and polls for the process to go), and these would otherwise take about
+    0.2 s of that wait; during the session the proxy mostly waits for its peers."""
+    from mcp_accept.output.render import render_run
+
+    try:
+        _host, _evidence, results = compose(Path("proxy"), derive.Deriver(transport), transport=transport,
+                                            started=utc_now())
+        render_run(results, lang=(results.get("sheet") or {}).get("lang") or "en")
+    except Exception:  # the end does the same work again, and reports what fails there
+        pass
 
 
 def _credential_like(observed: dict) -> dict:

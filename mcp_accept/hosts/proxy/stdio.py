@@ -31,16 +31,18 @@ from __future__ import annotations
 import io
 import os
 import signal
+import subprocess
 import sys
 import threading
 from pathlib import Path
 
 from mcp_accept.errors import ServerError
 from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.hosts.proxy import early
 from mcp_accept.hosts.proxy.bounds import CHUNK, WRITE_TIMEOUT, JsonHead, describe, error_answer, write_bounded
 from mcp_accept.hosts.proxy.folder import ProxyRecord, new_run_folder
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES
-from mcp_accept.transport.stdio import ServerProcess
+from mcp_accept.transport.stdio import ServerProcess, _pump
 
 
 def read_lines(reader, limit: int):
@@ -65,12 +67,28 @@ def read_lines(reader, limit: int):
         yield None, head
 
 
+class StartedServer(ServerProcess):
+    """A server process that was started already (:mod:`.early`), from now on pumped and
+    stopped as :class:`ServerProcess` does."""
+
+    def __init__(self, command: str, proc: subprocess.Popen, *, stderr_path: Path | None,
+                 redactor: Redactor):
+        self.command = command
+        self.proc = proc
+        self._stderr_thread = threading.Thread(target=_pump, args=(proc.stderr, stderr_path, redactor),
+                                               daemon=True)
+        self._stderr_thread.start()
+        self._stdout_thread = None
+
+
 class StdioProxy:
     def __init__(self, command: str, folder: Path, *, host_in=None, host_out=None,
                  given: dict | None = None, redactor: Redactor | None = None,
                  ended: threading.Event | None = None, why: list | None = None,
-                 max_bytes: int = DEFAULT_MAX_BYTES, write_timeout: float = WRITE_TIMEOUT):
+                 max_bytes: int = DEFAULT_MAX_BYTES, write_timeout: float = WRITE_TIMEOUT,
+                 started: subprocess.Popen | None = None):
         self.command = command
+        self.started = started  # the server's process when it was started before the proxy
         self.max_bytes = max_bytes
         self.write_timeout = write_timeout
         self._server_stalled: str | None = None  # why nothing more is written to the server
@@ -185,8 +203,12 @@ class StdioProxy:
 
     def run(self) -> int:
         try:
-            self.process = ServerProcess(self.command, stderr_path=self.folder / "stderr.log",
-                                         redactor=self.redactor)
+            if self.started is not None:
+                self.process = StartedServer(self.command, self.started, stderr_path=self.folder / "stderr.log",
+                                             redactor=self.redactor)
+            else:
+                self.process = ServerProcess(self.command, stderr_path=self.folder / "stderr.log",
+                                             redactor=self.redactor)
         except ServerError as exc:
             self.record.event("spawn-failed", str(exc))
             self.record.finish(ended_by=str(exc))
@@ -220,23 +242,35 @@ def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dic
 
     The real standard output is kept for protocol bytes and ``sys.stdout`` pointed at
     standard error, so no stray print can corrupt the stream. SIGINT and SIGTERM are
-    caught before the folder exists, so a signal at any moment leaves it complete."""
+    caught before the folder exists, so a signal at any moment leaves it complete; those
+    that came while a server started early (:mod:`.early`) waited are taken as received."""
     ended, why = threading.Event(), []
 
     def on_signal(signum, frame):
         why.append(f"signal {signal.Signals(signum).name}")
         ended.set()
 
+    started = early.claim(command)
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    if started is not None:
+        previous = started.handlers
+        if started.signals:
+            why.extend(started.signals)
+            ended.set()
     try:
-        return _run(command, out, name, given, ended, why, max_bytes, write_timeout)
+        return _run(command, out, name, given, ended, why, max_bytes, write_timeout,
+                    started.proc if started else None)
+    except BaseException:
+        if started is not None:  # it never reached the session (which stops its server itself)
+            early.kill(started.proc)
+        raise
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
 def _run(command: str, out: Path, name: str | None, given: dict | None, ended, why: list,
-         max_bytes: int, write_timeout: float) -> Path:
+         max_bytes: int, write_timeout: float, started: subprocess.Popen | None) -> Path:
     folder = new_run_folder(out, name)
     host_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     sys.stdout.flush()
@@ -247,7 +281,8 @@ def _run(command: str, out: Path, name: str | None, given: dict | None, ended, w
     blocking = os.get_blocking(host_out.fileno())
     os.set_blocking(host_out.fileno(), False)
     proxy = StdioProxy(command, folder, host_in=host_in, host_out=host_out, given=given,
-                       ended=ended, why=why, max_bytes=max_bytes, write_timeout=write_timeout)
+                       ended=ended, why=why, max_bytes=max_bytes, write_timeout=write_timeout,
+                       started=started)
     try:
         proxy.run()
     finally:
