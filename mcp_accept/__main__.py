@@ -23,14 +23,15 @@ def main() -> None:
         from mcp_accept.hosts.proxy.early import prestart as start_server
 
         start_server(argv[1:])
-    if argv[:1] != ["run"]:
+    if argv[:1] not in (["run"], ["proxy"]):
         from mcp_accept.cli import main as cli_main
 
         cli_main()
         return
-    from mcp_accept.checks.sdk import prestart
+    if argv[:1] == ["run"]:
+        from mcp_accept.checks.sdk import prestart
 
-    prestart(argv[1:])
+        prestart(argv[1:])
     from mcp_accept.cli import main as cli_main
 
     try:
@@ -46,10 +47,10 @@ def leave(code) -> None:
 
     A run has imported some three hundred modules and holds the recording; freeing all of
     that one object at a time takes about 30 ms, a tenth of a fast run, for memory the
-    system takes back at once. What teardown does that matters is done here first: threads
-    that are not daemons are waited for, ``atexit`` functions run (weakref finalizers and
-    temporary folders among them), and both streams are flushed. Every file a run writes
-    is closed before the run returns."""
+    system takes back at once (a proxy as well: its host waits for it to be gone). What
+    teardown does that matters is done here first: threads that are not daemons are waited
+    for, ``atexit`` functions run (weakref finalizers and temporary folders among them), and
+    both streams are flushed. Every file a run or a proxy writes is closed before it returns."""
     import atexit
     import os
     import threading
