@@ -91,3 +91,27 @@ def test_preparing_the_end_writes_nothing(tmp_path):
                           timeout=60)
     assert done.returncode == 0 and not done.stderr
     assert os.listdir(tmp_path) == []
+
+
+def test_host_test_waits_for_a_proxy_to_be_gone_not_for_its_results_json(tmp_path):
+    """results.json is written before sheet.md: a folder is read once its proxy has ended."""
+    from mcp_accept.hosts.harness import wait_for_proxies
+
+    base = tmp_path / "proxy"
+    script = textwrap.dedent("""
+        import os, sys, time
+        folder = os.path.join(sys.argv[1], f"mcpaccept-20260101T000000Z-{os.getpid()}")
+        os.makedirs(folder)
+        open(os.path.join(folder, "results.json"), "w").write("{}")
+        print("ready", flush=True)
+        time.sleep(0.5)
+        open(os.path.join(folder, "sheet.md"), "w").write("done")
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script, str(base)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        wait_for_proxies(base, 20)  # the process is left unreaped: a zombie counts as gone
+        assert (only_folder(base) / "sheet.md").read_text() == "done"
+    finally:
+        proc.kill()
+        proc.wait()

@@ -229,16 +229,26 @@ def _stop(proc: subprocess.Popen | None, sig=signal.SIGTERM, wait: float = 10) -
 
 def wait_for_proxies(base: Path, seconds: float) -> None:
     """Let each proxy the host started finish its folder (its host closed its stdin): a folder
-    is done when its results.json exists or its process (the folder name's last part) is gone."""
+    is done when its process (the folder name's last part) is gone. Not as soon as its
+    results.json exists: ``sheet.md`` comes after it, and no process of the run may outlive
+    it. A host that killed its proxy left a folder without results.json: completed here."""
     deadline = time.monotonic() + seconds
     for run in sorted(base.glob("*-*")) if base.is_dir() else []:
         pid = run.name.rsplit("-", 1)[-1]
-        while time.monotonic() < deadline and not (run / "results.json").exists():
-            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-                break
-            time.sleep(0.05)
+        while time.monotonic() < deadline and pid.isdigit() and _running(int(pid)):
+            time.sleep(0.02)
         if not (run / "results.json").exists():
             complete_proxy_folder(run)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs: a zombie has ended (only its parent's wait is missing)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            state = stat.read().rsplit(b")", 1)[-1].split()[:1]
+    except OSError:
+        return False
+    return state != [b"Z"]
 
 
 def complete_proxy_folder(run: Path) -> None:
@@ -334,6 +344,7 @@ def run_inside(job: dict, folder: Path) -> None:
             timed_out, code = True, None
             _stop(host)
         host_seconds = time.monotonic() - started
+        _stop(proxy_proc, signal.SIGINT, 15)  # ours (HTTP): it completes its folder and ends
         wait_for_proxies(folder / "proxy", 20)
         _stop(host, wait=5)  # whatever the host left in its process group
     finally:
