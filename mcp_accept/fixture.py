@@ -64,7 +64,6 @@ import tempfile
 import threading
 import urllib.parse
 import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 try:  # locks markers.json while a start adds itself to the history
     import fcntl
@@ -1217,249 +1216,272 @@ def decode_header_value(value):
         return value
 
 
-class FixtureHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+def _http_classes():
+    """The HTTP server and handler classes, defined at the first --http run: importing
+    http.server (and with it email, ssl and http.client) is a third of the start-up of a
+    stdio fixture, which never needs it."""
+    global _HTTP_CLASSES
+    if _HTTP_CLASSES is not None:
+        return _HTTP_CLASSES
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    def __init__(self, address, fixture: Fixture, sse=None, session_ttl=None):
-        super().__init__(address, FixtureHandler)
-        self.fixture = fixture
-        self.sse = sse
-        self.session_ttl = session_ttl
-        self.sessions = {}  # id -> {"version": ..., "used": n}
-        self.lock = threading.Lock()
-        self.event_ids = itertools.count(1)
-        self.stopping = threading.Event()
-        self.exit_status = 0
-        self.allowed_hosts = set()
+    class FixtureHTTPServer(ThreadingHTTPServer):
+        daemon_threads = True
+        allow_reuse_address = True
 
-    def set_allowed_hosts(self, host: str, port: int) -> None:
-        names = {"127.0.0.1", "localhost", url_host(host)}
-        self.allowed_hosts = {("%s:%d" % (n, port)).lower() for n in names}
+        def __init__(self, address, fixture: Fixture, sse=None, session_ttl=None):
+            super().__init__(address, FixtureHandler)
+            self.fixture = fixture
+            self.sse = sse
+            self.session_ttl = session_ttl
+            self.sessions = {}  # id -> {"version": ..., "used": n}
+            self.lock = threading.Lock()
+            self.event_ids = itertools.count(1)
+            self.stopping = threading.Event()
+            self.exit_status = 0
+            self.allowed_hosts = set()
 
-    def crash(self) -> None:
-        self.exit_status = 3
-        self.stopping.set()
-        threading.Thread(target=self.shutdown, daemon=True).start()
+        def set_allowed_hosts(self, host: str, port: int) -> None:
+            names = {"127.0.0.1", "localhost", url_host(host)}
+            self.allowed_hosts = {("%s:%d" % (n, port)).lower() for n in names}
+
+        def crash(self) -> None:
+            self.exit_status = 3
+            self.stopping.set()
+            threading.Thread(target=self.shutdown, daemon=True).start()
 
 
-class FixtureHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # small answers must not wait for delayed ACKs
-    server_version = "%s/%s" % (FIXTURE_NAME, FIXTURE_VERSION)
+    class FixtureHandler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # small answers must not wait for delayed ACKs
+        server_version = "%s/%s" % (FIXTURE_NAME, FIXTURE_VERSION)
 
-    # ---- plumbing --------------------------------------------------------------
+        # ---- plumbing --------------------------------------------------------------
 
-    def log_message(self, fmt, *args):  # noqa: D401 - keep the server's access log on stderr
-        _log("http %s" % (fmt % args))
+        def log_message(self, fmt, *args):  # noqa: D401 - keep the server's access log on stderr
+            _log("http %s" % (fmt % args))
 
-    def _send_json(self, status, obj, headers=()):
-        data = self.server.fixture.encode(obj).encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for key, value in headers:
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(data)
+        def _send_json(self, status, obj, headers=()):
+            data = self.server.fixture.encode(obj).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in headers:
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
 
-    def _send_empty(self, status, headers=()):
-        self.send_response(status)
-        self.send_header("Content-Length", "0")
-        for key, value in headers:
-            self.send_header(key, value)
-        self.end_headers()
+        def _send_empty(self, status, headers=()):
+            self.send_response(status)
+            self.send_header("Content-Length", "0")
+            for key, value in headers:
+                self.send_header(key, value)
+            self.end_headers()
 
-    def _send_sse(self, obj, headers=(), before=()):
-        crlf = self.server.sse == "crlf"
-        eol = "\r\n" if crlf else "\n"
-        self.close_connection = True
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        for key, value in headers:
-            self.send_header(key, value)
-        self.end_headers()
-        # Some servers open the stream with an event whose data is empty.
-        self.wfile.write(("data:" + eol + eol).encode("utf-8"))
-        self.wfile.flush()
-        for message in (*before, obj):
-            lines = ["event: message"]
-            if not crlf:
-                lines.append("id: %d" % next(self.server.event_ids))
-            lines.append("data: " + self.server.fixture.encode(message))
-            self.wfile.write((eol.join(lines) + eol + eol).encode("utf-8"))
+        def _send_sse(self, obj, headers=(), before=()):
+            crlf = self.server.sse == "crlf"
+            eol = "\r\n" if crlf else "\n"
+            self.close_connection = True
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Connection", "close")
+            for key, value in headers:
+                self.send_header(key, value)
+            self.end_headers()
+            # Some servers open the stream with an event whose data is empty.
+            self.wfile.write(("data:" + eol + eol).encode("utf-8"))
             self.wfile.flush()
+            for message in (*before, obj):
+                lines = ["event: message"]
+                if not crlf:
+                    lines.append("id: %d" % next(self.server.event_ids))
+                lines.append("data: " + self.server.fixture.encode(message))
+                self.wfile.write((eol.join(lines) + eol + eol).encode("utf-8"))
+                self.wfile.flush()
 
-    def _answer(self, status, obj, headers=(), before=()):
-        # Messages ahead of the answer need a stream: the answer becomes an SSE stream then.
-        if status == 200 and (self.server.sse or before):
-            self._send_sse(obj, headers, before)
-        else:
-            self._send_json(status, obj, headers)
+        def _answer(self, status, obj, headers=(), before=()):
+            # Messages ahead of the answer need a stream: the answer becomes an SSE stream then.
+            if status == 200 and (self.server.sse or before):
+                self._send_sse(obj, headers, before)
+            else:
+                self._send_json(status, obj, headers)
 
-    def _read_body(self) -> bytes:
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            length = 0
-        return self.rfile.read(length) if length > 0 else b""
-
-    def _gate(self) -> bool:
-        """Host and path rules shared by every HTTP method; False when answered."""
-        host = (self.headers.get("Host") or "").strip().lower()
-        if host not in self.server.allowed_hosts:
-            self._send_json(421, error_message(None, INVALID_REQUEST,
-                                               "Misdirected request: Host %r is not served here"
-                                               % host))
-            return False
-        path = urllib.parse.urlsplit(self.path).path
-        if path != "/mcp":
-            self._send_json(404, error_message(None, INVALID_REQUEST,
-                                               "Not found: the MCP endpoint is /mcp"))
-            return False
-        return True
-
-    def _session(self, required=True):
-        """The legacy session named by Mcp-Session-Id; raises RpcError with the status."""
-        sid = self.headers.get("Mcp-Session-Id")
-        if not sid:
-            if required:
-                raise RpcError(INVALID_REQUEST, "Bad request: Mcp-Session-Id header is required",
-                               None, 400)
-            return None, None
-        with self.server.lock:
-            session = self.server.sessions.get(sid)
-        if session is None:
-            raise RpcError(SESSION_NOT_FOUND, "Session not found", None, 404)
-        return sid, session
-
-    # ---- HTTP methods ---------------------------------------------------------
-
-    def do_GET(self):
-        if self._gate():
-            self._send_json(405, error_message(None, INVALID_REQUEST,
-                                               "Method not allowed: this server opens no GET stream"),
-                            [("Allow", "POST, DELETE")])
-
-    do_PUT = do_PATCH = do_HEAD = do_GET
-
-    def do_DELETE(self):
-        if not self._gate():
-            return
-        try:
-            sid, _session = self._session(required=True)
-        except RpcError as exc:
-            self._send_json(exc.status, error_message(None, exc.code, exc.message))
-            return
-        with self.server.lock:
-            self.server.sessions.pop(sid, None)
-        self._send_empty(200)
-
-    def do_POST(self):
-        body = self._read_body()
-        if not self._gate():
-            return
-        try:
-            msg = json.loads(body.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            self._send_json(400, error_message(None, PARSE_ERROR, "Parse error: %s" % exc))
-            return
-        fixture = self.server.fixture
-        if isinstance(msg, dict) and "method" in msg and "id" not in msg:
-            # A notification: only an unknown session is refused.
+        def _read_body(self) -> bytes:
             try:
-                self._session(required=False)
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = 0
+            return self.rfile.read(length) if length > 0 else b""
+
+        def _gate(self) -> bool:
+            """Host and path rules shared by every HTTP method; False when answered."""
+            host = (self.headers.get("Host") or "").strip().lower()
+            if host not in self.server.allowed_hosts:
+                self._send_json(421, error_message(None, INVALID_REQUEST,
+                                                   "Misdirected request: Host %r is not served here"
+                                                   % host))
+                return False
+            path = urllib.parse.urlsplit(self.path).path
+            if path != "/mcp":
+                self._send_json(404, error_message(None, INVALID_REQUEST,
+                                                   "Not found: the MCP endpoint is /mcp"))
+                return False
+            return True
+
+        def _session(self, required=True):
+            """The legacy session named by Mcp-Session-Id; raises RpcError with the status."""
+            sid = self.headers.get("Mcp-Session-Id")
+            if not sid:
+                if required:
+                    raise RpcError(INVALID_REQUEST, "Bad request: Mcp-Session-Id header is required",
+                                   None, 400)
+                return None, None
+            with self.server.lock:
+                session = self.server.sessions.get(sid)
+            if session is None:
+                raise RpcError(SESSION_NOT_FOUND, "Session not found", None, 404)
+            return sid, session
+
+        # ---- HTTP methods ---------------------------------------------------------
+
+        def do_GET(self):
+            if self._gate():
+                self._send_json(405, error_message(None, INVALID_REQUEST,
+                                                   "Method not allowed: this server opens no GET stream"),
+                                [("Allow", "POST, DELETE")])
+
+        do_PUT = do_PATCH = do_HEAD = do_GET
+
+        def do_DELETE(self):
+            if not self._gate():
+                return
+            try:
+                sid, _session = self._session(required=True)
             except RpcError as exc:
-                if fixture.log is not None:
-                    fixture.log.record("http", msg)
                 self._send_json(exc.status, error_message(None, exc.code, exc.message))
                 return
-        state = {"sid": None, "session": None}
-        conn = Connection()
+            with self.server.lock:
+                self.server.sessions.pop(sid, None)
+            self._send_empty(200)
 
-        def on_request(era, request):
-            if era == "modern":
-                if fixture.modern_enabled():
-                    self._check_modern_headers(request)
+        def do_POST(self):
+            body = self._read_body()
+            if not self._gate():
                 return
-            method = request["method"]
-            if method == "initialize":
+            try:
+                msg = json.loads(body.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as exc:
+                self._send_json(400, error_message(None, PARSE_ERROR, "Parse error: %s" % exc))
+                return
+            fixture = self.server.fixture
+            if isinstance(msg, dict) and "method" in msg and "id" not in msg:
+                # A notification: only an unknown session is refused.
+                try:
+                    self._session(required=False)
+                except RpcError as exc:
+                    if fixture.log is not None:
+                        fixture.log.record("http", msg)
+                    self._send_json(exc.status, error_message(None, exc.code, exc.message))
+                    return
+            state = {"sid": None, "session": None}
+            conn = Connection()
+
+            def on_request(era, request):
+                if era == "modern":
+                    if fixture.modern_enabled():
+                        self._check_modern_headers(request)
+                    return
+                method = request["method"]
+                if method == "initialize":
+                    header = (self.headers.get("MCP-Protocol-Version") or "").strip()
+                    if header in MODERN_VERSIONS:
+                        raise RpcError(INVALID_REQUEST,
+                                       "Bad request: initialize must not carry "
+                                       "MCP-Protocol-Version: %s" % header, None, 400)
+                    return
+                if not self.headers.get("Mcp-Session-Id") and (
+                        self.headers.get("Mcp-Method")
+                        or (self.headers.get("MCP-Protocol-Version") or "").strip() in MODERN_VERSIONS):
+                    # Modern headers but no envelope in the body.
+                    raise RpcError(INVALID_PARAMS,
+                                   "Missing params._meta[\"%s\"]" % META_VERSION, None, 400)
+                sid, session = self._session(required=True)
+                negotiated = session["version"]
                 header = (self.headers.get("MCP-Protocol-Version") or "").strip()
-                if header in MODERN_VERSIONS:
+                if header != negotiated:
                     raise RpcError(INVALID_REQUEST,
-                                   "Bad request: initialize must not carry "
-                                   "MCP-Protocol-Version: %s" % header, None, 400)
-                return
-            if not self.headers.get("Mcp-Session-Id") and (
-                    self.headers.get("Mcp-Method")
-                    or (self.headers.get("MCP-Protocol-Version") or "").strip() in MODERN_VERSIONS):
-                # Modern headers but no envelope in the body.
-                raise RpcError(INVALID_PARAMS,
-                               "Missing params._meta[\"%s\"]" % META_VERSION, None, 400)
-            sid, session = self._session(required=True)
-            negotiated = session["version"]
-            header = (self.headers.get("MCP-Protocol-Version") or "").strip()
-            if header != negotiated:
-                raise RpcError(INVALID_REQUEST,
-                               "Bad request: MCP-Protocol-Version must be %s (got %r)"
-                               % (negotiated, header or None), None, 400)
-            with self.server.lock:
-                session["used"] += 1
-                expired = (self.server.session_ttl is not None
-                           and session["used"] > self.server.session_ttl)
+                                   "Bad request: MCP-Protocol-Version must be %s (got %r)"
+                                   % (negotiated, header or None), None, 400)
+                with self.server.lock:
+                    session["used"] += 1
+                    expired = (self.server.session_ttl is not None
+                               and session["used"] > self.server.session_ttl)
+                    if expired:
+                        self.server.sessions.pop(sid, None)
                 if expired:
-                    self.server.sessions.pop(sid, None)
-            if expired:
-                raise RpcError(SESSION_NOT_FOUND, "Session not found (expired)", None, 404)
-            state["sid"], state["session"] = sid, session
-            conn.legacy_version = negotiated
+                    raise RpcError(SESSION_NOT_FOUND, "Session not found (expired)", None, 404)
+                state["sid"], state["session"] = sid, session
+                conn.legacy_version = negotiated
 
-        reply = fixture.handle(msg, conn, "http", on_request)
-        if reply.action == "crash":
-            _log("break mode crash: closing the connection and shutting down")
-            self.close_connection = True
-            self.server.crash()
-            return
-        if reply.action == "hang":
-            _log("break mode hang: request left unanswered")
-            self.server.stopping.wait()
-            self.close_connection = True
-            return
-        if reply.message is None:
-            self._send_empty(202)
-            return
-        headers = []
-        if reply.version is not None and "result" in reply.message:
-            sid = secrets.token_hex(16)
-            with self.server.lock:
-                self.server.sessions[sid] = {"version": reply.version, "used": 0}
-            headers.append(("Mcp-Session-Id", sid))
-        self._answer(reply.status, reply.message, headers, reply.before)
+            reply = fixture.handle(msg, conn, "http", on_request)
+            if reply.action == "crash":
+                _log("break mode crash: closing the connection and shutting down")
+                self.close_connection = True
+                self.server.crash()
+                return
+            if reply.action == "hang":
+                _log("break mode hang: request left unanswered")
+                self.server.stopping.wait()
+                self.close_connection = True
+                return
+            if reply.message is None:
+                self._send_empty(202)
+                return
+            headers = []
+            if reply.version is not None and "result" in reply.message:
+                sid = secrets.token_hex(16)
+                with self.server.lock:
+                    self.server.sessions[sid] = {"version": reply.version, "used": 0}
+                headers.append(("Mcp-Session-Id", sid))
+            self._answer(reply.status, reply.message, headers, reply.before)
 
-    def _check_modern_headers(self, request):
-        params = request.get("params") or {}
-        meta = params.get("_meta") if isinstance(params, dict) else None
-        version = meta.get(META_VERSION) if isinstance(meta, dict) else None
-        if version is None:
-            return  # no envelope at all: answered -32602 by the protocol layer
-        method = request["method"]
-        checks = [("MCP-Protocol-Version", version), ("Mcp-Method", method)]
-        if method == "tools/call":
-            checks.append(("Mcp-Name", params.get("name")))
-        elif method == "resources/read":
-            checks.append(("Mcp-Name", params.get("uri")))
-        for header, expected in checks:
-            got = decode_header_value(self.headers.get(header))
-            if got != expected:
-                raise RpcError(HEADER_MISMATCH,
-                               "Header mismatch: %s is %r, the body says %r"
-                               % (header, got, expected), None, 400)
+        def _check_modern_headers(self, request):
+            params = request.get("params") or {}
+            meta = params.get("_meta") if isinstance(params, dict) else None
+            version = meta.get(META_VERSION) if isinstance(meta, dict) else None
+            if version is None:
+                return  # no envelope at all: answered -32602 by the protocol layer
+            method = request["method"]
+            checks = [("MCP-Protocol-Version", version), ("Mcp-Method", method)]
+            if method == "tools/call":
+                checks.append(("Mcp-Name", params.get("name")))
+            elif method == "resources/read":
+                checks.append(("Mcp-Name", params.get("uri")))
+            for header, expected in checks:
+                got = decode_header_value(self.headers.get(header))
+                if got != expected:
+                    raise RpcError(HEADER_MISMATCH,
+                                   "Header mismatch: %s is %r, the body says %r"
+                                   % (header, got, expected), None, 400)
 
 
-class FixtureHTTPServer6(FixtureHTTPServer):
-    address_family = socket.AF_INET6
+    class FixtureHTTPServer6(FixtureHTTPServer):
+        address_family = socket.AF_INET6
+
+    _HTTP_CLASSES = {"FixtureHTTPServer": FixtureHTTPServer, "FixtureHandler": FixtureHandler,
+                     "FixtureHTTPServer6": FixtureHTTPServer6}
+    return _HTTP_CLASSES
+
+
+_HTTP_CLASSES = None
+
+
+def __getattr__(name):
+    # fixture.FixtureHandler and the servers stay importable (test servers subclass them)
+    if name in ("FixtureHTTPServer", "FixtureHandler", "FixtureHTTPServer6"):
+        return _http_classes()[name]
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
 def url_host(host: str) -> str:
@@ -1467,7 +1489,8 @@ def url_host(host: str) -> str:
 
 
 def serve_http(fixture: Fixture, host: str, port: int, sse, session_ttl) -> int:
-    server_class = FixtureHTTPServer6 if ":" in host else FixtureHTTPServer
+    classes = _http_classes()
+    server_class = classes["FixtureHTTPServer6" if ":" in host else "FixtureHTTPServer"]
     try:
         server = server_class((host, port), fixture, sse=sse, session_ttl=session_ttl)
     except OSError as exc:
