@@ -425,11 +425,13 @@ def protocol_attempts(exchanges: list[model_view.WireExchange]) -> list[dict]:
     return attempts
 
 
-def server_shutdown(proxy_folder: Path | None, facts: dict) -> dict:
+def server_shutdown(proxy_folder: Path | None, facts: dict, over_http: bool = False) -> dict:
     """How the host ended its server's session, read from the end of the proxy's ``wire.jsonl``
     (its last events): closing the pipe, a signal, or a kill that left the proxy no time to
     record its end (the folder was then completed from ``wire.jsonl``, marked interrupted).
-    ``facts`` are the proxy's derived facts of that folder (its ``tool_calls``)."""
+    ``facts`` are the proxy's derived facts of that folder (its ``tool_calls``). Over HTTP the
+    host never owned the proxy's process: ``host test`` started it and stops it once the host
+    has ended, so how it ended says nothing of the host (``ended_by``)."""
     if proxy_folder is None or not (proxy_folder / "wire.jsonl").is_file():
         return {"how": "no server session recorded"}
     with open(proxy_folder / "wire.jsonl", "rb") as handle:
@@ -456,6 +458,8 @@ def server_shutdown(proxy_folder: Path | None, facts: dict) -> dict:
         detail = str(ended.get("detail") or "")
         out["how"] = detail
         out["seq"] = ended.get("seq")
+    if over_http:
+        out["ended_by"] = "mcp-accept: host test stops the HTTP proxy it served the host from, after the host ended"
     return out
 
 
@@ -464,7 +468,7 @@ def host_quirks(facts: dict, attempts: list[dict], shutdown: dict) -> list[dict]
     shows: a killed server, cancellations of finished calls, versions asked for and not spoken."""
     quirks = [q for q in facts.get("quirks") or [] if q.get("by") == "host"]
     how = shutdown.get("how", "")
-    if how.startswith(("killed", "signal")):
+    if how.startswith(("killed", "signal")) and not shutdown.get("ended_by"):
         # The proxy is the process the host launched: a signal or a kill it got came from the host
         # (recorded within a moment of the host's last model request), before any end of input.
         quirks.append({"by": "host", "quirk": "stopped its server without closing its input first",
@@ -586,7 +590,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
 
     conditions = merge_conditions({k: v for k, v in conditions.items() if v}, {}, None)
     attempts = protocol_attempts(exchanges)
-    shutdown = server_shutdown(proxy_folder, facts)
+    shutdown = server_shutdown(proxy_folder, facts, over_http=conditions.get("transport") == "Streamable HTTP")
     host_facts = {
         "host": adapter.name, "product": adapter.product, "version": job.get("version"),
         "api": view.api, "tool_name_scheme": scheme, "offered_tools": view.offers,
