@@ -27,7 +27,9 @@ f. the per-message overhead of ``mcp-accept proxy`` (``proxy_overhead.py``: the 
    reference, no target), or a line saying it was not measured when that script is absent;
 g. one ``host test`` of a real host (Claude Code, else Codex, from tests/hosts) with the
    stand-in model against the same run with no proxy between the host and the server
-   (≤ 1.2x); a line saying it was not measured when neither is installed.
+   (≤ 1.2x; medians of nine unless ``--repeat`` says otherwise, as a host's own time varies
+   widely); a line saying it
+   was not measured when neither is installed.
 
 "Every layer" is the default sheet as it ships (the SDK layer included when the SDK is
 installed); "wire/type/meaning only" is the same sheet without its SDK-layer checks. The
@@ -60,6 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+HOST_ROUNDS = 9  # g1's rounds unless --repeat says otherwise (see Bench.host)
 PY = sys.executable
 MIB = 1024 * 1024
 
@@ -167,9 +170,10 @@ class Bench:
             self.failures.append(f"{label}: exit {done.returncode}: {tail[0][:300]}")
         return elapsed
 
-    def rounds(self, *pairs) -> None:
-        """``pairs`` of (list to fill, thunk); each round runs every thunk once, in turn."""
-        for _ in range(self.args.repeat):
+    def rounds(self, *pairs, default: int = 5) -> None:
+        """``pairs`` of (list to fill, thunk); each round runs every thunk once, in turn;
+        ``--repeat`` rounds, else ``default``."""
+        for _ in range(self.args.repeat or default):
             for values, thunk in pairs:
                 values.append(thunk())
 
@@ -412,7 +416,10 @@ class Bench:
             return self.time(command + ["--out", self.folder(f"g-{label}"), *extra], f"host test ({label})",
                              ok=(0, 1))
 
-        self.rounds((row.values, lambda: once([], "proxy")), (row.base_values, lambda: once(["--no-proxy"], "direct")))
+        # A host's own run time varies by half or more from one run to the next (Claude Code:
+        # 3.4-6.1 s for the same script): nine rounds at least, so one slow run moves no median.
+        self.rounds((row.values, lambda: once([], "proxy")), (row.base_values, lambda: once(["--no-proxy"], "direct")),
+                    default=HOST_ROUNDS)
         return [row]
 
     def run(self) -> list[Row]:
@@ -521,7 +528,8 @@ def table(rows: list[Row]) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=5, help="runs of each command; medians are shown (default 5)")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help=f"runs of each command; medians are shown (default 5, and {HOST_ROUNDS} for g1)")
     parser.add_argument("--large-mib", type=float, default=16.0, help="size of the large result in MiB (default 16)")
     parser.add_argument("--fleet", type=int, default=100, help="servers in the fleet (default 100)")
     parser.add_argument("--jobs", type=int, default=4, help="--jobs of the fleet (default 4)")
@@ -542,7 +550,8 @@ def main(argv=None) -> int:
                                                ("--fleet", args.fleet), ("--jobs", args.jobs),
                                                ("--proxy-n", args.proxy_n))
         if value != parser.get_default(flag.strip("-").replace("-", "_")))
-    print(f"Medians of {args.repeat} runs; {describe_machine()}; SDK layer {getattr(bench, 'sdk_layer', '?')}.")
+    runs = f"{args.repeat} runs" if args.repeat else f"5 runs ({HOST_ROUNDS} for g1)"
+    print(f"Medians of {runs}; {describe_machine()}; SDK layer {getattr(bench, 'sdk_layer', '?')}.")
     print(f"Reproduce with: `{command}` ({time.monotonic() - started:.0f} s here).\n")
     print(table(rows))
     if bench.failures:
@@ -553,7 +562,7 @@ def main(argv=None) -> int:
         print(f"\nRun folders: {bench.tmp}")
     if args.json:
         Path(args.json).write_text(json.dumps({"command": command, "machine": describe_machine(),
-                                               "repeat": args.repeat, "rows": [r.as_dict() for r in rows],
+                                               "repeat": args.repeat or 5, "rows": [r.as_dict() for r in rows],
                                                "failures": sorted(set(bench.failures))}, indent=2) + "\n",
                                    encoding="utf-8")
     return 0
