@@ -269,9 +269,9 @@ def proxy(
 
             headers, redactor = check_target(RunOptions(server=server, url=url, headers=list(header)))
         else:  # a host waits for this start: the run's machinery is not imported for a stdio proxy
-            from mcp_accept.hosts.proxy.early import check_command
+            from mcp_accept.transport.stdio import command_words
 
-            check_command(server)
+            command_words(server)
         given = {}
         if set_:
             from mcp_accept.hosts.observe import given_conditions

@@ -84,7 +84,7 @@ def default_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("mcp-accept")) / "schemas"
 
 
-def _sha256(data: bytes) -> str:
+def sha256_hex(data: bytes) -> str:
     # The interpreter's own SHA-256 first: importing hashlib maps OpenSSL's libcrypto, 3.6 MiB
     # of every run's memory (a 180 KB schema hashes in about a millisecond either way).
     try:
@@ -178,7 +178,7 @@ class SchemaStore:
 
     @staticmethod
     def _accept(pin: Pin, data: bytes, source: str, where: object) -> LoadedSchema:
-        digest = _sha256(data)
+        digest = sha256_hex(data)
         if digest != pin.sha256:
             raise SchemaUnavailable(
                 f"{where}: SHA-256 {digest} does not match the pin {pin.sha256} for {pin.version}; refused")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import json
 import os
 import stat
 import threading
@@ -191,7 +190,6 @@ def unsafe_entries(folder: Path) -> list[tuple[str, str]]:
                 if what:
                     found.append((f"{sub}/{p.name}", what))
     return found
-
 
 
 class FolderLock:

@@ -345,13 +345,10 @@ def claim_folder(folder: Path):
 def check_target(opts: "RunOptions") -> tuple[list[tuple[str, str]], Redactor]:
     """Check --url and --header before anything is written; give the headers and a Redactor."""
     secrets: list[str] = []
-    if opts.server is not None:  # a command that cannot be split is the user's to fix
-        try:
-            argv = shlex.split(opts.server)
-        except ValueError as exc:
-            raise InputError(f"cannot split the command: {exc}", field="--server") from None
-        if not argv:
-            raise InputError("the command is empty", field="--server")
+    if opts.server is not None:
+        from mcp_accept.transport.stdio import command_words
+
+        command_words(opts.server)
     if opts.url:
         from mcp_accept.transport.http import check_url  # httpx only for HTTP runs: 0.15 s of start-up
 

@@ -18,9 +18,7 @@ from pathlib import Path
 
 from mcp_accept import __version__
 from mcp_accept.data import data_dir
-# The interpreter's own SHA-256 where it has one: hashlib maps OpenSSL's libcrypto, which a run
-# would carry (3.6 MiB) up to its largest answer.
-from mcp_accept.schemas import _sha256 as sha256
+from mcp_accept.schemas import sha256_hex as sha256  # not hashlib: see schemas.sha256_hex
 
 # Reference files are kept whole up to this many bytes in all; past it only their hashes are,
 # and a rerun reads them from disk after checking the hash (a run folder stays a readable size).

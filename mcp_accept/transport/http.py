@@ -32,12 +32,11 @@ import itertools
 import os
 import select
 import signal
-import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any, Iterable
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from mcp_accept import __version__
 from mcp_accept.errors import ServerError
@@ -178,8 +177,6 @@ class _Pool:
         self.authority = parts.netloc.rpartition("@")[2]
         self.basic = None
         if parts.username is not None or parts.password is not None:
-            from urllib.parse import unquote
-
             pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
             self.basic = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
         self.lock = threading.Lock()
@@ -368,9 +365,6 @@ class _Bounded:
     def ended_inside_event(self) -> bool:
         tail = self.tail.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         return self.total > 0 and not tail.endswith(b"\n\n")
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 class _Exchange:
@@ -754,7 +748,7 @@ class HttpTransport(Transport):
             if not event.data.strip():
                 continue  # some servers open the stream with an empty event
             events += 1
-            where = {"exchange": exchange.number, "sse": {"event": event.event or "message"}}
+            where = {"exchange": exchange.number, "sse": {"event": event.event}}
             if event.id:
                 where["sse"]["id"] = event.id
             decoded = decode_message(event.data)

@@ -18,7 +18,7 @@ import threading
 import time
 from pathlib import Path
 
-from mcp_accept.errors import ServerError
+from mcp_accept.errors import InputError, ServerError
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.evidence.files import open_nofollow
@@ -30,13 +30,28 @@ STDERR_CAP = 16 * 1024 * 1024
 WRITE_WAIT = 10.0  # seconds a message sent outside a request (a cancel, an answer) may wait for room
 
 
-def split_command(command: str) -> list[str]:
+def _words(command: str) -> tuple[list[str], str | None]:
+    """The words of a --server command, split as a shell would (no shell runs), or why it has none."""
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise ServerError(f"--server: cannot split the command: {exc}") from None
-    if not argv:
-        raise ServerError("--server: the command is empty")
+        return [], f"cannot split the command: {exc}"
+    return argv, None if argv else "the command is empty"
+
+
+def command_words(command: str) -> list[str]:
+    """The words of a --server command, checked before anything starts: a command that cannot
+    be split is the user's to fix (an InputError naming --server)."""
+    argv, problem = _words(command)
+    if problem:
+        raise InputError(problem, field="--server")
+    return argv
+
+
+def split_command(command: str) -> list[str]:
+    argv, problem = _words(command)
+    if problem:
+        raise ServerError(f"--server: {problem}")
     return argv
 
 

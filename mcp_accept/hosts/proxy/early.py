@@ -67,18 +67,6 @@ def server_command(args: list[str]) -> str | None:
     return found
 
 
-def check_command(command: str) -> None:
-    """Refuse a --server command that cannot be split into words, or has none (as a run does)."""
-    from mcp_accept.errors import InputError
-
-    try:
-        words = shlex.split(command)
-    except ValueError as exc:
-        raise InputError(f"cannot split the command: {exc}", field="--server") from None
-    if not words:
-        raise InputError("the command is empty", field="--server")
-
-
 def prestart(args: list[str]) -> None:
     """Start the server of ``proxy --server CMD`` now, as the stdio proxy would (its own
     process group, its three pipes), if ``args`` can be read without the parser."""
