@@ -31,6 +31,8 @@ import sys
 import time
 from typing import BinaryIO, Callable
 
+from mcp_accept.evidence.bounded import process_running
+
 WARM_ENV = "MCP_ACCEPT_SDK_WARM"
 WARM_SECONDS = 600.0
 CHECK_EVERY = 1.0  # how often an idle process looks at its socket file and the clock
@@ -148,14 +150,6 @@ def listener_pid(path: str) -> int | None:
     return pid
 
 
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has left
-    except (OSError, IndexError):
-        return False
-
-
 def end_processes(folder: str, wait: float = 10.0) -> list[int]:
     """End the warm processes listening in ``folder``: deleting a socket is how its process is
     told to leave. Waits up to ``wait`` seconds; returns the pids still running then."""
@@ -172,9 +166,9 @@ def end_processes(folder: str, wait: float = 10.0) -> list[int]:
         except OSError:
             pass
         deadline = time.monotonic() + wait
-        while pid is not None and _running(pid) and time.monotonic() < deadline:
+        while pid is not None and process_running(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        if pid is not None and _running(pid):
+        if pid is not None and process_running(pid):
             left.append(pid)
     return left
 

@@ -2,7 +2,7 @@
 through a planted link (:mod:`.files`), ``wire.jsonl`` (:mod:`.wirelog`), masking of secrets
 (:mod:`.redaction`), the heuristics that refuse credentials in user input (:mod:`.credentials`),
 strict JSON out (no NaN, no lone surrogate: :mod:`.finite`), and the limits on costly work
-(:mod:`.bounded`).
+(:mod:`.bounded`, which also says whether a process still runs).
 
 May import: the standard library, and ``mcp_accept.errors`` / ``mcp_accept.data``. Nothing
 here knows the protocol, the sheet or the checks.

@@ -23,6 +23,17 @@ import threading
 import time
 from typing import Any, Callable
 
+
+def process_running(pid: int) -> bool:
+    """Whether process ``pid`` still runs: a zombie has ended (only its parent's wait is
+    missing), and so has one that is gone (Linux's /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            state = stat.read().rsplit(b")", 1)[-1].split()[:1]
+    except OSError:
+        return False
+    return state != [b"Z"]
+
 MEMORY_HEADROOM = 1024 * 1024 * 1024  # bytes of address space the child may add to the parent's
 _local = threading.local()
 

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from mcp_accept.errors import ExitStatus, InputError, ServerError
+from mcp_accept.evidence.bounded import process_running
 from mcp_accept.evidence.files import atomic_write_json, utc_now
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.hosts import model_view, netguard
@@ -235,20 +236,10 @@ def wait_for_proxies(base: Path, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     for run in sorted(base.glob("*-*")) if base.is_dir() else []:
         pid = run.name.rsplit("-", 1)[-1]
-        while time.monotonic() < deadline and pid.isdigit() and _running(int(pid)):
+        while time.monotonic() < deadline and pid.isdigit() and process_running(int(pid)):
             time.sleep(0.02)
         if not (run / "results.json").exists():
             complete_proxy_folder(run)
-
-
-def _running(pid: int) -> bool:
-    """Whether process ``pid`` runs: a zombie has ended (only its parent's wait is missing)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            state = stat.read().rsplit(b")", 1)[-1].split()[:1]
-    except OSError:
-        return False
-    return state != [b"Z"]
 
 
 def complete_proxy_folder(run: Path) -> None:
