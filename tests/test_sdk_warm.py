@@ -20,6 +20,7 @@ import pytest
 
 from conftest import fixture_command, run_cli
 from mcp_accept.checks import sdk, sdk_warm
+from mcp_accept.evidence.bounded import process_running
 
 pytest.importorskip("mcp", reason="the sdk extra is not installed")
 
@@ -52,7 +53,7 @@ def listener_pid(path: Path) -> int | None:
 
 
 def alive(pid: int) -> bool:
-    return sdk_warm._running(pid)
+    return process_running(pid)
 
 
 def end_warm(folder: Path) -> None:
