@@ -232,20 +232,22 @@ def wait_for_proxies(base: Path, seconds: float) -> None:
     """Let each proxy the host started finish its folder (its host closed its stdin): a folder
     is done when its process (the folder name's last part) is gone. Not as soon as its
     results.json exists: ``sheet.md`` comes after it, and no process of the run may outlive
-    it. A host that killed its proxy left a folder without results.json: completed here."""
+    it. A host that killed its proxy left a folder without ``sheet.md``, the file a proxy writes
+    last (killed early, without results.json too): completed here."""
     deadline = time.monotonic() + seconds
     for run in sorted(base.glob("*-*")) if base.is_dir() else []:
         pid = run.name.rsplit("-", 1)[-1]
         while time.monotonic() < deadline and pid.isdigit() and process_running(int(pid)):
             time.sleep(0.02)
-        if not (run / "results.json").exists():
+        if not (run / "sheet.md").exists():
             complete_proxy_folder(run)
 
 
 def complete_proxy_folder(run: Path) -> None:
     """A host that kills its server's process (Codex does, with SIGKILL, when it exits) leaves
-    the proxy no time to write ``host.json`` and ``results.json``; ``wire.jsonl`` was flushed line
-    by line, so the folder is completed from it, marked interrupted."""
+    the proxy no time to write ``host.json``, ``results.json`` and ``sheet.md``, or all of
+    them; ``wire.jsonl`` was flushed line by line, so the folder is completed from it, marked
+    interrupted."""
     from mcp_accept.hosts.proxy.folder import write_results as write_proxy_results
 
     entries = []
