@@ -9,12 +9,13 @@ import json
 import httpx
 import pytest
 
-from mcp_accept.model.script import Script, Step, ToolOffer, Turn, find_tool, value_for_schema
+from mcp_accept.model.script import Script, Step, ToolNaming, ToolOffer, Turn, value_for_schema
 from mcp_accept.model.server import StandIn
 
 
-def script() -> Script:
-    return Script([Step("text", "search_text", {"q": "MCP"}), Step("link", "search_link", {"q": "MCP"})])
+def script(scheme: str = "mcp__{server}__{tool}") -> Script:
+    return Script([Step("text", "search_text", {"q": "MCP"}), Step("link", "search_link", {"q": "MCP"})],
+                  naming=ToolNaming(server="s", scheme=scheme))
 
 
 def sse_events(text: str) -> list[tuple[str | None, str]]:
@@ -33,17 +34,51 @@ def sse_events(text: str) -> list[tuple[str | None, str]]:
 
 
 @pytest.fixture
-def standin(tmp_path):
-    with StandIn(script(), tmp_path / "model.jsonl") as model:
+def standin(request, tmp_path):
+    """The stand-in with the script above; a test names the host's tool-name scheme by
+    parametrizing this fixture indirectly (default: Claude Code's)."""
+    with StandIn(script(getattr(request, "param", "mcp__{server}__{tool}")), tmp_path / "model.jsonl") as model:
         yield model
 
 
-def test_find_tool_takes_the_hosts_name_never_a_guess():
-    offers = [ToolOffer("mcp__srv__search_text"), ToolOffer("mcp_srv_search_link"), ToolOffer("other_search_textual")]
-    assert find_tool(offers, "search_text").name == "mcp__srv__search_text"
-    assert find_tool(offers, "search_link").name == "mcp_srv_search_link"
-    assert find_tool(offers, "search_embedded") is None
-    assert find_tool([ToolOffer("xsearch_text")], "search_text") is None  # no separator: another tool
+def test_a_server_tool_is_found_under_the_hosts_scheme_only():
+    naming = ToolNaming(server="srv", scheme="mcp__{server}__{tool}")
+    offers = [ToolOffer("run_shell_command"), ToolOffer("mcp__srv__run_shell_command"), ToolOffer("mcp__srv__search_text")]
+    assert naming.find(offers, "search_text")[0].name == "mcp__srv__search_text"
+    # the host's own tool of the same name is never taken for the server's
+    assert naming.find(offers, "run_shell_command")[0].name == "mcp__srv__run_shell_command"
+    assert naming.find([ToolOffer("run_shell_command")], "run_shell_command") == (None, None)
+    assert naming.find(offers, "search_embedded") == (None, None)
+    assert naming.find([ToolOffer("mcp__other__search_text")], "search_text") == (None, None)
+    # a name the host rewrote for its model API (a dot becomes "_")
+    assert naming.find([ToolOffer("mcp__srv__search_v2")], "search.v2")[0].name == "mcp__srv__search_v2"
+    spaced = ToolNaming(server="srv", scheme="mcp__{server}/{tool}")
+    assert spaced.find([ToolOffer("search_text", "mcp__srv"), ToolOffer("search_text")], "search_text")[0].namespace == "mcp__srv"
+
+
+def test_a_bare_scheme_never_calls_a_name_the_host_has_itself():
+    naming = ToolNaming(server="srv", scheme="{tool}", product="Host X", own_tools=frozenset({"Bash"}))
+    offer, refusal = naming.find([ToolOffer("Bash"), ToolOffer("search_text")], "Bash")
+    assert offer is None and refusal.id == "own-tool-name" and "Host X" in refusal.text()
+    assert naming.find([ToolOffer("search_text")], "search_text")[0].name == "search_text"
+    twice = naming.find([ToolOffer("search_text"), ToolOffer("search_text")], "search_text")
+    assert twice[0] is None and twice[1].id == "ambiguous-tool-name"
+
+
+def test_a_refused_step_is_passed_over_and_recorded(tmp_path):
+    naming = ToolNaming(server="s", scheme="{tool}", product="Host X", own_tools=frozenset({"Bash"}))
+    steps = [Step("text", "Bash", {"command": "touch /tmp/x"}), Step("link", "search_link", {})]
+    with StandIn(Script(steps, naming=naming), tmp_path / "model.jsonl") as model:
+        request = {"model": "m", "messages": [{"role": "user", "content": "go"}],
+                   "tools": [{"type": "function", "function": {"name": name, "parameters": {}}}
+                             for name in ("Bash", "search_link")]}
+        answer = httpx.post(model.url + "/v1/chat/completions", json=request).json()
+    call = answer["choices"][0]["message"]["tool_calls"][0]["function"]
+    assert call["name"] == "search_link"
+    entries = [json.loads(line) for line in (tmp_path / "model.jsonl").read_text().splitlines()]
+    refused = [e["http"]["refused"] for e in entries if (e.get("http") or {}).get("refused")]
+    assert refused == [{"text": {"id": "own-tool-name", "tool": "Bash", "product": "Host X",
+                                 "reason": refused[0]["text"]["reason"]}}]
 
 
 def test_value_for_schema_answers_classifiers():
@@ -113,6 +148,7 @@ def test_anthropic_count_tokens_whatever_the_query_string(standin, query):
     assert turn["type"] == "message" and turn["content"][0]["name"] == "mcp__s__search_text"
 
 
+@pytest.mark.parametrize("standin", ["{tool}"], indirect=True)
 def test_openai_final_text_answers_match_the_sdk_types(standin):
     tools = [{"type": "function", "name": "search_text", "parameters": {"type": "object"}}]
     responses = {"model": "m", "tools": tools, "input": [
@@ -143,6 +179,7 @@ def test_openai_final_text_answers_match_the_sdk_types(standin):
     assert openai.types.chat.ChatCompletion.model_validate(final).choices[0].message.content == "done"
 
 
+@pytest.mark.parametrize("standin", ["mcp__{server}/{tool}"], indirect=True)
 @pytest.mark.parametrize("stream", [False, True])
 def test_openai_responses_with_namespaces(standin, stream):
     request = {"model": "m", "stream": stream, "input": [{"role": "user", "content": "go"}],
@@ -166,6 +203,7 @@ def test_openai_responses_with_namespaces(standin, stream):
     assert json.loads(item["arguments"]) == {"q": "MCP"}
 
 
+@pytest.mark.parametrize("standin", ["{server}__{tool}"], indirect=True)
 @pytest.mark.parametrize("stream", [False, True])
 def test_openai_chat_completions(standin, stream):
     request = {"model": "m", "stream": stream, "messages": [{"role": "user", "content": "go"}],
@@ -192,6 +230,7 @@ def test_openai_chat_completions(standin, stream):
     assert call["function"]["name"] == "s__search_text"
 
 
+@pytest.mark.parametrize("standin", ["mcp_{server}_{tool}"], indirect=True)
 @pytest.mark.parametrize("method", ["generateContent", "streamGenerateContent"])
 def test_gemini_generate_content(standin, method):
     request = {"contents": [{"role": "user", "parts": [{"text": "go"}]}],

@@ -33,7 +33,7 @@ from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.hosts import model_view, netguard
 from mcp_accept.hosts.adapters import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext
-from mcp_accept.model.script import Script, Step, ToolOffer, Turn, find_tool, name_scheme
+from mcp_accept.model.script import Script, Step, ToolOffer, Turn, name_scheme
 from mcp_accept.model.server import StandIn
 
 SERVER_NAME = "mcpaccept"
@@ -161,9 +161,10 @@ def server_argv(opts: dict, folder: Path) -> list[str]:
 
 def link_reader(adapter: HostAdapter, link_tool: str):
     pick = adapter.resource_reader(SERVER_NAME)
+    naming = adapter.naming(SERVER_NAME)
 
     def step(offers: list[ToolOffer], turn: Turn):
-        offer = find_tool(offers, link_tool)
+        offer, _refused = naming.find(offers, link_tool)
         if offer is None:
             return None
         exchange = next((c for c in turn.calls if c.name == offer.name and c.answered), None)
@@ -188,7 +189,7 @@ def build_script(adapter: HostAdapter, profile, large: bool) -> Script:
     steps += [Step("image", "search_image", {}), Step("blob", "search_blob", {})]
     if large:
         steps += [Step(f"large-{size}", "search_large", {"bytes": size}) for size in LARGE_SIZES]
-    return Script(steps)
+    return Script(steps, naming=adapter.naming(SERVER_NAME))
 
 
 def free_port_url() -> str:
@@ -519,12 +520,11 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
     text_tool = profile.tools.get("text")
     scheme = None
     if text_tool is not None:
-        for shown in view.offers:
-            tail = shown.rsplit("/", 1)[-1]
-            if find_tool([ToolOffer(tail)], text_tool.name):
-                scheme = name_scheme(ToolOffer(tail, shown.rsplit("/", 1)[0] if "/" in shown else None),
-                                     text_tool.name)
-                break
+        # the scheme as observed: the text tool under the adapter's naming, among what was offered
+        shown = [ToolOffer(o.rsplit("/", 1)[-1], o.rsplit("/", 1)[0] if "/" in o else None) for o in view.offers]
+        found, _refused = adapter.naming(SERVER_NAME).find(shown, text_tool.name)
+        if found is not None:
+            scheme = name_scheme(found, text_tool.name)
     read_tool = None
     reader = adapter.resource_reader(SERVER_NAME)
     picked = reader(offers, "x://y")
@@ -596,6 +596,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
         "proxy": job["options"].get("proxy", True),
         "network_guard": job["guard"], "connects": connects,
         "offline_settings": adapter.offline, "settings_sources": list(adapter.sources),
+        "own_tools_off": adapter.own_tools_off, "refused_calls": view.refused,
         "host_exit": host_exit, "timed_out": timed_out, "host_seconds": round(host_seconds, 2),
         "model_requests": view.requests, "side_calls": view.side_calls,
         "proxy_folder": str(proxy_folder.relative_to(folder)) if proxy_folder else None,

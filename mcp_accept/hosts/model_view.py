@@ -55,6 +55,9 @@ class ModelView:
     side_calls: list[dict] = field(default_factory=list)
     offers: list[str] = field(default_factory=list)
     steps: dict[str, Handed] = field(default_factory=dict)
+    # steps whose tool the stand-in would not call (a name it shares with a tool of the host's
+    # own), with why: ``{step: {"id", "tool", ..., "reason"}}``
+    refused: dict[str, dict] = field(default_factory=dict)
     final_text_seen: bool = False
     last_request: str = ""  # the last main request as text: media a host attaches beside a result
 
@@ -81,6 +84,9 @@ def read_view(entries: list[dict]) -> ModelView:
                 view.final_text_seen = True
             if http.get("offers") and not view.offers:
                 view.offers = list(http["offers"])
+            if isinstance(http.get("refused"), dict):
+                for key, why in http["refused"].items():
+                    view.refused.setdefault(key, why)
     for entry in entries:
         http = entry.get("http") or {}
         dialect = _DIALECTS.get(http.get("api") or "")
@@ -187,7 +193,10 @@ class RowVerdict:
     observed: dict
 
 
-def _missing(handed: Handed | None, what: str) -> str | None:
+def _missing(handed: Handed | None, what: str, view: "ModelView | None" = None) -> str | None:
+    refused = (view.refused.get(what) if view is not None else None) or {}
+    if handed is None and refused.get("reason"):
+        return f"{what}: {refused['reason']}"
     if handed is None:
         return f"{what}: the host offered no such tool, or the model never called it"
     if not handed.answered:
@@ -232,7 +241,7 @@ def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None) -
     parts, statuses = [], []
     for form in ("text", "structured", "embedded"):
         handed = view.steps.get(form)
-        missing = _missing(handed, form)
+        missing = _missing(handed, form, view)
         if missing:
             forms[form] = {"reached": "unobtainable", "why": missing}
             parts.append(missing)
@@ -279,7 +288,7 @@ def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None) -
 def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_tool: str | None,
         bodies: dict | None = None) -> RowVerdict:
     handed = view.steps.get("link")
-    missing = _missing(handed, "link")
+    missing = _missing(handed, "link", view)
     if missing:
         return RowVerdict(UNOBTAINABLE, missing, {})
     link_heads, link_tails = heads.get("link", set()), tails.get("link", set())

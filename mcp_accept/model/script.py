@@ -2,9 +2,11 @@
 
 A host sends its model the whole conversation each turn: the tools it offers, and every tool
 call the model made so far with the result the host handed back. The script is a list of
-steps; the next step is the first one not yet called, found under the host's own name for its
-tool (hosts prefix MCP tool names each their own way: the name is looked up in the request's
-tool list, never guessed). When every step has a result the model says a short final text.
+steps; the next step is the first one not yet called, found under the name the host gives the
+server's tools (its ``ToolNaming``: ``mcp__{server}__{tool}``, ``mcp_{server}_{tool}``, a
+namespace, ...), never under a name of the host's own: a server tool called ``run_shell_command``
+or ``Bash`` must never make the stand-in call the host's shell. When every step has a result the
+model says a short final text.
 Nothing here is random: the same requests get the same answers, except that a step is
 called at most twice, and never again once a later step was called (a host that compacted
 its conversation, dropping calls, gets the final text instead of the same calls again).
@@ -72,6 +74,73 @@ class Say:
     text: str
 
 
+# Characters a host may replace in a server's tool name to make a valid function name for its
+# model API (Claude Code, Gemini CLI, Codex replace them with "_").
+_NOT_NAME = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def _canonical(name: str) -> str:
+    return _NOT_NAME.sub("_", name)
+
+
+@dataclass(frozen=True)
+class ToolNaming:
+    """How a host names one MCP server's tools for its model. ``scheme`` holds ``{server}`` and
+    ``{tool}``, with a namespace written as ``NAMESPACE/NAME`` (``ToolOffer.shown``). A scheme
+    without ``{server}`` (a host that hands MCP tools over under their own names) cannot tell a
+    server tool from a tool of the host's own with the same name: ``own_tools`` lists the host's
+    tools, and such a name is refused rather than called."""
+
+    server: str = ""
+    scheme: str = "{tool}"
+    product: str = "the host"
+    own_tools: frozenset = frozenset()
+
+    def shown(self, tool: str) -> str:
+        return self.scheme.replace("{server}", self.server).replace("{tool}", tool)
+
+    def find(self, offers: list[ToolOffer], tool: str) -> "tuple[ToolOffer | None, Refusal | None]":
+        """The offer that is the server's ``tool`` under this naming, else why not: (None, None)
+        where the host simply does not offer it, (None, refusal) where calling it could reach
+        a tool of the host's own."""
+        if not tool:
+            return None, None
+        if "{server}" not in self.scheme and tool in self.own_tools:
+            return None, Refusal("own-tool-name", {"tool": tool, "product": self.product})
+        wanted = self.shown(tool)
+        found = [o for o in offers if o.shown == wanted]
+        if not found:
+            # a host that rewrote characters its model API refuses in a name
+            found = [o for o in offers if _canonical(o.shown) == _canonical(wanted)]
+        if len(found) > 1:
+            return None, Refusal("ambiguous-tool-name", {"tool": tool, "offered": found[0].shown,
+                                                          "count": len(found)})
+        return (found[0], None) if found else (None, None)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why the stand-in did not call a step's tool although the host offered one by that name:
+    an id and its parameters, rendered by ``Refusal.text``."""
+
+    id: str
+    params: dict
+
+    def text(self) -> str:
+        if self.id == "own-tool-name":
+            return (f"not called: the server's tool {self.params['tool']!r} has the name of a tool of "
+                    f"{self.params['product']}'s own, and {self.params['product']} offers MCP tools "
+                    "under their bare names, so the two cannot be told apart")
+        if self.id == "ambiguous-tool-name":
+            return (f"not called: {self.params['count']} tools are offered as "
+                    f"{self.params['offered']!r}, so which is the server's {self.params['tool']!r} "
+                    "cannot be told")
+        return f"not called: {self.id}"
+
+    def record(self) -> dict:
+        return {"id": self.id, **self.params, "reason": self.text()}
+
+
 @dataclass
 class Step:
     """One tool call of the script. ``tool`` is the server's tool name; ``host_tool`` instead
@@ -83,24 +152,14 @@ class Step:
     arguments: dict = field(default_factory=dict)
     host_tool: Callable[[list[ToolOffer], "Turn"], "tuple[ToolOffer, dict] | None"] | None = None
 
-    def resolve(self, offers: list[ToolOffer], turn: "Turn") -> tuple[ToolOffer, dict] | None:
+    def resolve(self, offers: list[ToolOffer], turn: "Turn",
+                naming: ToolNaming) -> "tuple[ToolOffer, dict] | Refusal | None":
         if self.host_tool is not None:
             return self.host_tool(offers, turn)
-        offer = find_tool(offers, self.tool or "")
+        offer, refusal = naming.find(offers, self.tool or "")
+        if refusal is not None:
+            return refusal
         return (offer, dict(self.arguments)) if offer else None
-
-
-def find_tool(offers: list[ToolOffer], tool: str) -> ToolOffer | None:
-    """The offer that is the server's ``tool`` under the host's name for it: the same name,
-    or the name after a separator (``mcp__server__tool``, ``mcp_server_tool``,
-    ``server.tool``). Several matches: the one with the shortest prefix."""
-    if not tool:
-        return None
-    exact = [o for o in offers if o.name == tool]
-    if exact:
-        return exact[0]
-    tail = [o for o in offers if o.name.endswith(tool) and o.name[-len(tool) - 1] in SEPARATORS]
-    return min(tail, key=lambda o: len(o.name)) if tail else None
 
 
 def name_scheme(offer: ToolOffer, tool: str) -> str:
@@ -119,16 +178,21 @@ _OUR_ID = re.compile(r"call_mcpaccept_(\d+)")
 @dataclass
 class Script:
     steps: list[Step]
+    naming: ToolNaming = field(default_factory=ToolNaming)
     final_text: str = FINAL_TEXT
     # how often each step (by position) was called: a host that compacts its conversation
     # sends back fewer calls than were made, and calling those again would go round in circles
     issued: list[int] = field(default_factory=list, init=False, repr=False)
+    # the steps whose tool was offered but not called, and why (the first time it was seen)
+    refused: dict[str, Refusal] = field(default_factory=dict, init=False, repr=False)
 
     def plan(self, turn: Turn) -> list[tuple[Step, ToolOffer, dict]]:
         planned = []
         for step in self.steps:
-            found = step.resolve(turn.offers, turn)
-            if found is not None:
+            found = step.resolve(turn.offers, turn, self.naming)
+            if isinstance(found, Refusal):
+                self.refused.setdefault(step.key, found)
+            elif found is not None:
                 planned.append((step, *found))
         return planned
 

@@ -56,6 +56,7 @@ class StandIn:
 
     def __init__(self, script: Script, log_path: Path, redactor: Redactor | None = None):
         self.script = script
+        self._refusals_logged: set[str] = set()
         self.log = WireLog(log_path, redactor or Redactor(), transport="model")
         self._server = None
         self._thread: threading.Thread | None = None
@@ -87,10 +88,14 @@ class StandIn:
         turn = dialect.parse(bare, body)
         action = None if turn.side else self.script.next_action(turn)
         answer = dialect.respond(turn, action, body)
-        self.log.record("out", message=answer.record(),
-                        http={"status": answer.status, "path": path, "api": turn.api, "stream": turn.stream,
-                              "side": turn.side, "action": describe(action),
-                              "offers": [o.shown for o in turn.offers]})
+        http = {"status": answer.status, "path": path, "api": turn.api, "stream": turn.stream,
+                "side": turn.side, "action": describe(action), "offers": [o.shown for o in turn.offers]}
+        refused = {key: r.record() for key, r in self.script.refused.items() if key not in self._refusals_logged}
+        if refused:
+            # recorded once, with the request that offered the tool: the rows read it from here
+            http["refused"] = refused
+            self._refusals_logged.update(refused)
+        self.log.record("out", message=answer.record(), http=http)
         return answer
 
     # ------------------------------------------------------------------ serving

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from mcp_accept.model.script import ToolOffer
+from mcp_accept.model.script import ToolNaming, ToolOffer
 
 # The one prompt every host is given; the stand-in's script decides what the "model" does.
 PROMPT = "Call each of the search tools once, one after the other, then say done."
@@ -73,6 +73,20 @@ class HostAdapter:
     large_result_setting: str | None = None
     # How the host stays offline: the settings the adapter writes, in a few words.
     offline: str = ""
+    # How the host names an MCP server's tools for its model: ``{server}`` and ``{tool}``, a
+    # namespace written as ``NAMESPACE/NAME``. The stand-in calls a server's tool under this name
+    # only, so that a server tool named like one of the host's own (a shell, a file writer) can
+    # never make it call the host's tool instead.
+    tool_scheme: str = ""
+    # The host's own tools, listed where ``tool_scheme`` has no ``{server}``: a server tool of the
+    # same name is never called, since the two cannot be told apart in the model's tool list.
+    own_tools: frozenset = frozenset()
+    # How the host's own tools (shell, files, web, agents) are switched off, in a few words.
+    own_tools_off: str = ""
+
+    def naming(self, server_name: str) -> ToolNaming:
+        return ToolNaming(server=server_name, scheme=self.tool_scheme, product=self.product,
+                          own_tools=frozenset(self.own_tools))
 
     def find(self, given: str | None) -> str | None:
         if given:

@@ -42,6 +42,8 @@ class ClaudeCode(HostAdapter):
     # https://docs.anthropic.com/en/docs/claude-code/mcp ("MCP output limits and warnings")
     large_result_setting = ("MAX_MCP_OUTPUT_TOKENS (environment; a result of 50,000 characters or more is "
                             "counted against it, and one over it is saved to a file)")
+    tool_scheme = "mcp__{server}__{tool}"
+    own_tools_off = "--tools ListMcpResourcesTool,ReadMcpResourceTool: no other built-in tool exists"
     offline = ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, DISABLE_TELEMETRY=1, DISABLE_AUTOUPDATER=1, "
                "DISABLE_ERROR_REPORTING=1, DISABLE_BUG_COMMAND=1")
 

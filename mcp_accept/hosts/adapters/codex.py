@@ -12,6 +12,9 @@ Settings and where they come from (https://github.com/openai/codex/blob/main/doc
   a JSONL transcript, no git repository needed, nothing kept, no approval asked;
 * tools reach the model grouped per server (``{"type": "namespace", "name": "mcp__NAME"}``);
   the built-in ``read_mcp_resource {server, uri}`` reads a resource for the model;
+* the host's own tools off: ``[features]`` ``shell_tool``, ``unified_exec``, ``multi_agent``,
+  ``goals``, ``view_image``, ``image_generation`` = false (the flags ``codex features list``
+  prints; docs/config.md, "features"); its MCP resource tools stay;
 * offline: ``features.plugins = false`` (no plugin catalog sync, which runs ``git ls-remote``
   to github.com), ``analytics.enabled = false`` and the ``otel`` exporters ``none`` (no metrics to
   ab.chatgpt.com), ``check_for_update_on_startup = false``, ``feedback.enabled = false``;
@@ -27,6 +30,9 @@ from mcp_accept.model.script import ToolOffer
 
 MODEL = "gpt-5-codex"
 KEY_VAR = "MCP_ACCEPT_STAND_IN_KEY"
+# The feature flags behind Codex's own tools: the shell (``shell_tool``, ``unified_exec``:
+# exec_command, write_stdin), sub-agents, goals, local images and image generation.
+OWN_TOOL_FEATURES = ("shell_tool", "unified_exec", "multi_agent", "goals", "view_image", "image_generation")
 
 
 def toml_string(value: str) -> str:
@@ -44,6 +50,9 @@ class Codex(HostAdapter):
     sources = ("https://github.com/openai/codex/blob/main/docs/config.md",
                "https://github.com/openai/codex/blob/main/docs/exec.md")
     large_result_setting = 'tool_output_token_limit (config.toml)'  # https://github.com/openai/codex/blob/main/docs/config.md
+    tool_scheme = "mcp__{server}/{tool}"
+    own_tools_off = ("features " + ", ".join(f"{f}=false" for f in OWN_TOOL_FEATURES)
+                     + " (listed by `codex features list`)")
     offline = ("features.plugins=false, analytics.enabled=false, otel exporters none, "
                "check_for_update_on_startup=false, feedback.enabled=false")
 
@@ -60,7 +69,7 @@ class Codex(HostAdapter):
             'sandbox_mode = "danger-full-access"',
             "check_for_update_on_startup = false",
             "",
-            "[features]", "plugins = false", "",
+            "[features]", "plugins = false", *(f"{f} = false" for f in OWN_TOOL_FEATURES), "",
             "[analytics]", "enabled = false", "",
             "[feedback]", "enabled = false", "",
             "[otel]", 'exporter = "none"', 'trace_exporter = "none"', 'metrics_exporter = "none"', "",

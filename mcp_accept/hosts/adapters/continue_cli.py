@@ -23,6 +23,9 @@ is what "source" below refers to, at the tested version):
   measured: the MCP tools are offered and run). The tool-permissions page
   (https://docs.continue.dev/cli/tool-permissions) says Bash is "ask", and "ask" tools are
   left out in headless mode: this version offers Bash headless all the same;
+* the host's own tools off: ``--exclude TOOL`` for each built-in (``cn --help``; the policy
+  ``exclude`` leaves a tool out of the model's list, source ``permissions/``); a server tool that
+  shares a built-in's name would be excluded with it, and is never called;
 * MCP tools reach the model under the server's own tool names, no prefix, and the result as
   ``JSON.stringify(result.content)`` (``structuredContent`` dropped); no tool reads a resource:
   source ``tools/index.tsx`` (``convertMcpToolToContinueTool``);
@@ -50,6 +53,11 @@ from mcp_accept.hosts.adapters.base import DUMMY_KEY, HostAdapter, HostContext, 
 
 MODEL = "claude-sonnet-4-5"
 HUB_HOSTS = ("api.continue.dev",)
+# The CLI's own tools (source ``tools/builtInToolNames.ts``). MCP tools are offered beside them
+# under their bare names, so a server tool with one of these names is never called.
+OWN_TOOLS = ("AskQuestion", "Bash", "CheckBackgroundJob", "Checklist", "Diff", "Edit", "Exit", "Fetch", "List",
+             "MultiEdit", "Read", "ReportFailure", "Search", "Skills", "Status", "Subagent", "UploadArtifact",
+             "Write")
 
 # CommonJS, loaded before the CLI's own (ESM) entry point; the CLI calls the global fetch.
 PRELOAD = """\
@@ -86,6 +94,9 @@ class ContinueCli(HostAdapter):
                "https://docs.continue.dev/cli/tool-permissions",
                "https://docs.continue.dev/cli/quickstart",
                "https://github.com/continuedev/continue/tree/main/extensions/cli/src")
+    tool_scheme = "{tool}"
+    own_tools = OWN_TOOLS
+    own_tools_off = "--exclude for each built-in tool (" + ", ".join(OWN_TOOLS) + ")"
     offline = ("CONTINUE_METRICS_ENABLED=0, CONTINUE_CLI_ENABLE_TELEMETRY=0, no OTEL_* endpoint, "
                "autoUpdateCli=false; the start-up version check to api.continue.dev (no setting) "
                "refused by a fetch preload and noted in host-config/refused.jsonl")
@@ -120,6 +131,8 @@ class ContinueCli(HostAdapter):
         path = folder / "config.yaml"
         path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
         argv = [binary, "-p", ctx.prompt, "--config", str(path)]
+        for tool in OWN_TOOLS:
+            argv += ["--exclude", tool]
         return Launch(argv, env, ctx.work, [path, state, preload])
 
     def resource_reader(self, server_name: str):

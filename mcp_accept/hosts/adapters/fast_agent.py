@@ -56,6 +56,8 @@ class FastAgent(HostAdapter):
                "https://github.com/evalstate/fast-agent/blob/v0.2.36/src/mcp_agent/config.py",
                "https://github.com/evalstate/fast-agent/blob/v0.2.36/src/mcp_agent/mcp/common.py")
     offline = "otel.enabled=false, OTEL_SDK_DISABLED=true, logger.type=file (no update check in this version)"
+    tool_scheme = "{server}-{tool}"
+    own_tools_off = "none to switch off: this version offers the model only its MCP servers' tools (measured)"
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()

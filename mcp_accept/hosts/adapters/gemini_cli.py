@@ -12,6 +12,9 @@ Settings and where they come from:
   ("Settings"), and docs/tools/mcp-server.md; tools are named ``mcp_NAME_TOOL``; the resource
   tools ``list_mcp_resources`` / ``read_mcp_resource {uri}`` are offered only when a server lists
   a resource;
+* the host's own tools off: ``tools.core`` is an allowlist of built-in tools (docs/get-started/
+  configuration.md, "tools.core"); only the resource tools and the server's tools
+  (``mcp_NAME_*``) are listed, so no shell, file, web or agent tool is registered;
 * headless: ``gemini -m MODEL --approval-mode yolo --output-format stream-json -p PROMPT``;
   ``GEMINI_CLI_NO_RELAUNCH=true`` keeps it one process;
 * offline: ``privacy.usageStatisticsEnabled = false`` (the only call home seen: usage
@@ -29,6 +32,8 @@ from mcp_accept.hosts.adapters.base import DUMMY_KEY, HostAdapter, HostContext, 
 from mcp_accept.model.script import ToolOffer
 
 MODEL = "gemini-2.5-flash"
+# The only built-in tools kept: they read the server's resources for the model.
+RESOURCE_TOOLS = ("read_mcp_resource", "list_mcp_resources")
 
 
 class GeminiCli(HostAdapter):
@@ -42,6 +47,9 @@ class GeminiCli(HostAdapter):
                "https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md",
                "https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/headless.md")
     large_result_setting = 'tools.truncateToolOutputThreshold (settings.json)'  # the bundled settings schema of @google/gemini-cli
+    tool_scheme = "mcp_{server}_{tool}"
+    own_tools_off = ("tools.core = [" + ", ".join(RESOURCE_TOOLS) + ", mcp_SERVER_*]: no other built-in tool "
+                     "is registered")
     offline = "privacy.usageStatisticsEnabled=false, telemetry.enabled=false, auto-update off"
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
@@ -59,6 +67,9 @@ class GeminiCli(HostAdapter):
             "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
             "privacy": {"usageStatisticsEnabled": False},
             "telemetry": {"enabled": False, "logPrompts": False},
+            # the allowlist also becomes a policy that denies every tool not in it: the server's
+            # tools are listed by the pattern its trust rule uses
+            "tools": {"core": [*RESOURCE_TOOLS, f"mcp_{ctx.server_name}_*"]},
             "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False,
                         "checkpointing": {"enabled": False}},
             "mcpServers": {ctx.server_name: server},

@@ -75,6 +75,8 @@ class Opencode(HostAdapter):
                "https://opencode.ai/docs/mcp-servers/",
                "https://opencode.ai/docs/permissions/",
                "https://opencode.ai/docs/cli/")
+    tool_scheme = "{server}_{tool}"
+    own_tools_off = 'permission "*": "deny" (a denied tool is not offered), the server\'s tools and read allowed'
     offline = ("OPENCODE_DISABLE_MODELS_FETCH=1, OPENCODE_DISABLE_AUTOUPDATE=1, OPENCODE_DISABLE_PROJECT_CONFIG=1, "
                "OPENCODE_DISABLE_LSP_DOWNLOAD=1, autoupdate=false, share=disabled, config folder pre-seeded "
                f"(node_modules/, package.json, package-lock.json naming {PLUGIN_PACKAGE}: no npm install)")

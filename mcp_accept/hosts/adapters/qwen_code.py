@@ -20,6 +20,11 @@ they come from:
   packages/cli/src/config/settingsSchema.ts; documented in docs/users/configuration/settings.md);
 * ``memory.enableManagedAutoMemory`` / ``enableManagedAutoDream = false``: no memory-extraction
   subagent asks the model again after the answer (same schema and page);
+* the host's own tools off: ``tools.core = ["read_mcp_resource"]`` (a non-empty allowlist of
+  the core tools: shell, file and search tools not in it are not registered) and
+  ``tools.disabled`` for the built-ins it does not gate (agents, goals, skills, the
+  ``tool_search``/``tool_call`` bridge): docs/users/configuration/settings.md ("tools.core",
+  "tools.disabled");
 * headless: ``qwen -m MODEL --approval-mode yolo --output-format stream-json PROMPT``
   (https://github.com/QwenLM/qwen-code/blob/main/docs/users/features/headless.md; this version's
   ``--help`` marks ``-p`` deprecated in favour of the positional one-shot prompt);
@@ -43,6 +48,10 @@ from mcp_accept.model.script import ToolOffer
 
 MODEL = "qwen3-coder-plus"
 READ_TOOL = "read_mcp_resource"
+# Built-ins that ``tools.core`` does not gate (agents, goals, skills, the deferred-tool bridge):
+# ``tools.disabled`` keeps them out of the registry.
+OUTSIDE_CORE = ("agent", "list_agents", "get_goal", "update_goal", "skill", "tool_search", "tool_call",
+                "enter_plan_mode", "exit_plan_mode", "task_stop", "send_message", "monitor")
 
 
 class QwenCode(HostAdapter):
@@ -59,6 +68,9 @@ class QwenCode(HostAdapter):
                "https://github.com/QwenLM/qwen-code/blob/main/packages/core/src/config/mcp-server-config.ts")
     large_result_setting = 'tools.truncateToolOutputThreshold (settings.json; default 25,000 characters)'  # Qwen Code's settings reference
     offline = "privacy.usageStatisticsEnabled=false, telemetry.enabled=false, general.enableAutoUpdate=false"
+    tool_scheme = "mcp__{server}__{tool}"
+    own_tools_off = (f"tools.core = [{READ_TOOL}] (the core tools: shell, files, search), tools.disabled = "
+                     f"[{', '.join(OUTSIDE_CORE)}] (the built-ins tools.core does not gate)")
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
@@ -77,7 +89,7 @@ class QwenCode(HostAdapter):
             "telemetry": {"enabled": False, "logPrompts": False},
             "general": {"enableAutoUpdate": False},
             "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
-            "tools": {"visible": [READ_TOOL]},
+            "tools": {"visible": [READ_TOOL], "core": [READ_TOOL], "disabled": list(OUTSIDE_CORE)},
             "mcpServers": {ctx.server_name: server},
         }
         path = ctx.home / ".qwen" / "settings.json"
