@@ -337,6 +337,7 @@ def host_test(
     timeout: float = typer.Option(180.0, "--timeout", min=5.0, max=3600.0, help="Seconds the host may take before it is stopped."),
     json_: bool = typer.Option(False, "--json", help="Print results.json on stdout instead of the table."),
     no_proxy: bool = typer.Option(False, "--no-proxy", help="For measuring the proxy's cost: the host reaches the server directly; the H rows still come from model.jsonl, the wire facts are left unknown."),
+    replace: bool = typer.Option(False, "--replace", help="--out names an earlier run's folder: empty it first (without this, a folder that is not empty is refused)."),
 ) -> None:
     """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
     from mcp_accept.hosts.harness import HostTestOptions, host_test as run_host_test
@@ -348,13 +349,16 @@ def host_test(
         outcome = run_host_test(HostTestOptions(host=host, server=server, url=url,
                                                 profile=str(profile) if profile else None, host_bin=host_bin,
                                                 out=str(out) if out else None, transport=transport,
-                                                timeout=timeout, proxy=not no_proxy))
+                                                timeout=timeout, proxy=not no_proxy, replace=replace))
     except (InputError, ServerError) as exc:
         raise fail(exc)
     if json_:
         typer.echo(json.dumps(outcome.results, ensure_ascii=False, indent=2))
     else:
         print_host_test(outcome, environment())
+    if outcome.not_measured:
+        typer.echo(f"mcp-accept: the host run measured nothing: {outcome.not_measured} "
+                   f"(evidence: {outcome.folder})", err=True)
     raise typer.Exit(int(outcome.status))
 
 
@@ -370,6 +374,7 @@ def host_matrix(
     timeout: float = typer.Option(180.0, "--timeout", min=5.0, max=3600.0, help="Seconds each host may take."),
     lang: str = typer.Option("en", "--lang", help="Language of the table printed: en or ja (both are written)."),
     json_: bool = typer.Option(False, "--json", help="Print matrix.json instead of the Markdown table."),
+    replace: bool = typer.Option(False, "--replace", help="--out names an earlier matrix's folder: empty it first (without this, a folder that is not empty is refused)."),
 ) -> None:
     """Run `host test` for every installed host and write one table of what each hands its model."""
     import time
@@ -391,7 +396,7 @@ def host_matrix(
         folder = out or Path("mcp-accept-runs") / time.strftime("matrix-%Y%m%dT%H%M%SZ", time.gmtime())
         matrix = run_matrix(HostTestOptions(host=chosen[0], server=server, url=url,
                                             profile=str(profile) if profile else None, transport=transport,
-                                            timeout=timeout), chosen, folder, jobs)
+                                            timeout=timeout, replace=replace), chosen, folder, jobs)
     except (InputError, ServerError) as exc:
         raise fail(exc)
     typer.echo(json.dumps(matrix, ensure_ascii=False, indent=2) if json_ else render_markdown(matrix, lang))

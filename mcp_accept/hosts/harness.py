@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -59,6 +60,7 @@ class HostTestOptions:
     netns: bool = True
     trace: bool = True
     proxy: bool = True  # False: the host reaches the server directly (to measure the proxy's cost)
+    replace: bool = False  # --out names an earlier run's folder: empty it first instead of refusing
 
 
 @dataclass
@@ -68,6 +70,7 @@ class HostOutcome:
     status: ExitStatus
     wall_seconds: float
     guard: str
+    not_measured: str | None = None  # why the run measured nothing, in one line
 
 
 def adapter_for(name: str) -> HostAdapter:
@@ -113,6 +116,7 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
     folder = Path(opts.out) if opts.out else default_folder(adapter.name)
     from mcp_accept.running.execute import claim_folder, prepare_folder
 
+    fresh_folder(folder, opts.replace)
     folder = prepare_folder(folder).resolve()
     lock = claim_folder(folder)
     try:
@@ -141,7 +145,43 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
         lock.release()
     results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
     failed = any(r["status"] == "FAIL" for r in results["rows"])
-    return HostOutcome(folder, results, ExitStatus.FAILED if failed else ExitStatus.OK, wall, job["guard"])
+    measured = any(r["status"] in ("PASS", "FAIL") for r in results["rows"])
+    status = ExitStatus.FAILED if failed else ExitStatus.OK
+    if not measured:
+        # nothing was measured: the host run did not happen, as a server run that reached nothing
+        status = ExitStatus.SERVER
+    return HostOutcome(folder, results, status, wall, job["guard"], not_measured=_not_measured(folder))
+
+
+# Files only a run of mcp-accept writes: a folder holding one of them may be emptied by --replace.
+RUN_MARKERS = ("job.json", "results.json", "host-run.json", "matrix.json")
+
+
+def fresh_folder(folder: Path, replace: bool) -> None:
+    """A host run starts in an empty folder: an earlier run's proxy folders, model log and the
+    host's private HOME (its memory, sessions, projects) would otherwise be mixed into this one.
+    ``replace`` empties a folder that holds an earlier run of mcp-accept, and nothing else."""
+    if not folder.is_dir() or not any(folder.iterdir()):
+        return
+    if not replace:
+        raise InputError("the folder is not empty (an earlier run?): a host run starts in an empty "
+                         "folder; choose another --out, or add --replace to empty an earlier run's folder",
+                         file=str(folder), field="--out")
+    if folder.is_symlink() or not any((folder / name).is_file() for name in RUN_MARKERS):
+        raise InputError("--replace empties only a folder an earlier run of mcp-accept wrote "
+                         f"(one holding {', '.join(RUN_MARKERS)}); this one holds none",
+                         file=str(folder), field="--out")
+    for entry in folder.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+
+
+def _not_measured(folder: Path) -> str | None:
+    facts = json.loads((folder / "host-run.json").read_text(encoding="utf-8")) if \
+        (folder / "host-run.json").is_file() else {}
+    return (facts.get("outcome") or {}).get("not_measured")
 
 
 # --------------------------------------------------------------------------- inside the guard
@@ -516,13 +556,14 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
     markers = json.loads(markers_path.read_text(encoding="utf-8")) if markers_path.is_file() else None
     heads, tails = model_view.tokens(markers)
     view = model_view.read_view(entries)
-    offers = [ToolOffer(name) for name in view.offers]
+    # what the host offered, a namespace split off its tool's name again
+    offers = [ToolOffer(o.rsplit("/", 1)[-1], o.rsplit("/", 1)[0] if "/" in o else None) for o in view.offers]
+    naming = adapter.naming(SERVER_NAME)
     text_tool = profile.tools.get("text")
     scheme = None
     if text_tool is not None:
         # the scheme as observed: the text tool under the adapter's naming, among what was offered
-        shown = [ToolOffer(o.rsplit("/", 1)[-1], o.rsplit("/", 1)[0] if "/" in o else None) for o in view.offers]
-        found, _refused = adapter.naming(SERVER_NAME).find(shown, text_tool.name)
+        found, _refused = naming.find(offers, text_tool.name)
         if found is not None:
             scheme = name_scheme(found, text_tool.name)
     read_tool = None
@@ -602,6 +643,10 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
         "proxy_folder": str(proxy_folder.relative_to(folder)) if proxy_folder else None,
         "extra_forms": extra,
     }
+    offered = any(any(naming.find(offers, ref.name)) for ref in profile.tools.values())
+    why_not = not_measured(view, attempts, host_exit, timed_out, job["options"].get("timeout"),
+                           _last_line(folder / "host-stderr.txt"), adapter.product, offered)
+    host_facts["outcome"] = {"not_measured": why_not} if why_not else {"not_measured": None}
     atomic_write_json(folder / "host-run.json", host_facts, redactor)
     sheet = load_sheet()
     rows = []
@@ -610,7 +655,9 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
             continue
         verdict = verdicts[row.id]
         reason = verdict.reason
-        if timed_out:
+        if why_not and verdict.status == "UNOBTAINABLE":
+            reason = f"{why_not}; " + reason
+        elif timed_out:
             reason = f"the host did not finish within {job['options'].get('timeout')} s; " + reason
         evidence = f"rows/{row.id}.json"
         atomic_write_json(folder / evidence, {
@@ -627,6 +674,53 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
                     started_at=conditions["executed_at_utc"], finished_at=utc_now())
     write_results(folder, results, redactor)
     return results
+
+
+def _last_line(path: Path, limit: int = 8192) -> str | None:
+    """The last line a host wrote that says something (its own words on why it stopped)."""
+    if not path.is_file():
+        return None
+    with open(path, "rb") as handle:
+        handle.seek(max(0, path.stat().st_size - limit))
+        lines = [line.strip() for line in handle.read().decode("utf-8", "replace").splitlines()]
+    said = [line for line in lines if line]
+    if not said:
+        return None
+    from mcp_accept.untrusted import console_text
+
+    return console_text(said[-1])[:300]
+
+
+def not_measured(view: model_view.ModelView, attempts: list[dict], host_exit, timed_out: bool, timeout,
+                 stderr_line: str | None, product: str, offered: bool) -> str | None:
+    """Why a host run measured nothing, from its evidence, or None when a step was handed back:
+    the host hung, exited before asking its model anything, dropped the server (often over its
+    protocol version), or the stand-in could call none of the server's tools. ``offered``: some
+    tool the profile names was offered under the host's naming."""
+    if any(h.answered for h in view.steps.values()):
+        return None
+    said = f" (its last words: {stderr_line!r})" if stderr_line else ""
+    if timed_out:
+        return f"{product} did not finish within {timeout:g} s and handed its model no result{said}"
+    if view.requests == 0:
+        return f"{product} exited with status {host_exit} before asking its model anything{said}"
+    if view.steps:
+        return f"{product} handed its model no result of the tools it called{said}"
+    if offered:
+        refused = "; ".join(r.get("reason", "") for r in view.refused.values()) or "none was offered"
+        return f"the stand-in called none of the server's tools: {refused}"
+    other = [a for a in attempts if a.get("outcome") == "result" and isinstance(a.get("server_answered"), str)
+             and a.get("version") and a["server_answered"] != a["version"]]
+    if other:
+        last = other[-1]
+        return (f"{product} dropped the server: it asked for {last['version']} and the server answered "
+                f"{last['server_answered']}{said}")
+    if attempts and all(a.get("outcome") != "result" for a in attempts):
+        asked = ", ".join(f"{a['method']} {a.get('version')} ({a.get('outcome')})" for a in attempts)
+        return f"{product} never agreed a protocol version with the server: {asked}{said}"
+    if not attempts:
+        return f"{product} never started a session with the server{said}"
+    return f"{product} offered its model none of the server's tools{said}"
 
 
 def main(argv: list[str]) -> int:

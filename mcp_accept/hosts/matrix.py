@@ -15,7 +15,7 @@ from pathlib import Path
 from mcp_accept.errors import InputError, ServerError
 from mcp_accept.evidence.files import atomic_write_json, atomic_write_text, utc_now
 from mcp_accept.hosts.adapters import ADAPTERS
-from mcp_accept.hosts.harness import HostMissing, HostTestOptions, host_test
+from mcp_accept.hosts.harness import HostMissing, HostTestOptions, fresh_folder, host_test
 from mcp_accept.output.host_matrix import row_of
 
 FORMAT = "mcp-accept/host-matrix/1"
@@ -33,16 +33,21 @@ def pick_hosts(names: str | None) -> list[str]:
 
 def run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int = 1) -> dict:
     """``host test`` of each host into ``out/<host>``, ``jobs`` at once; matrix.json, .md, .html."""
+    fresh_folder(out, base.replace)
+    base = replace(base, replace=False)  # each host's folder is new inside the emptied one
     out.mkdir(parents=True, exist_ok=True)
 
     def one(host: str) -> dict:
         folder = out / host
         try:
-            host_test(replace(base, host=host, out=str(folder), host_bin=None))
+            outcome = host_test(replace(base, host=host, out=str(folder), host_bin=None))
         except HostMissing as exc:
             return row_of(host, None, error=f"not installed: {exc}", product=ADAPTERS[host].product)
         except (InputError, ServerError) as exc:
             return row_of(host, folder, error=str(exc), product=ADAPTERS[host].product)
+        if outcome.not_measured:
+            return row_of(host, folder, error=f"measured nothing: {outcome.not_measured}",
+                          product=ADAPTERS[host].product)
         return row_of(host, folder)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
