@@ -16,22 +16,22 @@ import json
 from typing import Any
 
 from mcp_accept.model.answer import Answer
-from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, reply_text
+from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, items, reply_text, text_or_none
 
 API = "anthropic-messages"
 ROUTES = (("POST", "/v1/messages"), ("POST", "/v1/messages/count_tokens"))
 
 
 def parse(path: str, body: dict) -> Turn:
-    turn = Turn(api=API, model=body.get("model"), stream=bool(body.get("stream")))
+    turn = Turn(api=API, model=text_or_none(body.get("model")), stream=bool(body.get("stream")))
     if path.endswith("/count_tokens"):
         turn.side = "count_tokens"
         return turn
-    for tool in body.get("tools") or []:
+    for tool in items(body.get("tools")):
         if isinstance(tool, dict) and isinstance(tool.get("name"), str):
             turn.offers.append(ToolOffer(tool["name"], description=str(tool.get("description") or "")))
     pending: dict[str, Exchange] = {}
-    for message in body.get("messages") or []:
+    for message in items(body.get("messages")):
         if not isinstance(message, dict) or not isinstance(message.get("content"), list):
             continue
         for block in message["content"]:

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from mcp_accept.model.answer import Answer
-from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, reply_text
+from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, fields, items, reply_text
 
 API = "gemini"
 ROUTES = (("POST", "/v1beta/models/{rest:path}"), ("POST", "/v1/models/{rest:path}"))
@@ -30,15 +30,15 @@ def parse(path: str, body: dict) -> Turn:
     if method == "countTokens":
         turn.side = "count_tokens"
         return turn
-    for tool in body.get("tools") or []:
-        for decl in (tool or {}).get("functionDeclarations") or []:
+    for tool in items(body.get("tools")):
+        for decl in items(fields(tool).get("functionDeclarations")):
             if isinstance(decl, dict) and isinstance(decl.get("name"), str):
                 turn.offers.append(ToolOffer(decl["name"], description=str(decl.get("description") or "")))
     open_calls: list[Exchange] = []
-    for content in body.get("contents") or []:
+    for content in items(body.get("contents")):
         if not isinstance(content, dict):
             continue
-        for part in content.get("parts") or []:
+        for part in items(content.get("parts")):
             if not isinstance(part, dict):
                 continue
             if content.get("role") == "model" and isinstance(part.get("functionCall"), dict):
@@ -55,7 +55,7 @@ def parse(path: str, body: dict) -> Turn:
                     open_calls.remove(exchange)
     if not turn.offers and not turn.calls:
         turn.side = "no tools"
-        config = body.get("generationConfig") or {}
+        config = fields(body.get("generationConfig"))
         turn.schema = config.get("responseJsonSchema") or config.get("responseSchema")
     return turn
 

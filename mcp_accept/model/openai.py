@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from mcp_accept.model.answer import Answer
-from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, reply_text
+from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, fields, items, reply_text, text_or_none
 
 RESPONSES = "openai-responses"
 CHAT = "openai-chat"
@@ -47,33 +47,32 @@ def _arguments(raw: Any) -> Any:
 
 def parse(path: str, body: dict) -> Turn:
     api = api_of(path)
-    turn = Turn(api=api, model=body.get("model"), stream=bool(body.get("stream")))
+    turn = Turn(api=api, model=text_or_none(body.get("model")), stream=bool(body.get("stream")))
     if api == CHAT:
         _parse_chat(body, turn)
     else:
         _parse_responses(body, turn)
     if not turn.offers and not turn.calls:
         turn.side = "no tools"
-        fmt = body.get("response_format") or ((body.get("text") or {}).get("format") if isinstance(body.get("text"), dict) else None)
+        fmt = body.get("response_format") or fields(body.get("text")).get("format")
         if isinstance(fmt, dict):
-            turn.schema = (fmt.get("json_schema") or {}).get("schema") if "json_schema" in fmt else fmt.get("schema")
+            turn.schema = fields(fmt.get("json_schema")).get("schema") if "json_schema" in fmt else fmt.get("schema")
     return turn
 
 
 def _parse_responses(body: dict, turn: Turn) -> None:
-    for tool in body.get("tools") or []:
+    for tool in items(body.get("tools")):
         if not isinstance(tool, dict):
             continue
         if tool.get("type") == "namespace":
-            for inner in tool.get("tools") or []:
+            for inner in items(tool.get("tools")):
                 if isinstance(inner, dict) and isinstance(inner.get("name"), str):
                     turn.offers.append(ToolOffer(inner["name"], namespace=str(tool.get("name")),
                                                  description=str(inner.get("description") or "")))
         elif isinstance(tool.get("name"), str):
             turn.offers.append(ToolOffer(tool["name"], description=str(tool.get("description") or "")))
-    items = body.get("input")
     by_id: dict[str, Exchange] = {}
-    for item in items if isinstance(items, list) else []:
+    for item in items(body.get("input")):
         if not isinstance(item, dict):
             continue
         if item.get("type") == "function_call":
@@ -87,17 +86,17 @@ def _parse_responses(body: dict, turn: Turn) -> None:
 
 
 def _parse_chat(body: dict, turn: Turn) -> None:
-    for tool in body.get("tools") or []:
-        function = tool.get("function") if isinstance(tool, dict) else None
+    for tool in items(body.get("tools")):
+        function = fields(tool).get("function")
         if isinstance(function, dict) and isinstance(function.get("name"), str):
             turn.offers.append(ToolOffer(function["name"], description=str(function.get("description") or "")))
     by_id: dict[str, Exchange] = {}
-    for message in body.get("messages") or []:
+    for message in items(body.get("messages")):
         if not isinstance(message, dict):
             continue
         if message.get("role") == "assistant":
-            for call in message.get("tool_calls") or []:
-                function = (call or {}).get("function") or {}
+            for call in map(fields, items(message.get("tool_calls"))):
+                function = fields(call.get("function"))
                 exchange = Exchange(str(call.get("id")), str(function.get("name")), _arguments(function.get("arguments")))
                 by_id[exchange.call_id] = exchange
                 turn.calls.append(exchange)

@@ -23,6 +23,21 @@ FINAL_TEXT = "done"
 SEPARATORS = "_.-/:"
 
 
+def items(value: Any) -> list:
+    """A request's list, or no items where a client sent something else in its place: a request
+    of any shape is read, recorded and answered, never a crash."""
+    return value if isinstance(value, list) else []
+
+
+def fields(value: Any) -> dict:
+    """A request's object, or no fields where a client sent something else in its place."""
+    return value if isinstance(value, dict) else {}
+
+
+def text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 @dataclass(frozen=True)
 class ToolOffer:
     """A tool in the request's tool list: its name as the model must call it, and the group

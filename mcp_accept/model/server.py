@@ -75,7 +75,7 @@ class StandIn:
         api = dialect.__name__.rsplit(".", 1)[-1] if dialect else None
         try:
             body = json.loads(raw) if raw else {}
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
             body = None
         self.log.record("in", message=body if body is not None else None,
                         raw=None if body is not None else raw.decode("utf-8", "replace"),
