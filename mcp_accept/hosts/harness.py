@@ -30,6 +30,7 @@ from mcp_accept.errors import ExitStatus, InputError, ServerError
 from mcp_accept.evidence.bounded import process_running
 from mcp_accept.evidence.files import atomic_write_json, utc_now
 from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.hosts import model_view, netguard
 from mcp_accept.hosts.adapters import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext
@@ -250,14 +251,8 @@ def complete_proxy_folder(run: Path) -> None:
     interrupted."""
     from mcp_accept.hosts.proxy.folder import write_results as write_proxy_results
 
-    entries = []
     try:
-        with open(run / "wire.jsonl", encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    entries.append(json.loads(line))
-                except ValueError:
-                    continue  # a last line cut by the kill
+        entries = list(read_entries(run / "wire.jsonl"))  # a last line cut by the kill is passed over
     except OSError:
         return
     transport = next((e.get("transport") for e in entries if e.get("transport")), "stdio")
@@ -427,17 +422,9 @@ def server_shutdown(proxy_folder: Path | None, facts: dict, over_http: bool = Fa
     has ended, so how it ended says nothing of the host (``ended_by``)."""
     if proxy_folder is None or not (proxy_folder / "wire.jsonl").is_file():
         return {"how": "no server session recorded"}
-    with open(proxy_folder / "wire.jsonl", "rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        handle.seek(max(0, handle.tell() - 8192))
-        tail = handle.read().decode("utf-8", "replace").splitlines()[1:]
     ended = None
-    for line in tail:
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if entry.get("dir") == "event" and entry.get("event") == "proxy-end":
+    for entry in read_entries(proxy_folder / "wire.jsonl", direction="event", tail_bytes=8192):
+        if entry.get("event") == "proxy-end":
             ended = entry
     results = _read_json(proxy_folder / "results.json") or {}
     calls = facts.get("tool_calls") or []
@@ -533,8 +520,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
     private = [folder / "home", folder / "work"]
     exchanges: list[model_view.WireExchange] = []
     if proxy_folder is not None and (proxy_folder / "wire.jsonl").is_file():
-        with open(proxy_folder / "wire.jsonl", encoding="utf-8") as lines:
-            exchanges = model_view.wire_exchanges(lines)
+        exchanges = model_view.wire_exchanges(read_entries(proxy_folder / "wire.jsonl"))
     bodies = model_view.server_bodies(exchanges, {form: ref.name for form, ref in profile.tools.items()})
     verdicts = {
         "H01": model_view.h01(view, heads, tails, bodies),
