@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from mcp_accept.errors import InputError
+from mcp_accept.server_command import command_words
 
 HOSTS = ("claude-code", "vscode", "claude-desktop", "cursor")
 DESKTOP_CONFIG = {
@@ -61,11 +62,7 @@ def config(host: str, server: str | None, out: Path, *, name: str = "mcp-accept-
     if not server:
         raise InputError("give --server CMD (the real server's command), or --markers for the fixture",
                          field="--server")
-    try:
-        if not shlex.split(server):
-            raise InputError("the command is empty", field="--server")
-    except ValueError as exc:
-        raise InputError(f"cannot split the command: {exc}", field="--server") from None
+    command_words(server)
     argv = proxy_argv(server, out, name)
     if host == "claude-code":
         return shlex.join(["claude", "mcp", "add", "--scope", "local", name, "--", *argv]) + "\n"

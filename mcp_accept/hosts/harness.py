@@ -36,6 +36,7 @@ from mcp_accept.hosts.adapters import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext
 from mcp_accept.model.script import Script, Step, ToolOffer, Turn, find_tool, name_scheme
 from mcp_accept.model.server import StandIn
+from mcp_accept.server_command import command_words
 
 SERVER_NAME = "mcpaccept"
 LARGE_SIZES = (1024, 8192, 32768, 65536, 262144, 1048576)
@@ -153,7 +154,7 @@ def server_argv(opts: dict, folder: Path) -> list[str]:
         # a word of the command that names a file where the user ran us is made absolute.
         here = Path(opts.get("cwd") or os.getcwd())
         return [str((here / word).resolve()) if not os.path.isabs(word) and (here / word).exists() else word
-                for word in shlex.split(opts["server"])]
+                for word in command_words(opts["server"])]
     from mcp_accept.running.execute import fixture_path
 
     argv = [sys.executable, str(fixture_path()), "--markers", "--log", str(folder / "fixture-log")]

@@ -346,7 +346,7 @@ def check_target(opts: "RunOptions") -> tuple[list[tuple[str, str]], Redactor]:
     """Check --url and --header before anything is written; give the headers and a Redactor."""
     secrets: list[str] = []
     if opts.server is not None:
-        from mcp_accept.transport.stdio import command_words
+        from mcp_accept.server_command import command_words
 
         command_words(opts.server)
     if opts.url:
