@@ -28,7 +28,7 @@ from pathlib import Path
 
 from mcp_accept.errors import ExitStatus, InputError, ServerError
 from mcp_accept.evidence.bounded import process_running
-from mcp_accept.evidence.files import atomic_write_json, utc_now
+from mcp_accept.evidence.files import atomic_write_json, open_run_folder, utc_now
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.hosts import model_view, netguard
@@ -113,10 +113,8 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
         raise HostMissing(f"{adapter.product} is not installed {where}: install it with `{how}` "
                           "or give --host-bin PATH")
     folder = Path(opts.out) if opts.out else default_folder(adapter.name)
-    from mcp_accept.running.execute import claim_folder, prepare_folder
-
-    folder = prepare_folder(folder).resolve()
-    lock = claim_folder(folder)
+    lock = open_run_folder(folder)
+    folder = folder.resolve()
     try:
         prefix = netguard.unshare_argv() if opts.netns else None
         version = host_version(adapter, binary, folder, prefix or [])

@@ -280,8 +280,8 @@ def run_fleet(targets_file: Path, base: RunOptions, *, jobs: int | None = None,
               shard: tuple[int, int] | None = None) -> FleetOutcome:
     """Run every target of ``targets_file`` (or shard K of N of them, see mcp_accept.running.shard);
     write ``fleet.json`` beside their folders."""
-    from mcp_accept.evidence.files import utc_now
-    from mcp_accept.running.execute import default_out, prepare_folder
+    from mcp_accept.evidence.files import prepare_folder, utc_now
+    from mcp_accept.running.execute import default_out
 
     global _stopping
     _stopping = False
