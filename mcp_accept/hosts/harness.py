@@ -34,6 +34,8 @@ from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.hosts import model_view, netguard
 from mcp_accept.hosts.adapters import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext
+from mcp_accept.hosts.config import marker_argv
+from mcp_accept.hosts.proxy import proxy_command
 from mcp_accept.model.script import Script, Step, ToolOffer, Turn, find_tool, name_scheme
 from mcp_accept.model.server import StandIn
 from mcp_accept.server_command import command_words
@@ -153,10 +155,7 @@ def server_argv(opts: dict, folder: Path) -> list[str]:
         here = Path(opts.get("cwd") or os.getcwd())
         return [str((here / word).resolve()) if not os.path.isabs(word) and (here / word).exists() else word
                 for word in command_words(opts["server"])]
-    from mcp_accept.running.execute import fixture_path
-
-    argv = [sys.executable, str(fixture_path()), "--markers", "--log", str(folder / "fixture-log")]
-    return argv
+    return marker_argv(folder / "fixture-log")
 
 
 def link_reader(adapter: HostAdapter, link_tool: str):
@@ -274,8 +273,6 @@ def run_inside(job: dict, folder: Path) -> None:
     server_proc = proxy_proc = None
     stand_in = StandIn(script, folder / "model.jsonl", redactor).start()
     ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME)
-    proxy_out = folder / "proxy"
-    proxy_base = [sys.executable, "-m", "mcp_accept", "proxy", "--out", str(proxy_out), "--name", SERVER_NAME]
     logs = []
     try:
         http = bool(opts.get("url")) or (fixture and opts.get("transport") == "http")
@@ -296,9 +293,9 @@ def run_inside(job: dict, folder: Path) -> None:
                 said = folder / "proxy-stdout.txt"
                 out = open(said, "wb")
                 logs.append(out)
-                proxy_proc = subprocess.Popen([*proxy_base, "--url", url, "--listen", "127.0.0.1:0"],
-                                              stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                              start_new_session=True)
+                proxy_proc = subprocess.Popen(
+                    proxy_command(folder / "proxy", SERVER_NAME, url=url, listen="127.0.0.1:0"),
+                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
                 deadline = time.monotonic() + 30
                 while time.monotonic() < deadline and not (m := re.search(r"listening on (http://\S+)",
                                                                         said.read_text("utf-8", "replace"))):
@@ -311,7 +308,7 @@ def run_inside(job: dict, folder: Path) -> None:
             else:
                 ctx.mcp_url = url
         elif opts.get("proxy", True):
-            ctx.mcp_command = [*proxy_base, "--server", shlex.join(server_argv(opts, folder))]
+            ctx.mcp_command = proxy_command(folder / "proxy", SERVER_NAME, server=shlex.join(server_argv(opts, folder)))
         else:
             # Only to measure what the proxy costs: the rows still come from model.jsonl, the wire
             # facts (clientInfo, protocol, the host's own reads) are then unknown.
