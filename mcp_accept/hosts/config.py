@@ -29,6 +29,9 @@ from mcp_accept.errors import InputError
 from mcp_accept.hosts.proxy import proxy_command
 from mcp_accept.server_command import command_words
 
+# The hosts a person points at the proxy by hand, desktop ones included. Not the adapters of
+# host test (hosts.adapters.ADAPTERS): those are the hosts that run headless, and only
+# claude-code is in both; each command accepts its own list.
 HOSTS = ("claude-code", "vscode", "claude-desktop", "cursor")
 DESKTOP_CONFIG = {
     "macOS": "~/Library/Application Support/Claude/claude_desktop_config.json",
