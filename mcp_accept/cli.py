@@ -269,7 +269,7 @@ def proxy(
 
             headers, redactor = check_target(RunOptions(server=server, url=url, headers=list(header)))
         else:  # a host waits for this start: the run's machinery is not imported for a stdio proxy
-            from mcp_accept.transport.stdio import command_words
+            from mcp_accept.server_command import command_words
 
             command_words(server)
         given = {}

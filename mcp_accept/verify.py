@@ -32,6 +32,7 @@ from mcp_accept import __version__
 from mcp_accept.checks.base import APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, breaks_threshold
 from mcp_accept.errors import ExitStatus, InputError
 from mcp_accept.evidence.files import atomic_write_json, atomic_write_text, utc_now
+from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.output.console import counted
 
 FORMAT = "mcp-accept/verify/1"
@@ -236,11 +237,7 @@ def _load_run(view: RunView) -> None:
         view.evidence[file.stem] = json.loads(file.read_text(encoding="utf-8"))
     wire = view.folder / "wire.jsonl"
     if wire.is_file():
-        for line in wire.read_text(encoding="utf-8").splitlines():
-            try:
-                view.wire.append(json.loads(line))
-            except ValueError:
-                continue  # a torn last line of a killed run
+        view.wire.extend(read_entries(wire))
 
 
 # -- a listener that proves nothing was fetched -----------------------------------------------

@@ -290,6 +290,24 @@ def test_a_lone_surrogate_from_a_server_is_kept_in_the_wire_log(tmp_path):
     assert len(lines) == 2 and "\\ud800" in lines[0]
 
 
+def test_the_wire_log_reader_passes_over_a_torn_line_and_reads_a_tail(tmp_path):
+    from mcp_accept.evidence.wirelog import WireLog, read_entries
+
+    path = tmp_path / "wire.jsonl"
+    log = WireLog(path)
+    log.record("out", message={"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": "a\u2028b"}})
+    log.record("in", message={"jsonrpc": "2.0", "id": 1, "result": {"text": "y" * 20000}})
+    log.record("event", event="proxy-end", detail="pipe closed")
+    log.close()
+    with open(path, "ab") as handle:
+        handle.write(b'{"seq": 4, "dir": "ev\xff')  # a line cut by a kill, not UTF-8 either
+    assert [e["seq"] for e in read_entries(path)] == [1, 2, 3]
+    assert read_entries(path).__next__()["message"]["params"]["x"] == "a\u2028b"
+    assert [e["seq"] for e in read_entries(path, direction="in")] == [2]
+    assert [e["event"] for e in read_entries(path, tail_bytes=8192)] == ["proxy-end"]
+    assert [e["seq"] for e in read_entries(path, tail_bytes=path.stat().st_size)] == [1, 2, 3]
+
+
 def test_tools_the_server_does_not_offer_are_unobtainable_with_a_hint(tmp_path):
     """A profile written for another server: the rows cannot be established, rather than FAIL."""
     profile = tmp_path / "p.yaml"

@@ -1,5 +1,5 @@
 """What mcp-accept writes, and how: run-folder files that are whole or absent and never written
-through a planted link (:mod:`.files`), ``wire.jsonl`` (:mod:`.wirelog`), masking of secrets
+through a planted link (:mod:`.files`), ``wire.jsonl`` written and read back (:mod:`.wirelog`), masking of secrets
 (:mod:`.redaction`), the heuristics that refuse credentials in user input (:mod:`.credentials`),
 strict JSON out (no NaN, no lone surrogate: :mod:`.finite`), and the limits on costly work
 (:mod:`.bounded`, which also says whether a process still runs).

@@ -228,6 +228,42 @@ class FolderLock:
             self._fd = None
 
 
+def prepare_folder(folder: Path) -> Path:
+    """``folder`` made, and found writable (an InputError naming --out if not)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".mcp-accept-write-test"
+        new_empty(probe)  # created new: a link planted under that name is replaced, not written through
+        probe.unlink()
+    except OSError as exc:
+        raise InputError(f"cannot write the output folder: {exc.strerror or exc}", file=str(folder),
+                         field="--out") from None
+    return folder
+
+
+def open_run_folder(folder: Path) -> FolderLock:
+    """Make ``folder`` this run's own: made and writable (:func:`prepare_folder`), no link or
+    FIFO planted where the run writes, and its lock held, so that a second run into it at once
+    is refused. The caller releases the lock when the run ends."""
+    prepare_folder(folder)
+    unsafe = unsafe_entries(folder)
+    if unsafe:
+        name, what = unsafe[0]
+        more = f" (and {len(unsafe) - 1} more)" if len(unsafe) > 1 else ""
+        raise InputError(f"{name} is {what}{more}; mcp-accept opens no such file, for reading or "
+                         "writing (remove it or choose another folder)", file=str(folder), field="--out")
+    lock = FolderLock(folder)
+    try:
+        held = lock.acquire()
+    except OSError as exc:
+        raise InputError(f"cannot lock the output folder: {exc.strerror or exc}", file=str(folder),
+                         field="--out") from None
+    if not held:
+        raise InputError("another mcp-accept run is writing this folder; wait for it or choose "
+                         "another --out", file=str(folder), field="--out")
+    return lock
+
+
 def _file_mode() -> int:
     mask = os.umask(0)
     os.umask(mask)

@@ -1,5 +1,6 @@
-"""``wire.jsonl``: every message both ways, in order, one line each, flushed as written; and
-the compact JSON encoding its sizes are counted in."""
+"""``wire.jsonl``: every message both ways, in order, one line each, flushed as written; the
+compact JSON encoding its sizes are counted in; and the one reader of such a file
+(:func:`read_entries`)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from mcp_accept.errors import DiskFull, is_disk_full
-from mcp_accept.evidence.files import open_nofollow, utc_now
+from mcp_accept.evidence.files import open_nofollow, open_read, utc_now
 from mcp_accept.evidence.redaction import Redactor
 
 _strict = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
@@ -221,3 +222,28 @@ class WireLog:
             if self._handle is not None:
                 self._handle.close()
                 self._handle = None
+
+
+def read_entries(path: Path, *, direction: str | None = None, tail_bytes: int | None = None) -> Iterator[dict]:
+    """The entries of a ``wire.jsonl`` (or ``model.jsonl``) written by :class:`WireLog`, one line
+    read at a time, in order; only those of ``direction`` when given. A line that is not a JSON
+    object is passed over: the last one is cut short when the writer was killed. Bytes that
+    are not UTF-8 are replaced, never fatal.
+
+    ``tail_bytes``: only the whole lines within the file's last ``tail_bytes`` bytes (how a
+    session ended is in its last events; the messages before them may be large). The file is
+    opened under :func:`~mcp_accept.evidence.files.open_read`'s rules (no planted link)."""
+    with open_read(path) as handle:
+        if tail_bytes is not None:
+            size = os.fstat(handle.fileno()).st_size
+            if size > tail_bytes:
+                handle.seek(size - tail_bytes - 1)
+                if handle.read(1) != b"\n":
+                    handle.readline()  # the line the cut fell in
+        for line in handle:
+            try:
+                entry = json.loads(line.decode("utf-8", "replace"))
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and (direction is None or entry.get("dir") == direction):
+                yield entry

@@ -26,7 +26,12 @@ import sys
 from pathlib import Path
 
 from mcp_accept.errors import InputError
+from mcp_accept.hosts.proxy import proxy_command
+from mcp_accept.server_command import command_words
 
+# The hosts a person points at the proxy by hand, desktop ones included. Not the adapters of
+# host test (hosts.adapters.ADAPTERS): those are the hosts that run headless, and only
+# claude-code is in both; each command accepts its own list.
 HOSTS = ("claude-code", "vscode", "claude-desktop", "cursor")
 DESKTOP_CONFIG = {
     "macOS": "~/Library/Application Support/Claude/claude_desktop_config.json",
@@ -34,17 +39,11 @@ DESKTOP_CONFIG = {
 }
 
 
-def proxy_argv(server: str, out: Path, name: str) -> list[str]:
-    """The command line a host runs: this interpreter, ``-m mcp_accept proxy ...``."""
-    return [sys.executable, "-m", "mcp_accept", "proxy", "--server", server,
-            "--out", str(Path(out).resolve()), "--name", name]
-
-
-def marker_server(log_dir: Path) -> str:
+def marker_argv(log_dir: Path) -> list[str]:
     """The fixture in marker mode, logging to ``log_dir`` (see fixture.py --markers --log)."""
     from mcp_accept.running.execute import fixture_path
 
-    return shlex.join([sys.executable, str(fixture_path()), "--markers", "--log", str(Path(log_dir).resolve())])
+    return [sys.executable, str(fixture_path()), "--markers", "--log", str(Path(log_dir).resolve())]
 
 
 def config(host: str, server: str | None, out: Path, *, name: str = "mcp-accept-proxy",
@@ -57,16 +56,12 @@ def config(host: str, server: str | None, out: Path, *, name: str = "mcp-accept-
         raise InputError("cannot be given with --server (it points the host at the built-in fixture "
                          "in marker mode): give one of them", field="--markers")
     if markers:
-        server = marker_server(Path(out) / "fixture-log")
+        server = shlex.join(marker_argv(Path(out) / "fixture-log"))
     if not server:
         raise InputError("give --server CMD (the real server's command), or --markers for the fixture",
                          field="--server")
-    try:
-        if not shlex.split(server):
-            raise InputError("the command is empty", field="--server")
-    except ValueError as exc:
-        raise InputError(f"cannot split the command: {exc}", field="--server") from None
-    argv = proxy_argv(server, out, name)
+    command_words(server)
+    argv = proxy_command(out, name, server=server)
     if host == "claude-code":
         return shlex.join(["claude", "mcp", "add", "--scope", "local", name, "--", *argv]) + "\n"
     if host == "vscode":

@@ -29,13 +29,17 @@ from pathlib import Path
 
 from mcp_accept.errors import ExitStatus, InputError, ServerError
 from mcp_accept.evidence.bounded import process_running
-from mcp_accept.evidence.files import atomic_write_json, utc_now
+from mcp_accept.evidence.files import atomic_write_json, open_run_folder, utc_now
 from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.hosts import model_view, netguard
 from mcp_accept.hosts.adapters import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext
+from mcp_accept.hosts.config import marker_argv
+from mcp_accept.hosts.proxy import proxy_command
 from mcp_accept.model.script import Script, Step, ToolOffer, Turn, name_scheme
 from mcp_accept.model.server import StandIn
+from mcp_accept.server_command import command_words
 
 SERVER_NAME = "mcpaccept"
 LARGE_SIZES = (1024, 8192, 32768, 65536, 262144, 1048576)
@@ -114,11 +118,9 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
         raise HostMissing(f"{adapter.product} is not installed {where}: install it with `{how}` "
                           "or give --host-bin PATH")
     folder = Path(opts.out) if opts.out else default_folder(adapter.name)
-    from mcp_accept.running.execute import claim_folder, prepare_folder
-
     fresh_folder(folder, opts.replace)
-    folder = prepare_folder(folder).resolve()
-    lock = claim_folder(folder)
+    lock = open_run_folder(folder)
+    folder = folder.resolve()
     try:
         prefix = netguard.unshare_argv() if opts.netns else None
         version = host_version(adapter, binary, folder, prefix or [])
@@ -192,11 +194,8 @@ def server_argv(opts: dict, folder: Path) -> list[str]:
         # a word of the command that names a file where the user ran us is made absolute.
         here = Path(opts.get("cwd") or os.getcwd())
         return [str((here / word).resolve()) if not os.path.isabs(word) and (here / word).exists() else word
-                for word in shlex.split(opts["server"])]
-    from mcp_accept.running.execute import fixture_path
-
-    argv = [sys.executable, str(fixture_path()), "--markers", "--log", str(folder / "fixture-log")]
-    return argv
+                for word in command_words(opts["server"])]
+    return marker_argv(folder / "fixture-log")
 
 
 def link_reader(adapter: HostAdapter, link_tool: str):
@@ -291,14 +290,8 @@ def complete_proxy_folder(run: Path) -> None:
     interrupted."""
     from mcp_accept.hosts.proxy.folder import write_results as write_proxy_results
 
-    entries = []
     try:
-        with open(run / "wire.jsonl", encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    entries.append(json.loads(line))
-                except ValueError:
-                    continue  # a last line cut by the kill
+        entries = list(read_entries(run / "wire.jsonl"))  # a last line cut by the kill is passed over
     except OSError:
         return
     transport = next((e.get("transport") for e in entries if e.get("transport")), "stdio")
@@ -321,8 +314,6 @@ def run_inside(job: dict, folder: Path) -> None:
     server_proc = proxy_proc = None
     stand_in = StandIn(script, folder / "model.jsonl", redactor).start()
     ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME)
-    proxy_out = folder / "proxy"
-    proxy_base = [sys.executable, "-m", "mcp_accept", "proxy", "--out", str(proxy_out), "--name", SERVER_NAME]
     logs = []
     try:
         http = bool(opts.get("url")) or (fixture and opts.get("transport") == "http")
@@ -343,9 +334,9 @@ def run_inside(job: dict, folder: Path) -> None:
                 said = folder / "proxy-stdout.txt"
                 out = open(said, "wb")
                 logs.append(out)
-                proxy_proc = subprocess.Popen([*proxy_base, "--url", url, "--listen", "127.0.0.1:0"],
-                                              stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                              start_new_session=True)
+                proxy_proc = subprocess.Popen(
+                    proxy_command(folder / "proxy", SERVER_NAME, url=url, listen="127.0.0.1:0"),
+                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
                 deadline = time.monotonic() + 30
                 while time.monotonic() < deadline and not (m := re.search(r"listening on (http://\S+)",
                                                                         said.read_text("utf-8", "replace"))):
@@ -358,7 +349,7 @@ def run_inside(job: dict, folder: Path) -> None:
             else:
                 ctx.mcp_url = url
         elif opts.get("proxy", True):
-            ctx.mcp_command = [*proxy_base, "--server", shlex.join(server_argv(opts, folder))]
+            ctx.mcp_command = proxy_command(folder / "proxy", SERVER_NAME, server=shlex.join(server_argv(opts, folder)))
         else:
             # Only to measure what the proxy costs: the rows still come from model.jsonl, the wire
             # facts (clientInfo, protocol, the host's own reads) are then unknown.
@@ -468,17 +459,9 @@ def server_shutdown(proxy_folder: Path | None, facts: dict, over_http: bool = Fa
     has ended, so how it ended says nothing of the host (``ended_by``)."""
     if proxy_folder is None or not (proxy_folder / "wire.jsonl").is_file():
         return {"how": "no server session recorded"}
-    with open(proxy_folder / "wire.jsonl", "rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        handle.seek(max(0, handle.tell() - 8192))
-        tail = handle.read().decode("utf-8", "replace").splitlines()[1:]
     ended = None
-    for line in tail:
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if entry.get("dir") == "event" and entry.get("event") == "proxy-end":
+    for entry in read_entries(proxy_folder / "wire.jsonl", direction="event", tail_bytes=8192):
+        if entry.get("event") == "proxy-end":
             ended = entry
     results = _read_json(proxy_folder / "results.json") or {}
     calls = facts.get("tool_calls") or []
@@ -574,8 +557,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
     private = [folder / "home", folder / "work"]
     exchanges: list[model_view.WireExchange] = []
     if proxy_folder is not None and (proxy_folder / "wire.jsonl").is_file():
-        with open(proxy_folder / "wire.jsonl", encoding="utf-8") as lines:
-            exchanges = model_view.wire_exchanges(lines)
+        exchanges = model_view.wire_exchanges(read_entries(proxy_folder / "wire.jsonl"))
     bodies = model_view.server_bodies(exchanges, {form: ref.name for form, ref in profile.tools.items()})
     verdicts = {
         "H01": model_view.h01(view, heads, tails, bodies),

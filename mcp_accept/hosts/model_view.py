@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 from mcp_accept.model import anthropic, gemini, openai
 from mcp_accept.model.script import Exchange, Turn
@@ -442,16 +442,13 @@ class WireExchange:
     request_seq: int | None
 
 
-def wire_exchanges(wire_lines) -> list[WireExchange]:
-    """The host's requests paired with their answers, from the proxy's ``wire.jsonl`` lines (a
-    line cut short by a kill is passed over); in the order the answers came."""
+def wire_exchanges(entries: Iterable[dict]) -> list[WireExchange]:
+    """The host's requests paired with their answers, from the entries of the proxy's
+    ``wire.jsonl`` (:func:`mcp_accept.evidence.wirelog.read_entries`); in the order the answers
+    came."""
     asked: dict[str, tuple[str, dict, int | None]] = {}
     paired: list[WireExchange] = []
-    for line in wire_lines:
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
+    for entry in entries:
         message = entry.get("message")
         if not isinstance(message, dict) or "id" not in message:
             continue

@@ -44,7 +44,10 @@ class Transcript:
     mcp_servers: list = field(default_factory=list)
 
 
-def _block_text(block) -> str:
+def _part_text(block) -> str:
+    """A part of a tool result as the transcript's text keeps it: its text, nothing of an image,
+    any other part as its JSON on one line (not joined strings like
+    :func:`mcp_accept.hosts.model_view.block_text`: observe gives the line a token is on)."""
     if isinstance(block, str):
         return block
     if isinstance(block, dict):
@@ -136,7 +139,7 @@ def read_claude_stream_json(raw, shown: str) -> Transcript:
                     results += 1
                     inner = block.get("content")
                     parts = inner if isinstance(inner, list) else [inner]
-                    handed += [_block_text(p) for p in parts if p is not None]
+                    handed += [_part_text(p) for p in parts if p is not None]
         elif kind == "assistant" and isinstance(content, list):
             said = [b["text"] for b in content
                     if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]

@@ -94,7 +94,8 @@ def supported_versions(opts, folder: Path) -> tuple[list[str], dict[str, str]]:
 
 def run_all(opts) -> AllOutcome:
     """One run per supported version under ``opts.out``; the combined summary and worst status."""
-    from mcp_accept.running.execute import default_out, prepare_folder, run
+    from mcp_accept.evidence.files import prepare_folder
+    from mcp_accept.running.execute import default_out, run
     from mcp_accept.schemas import require_dir
     from mcp_accept.inputs.conditions import load_conditions, parse_set
     from mcp_accept.inputs.profile import load_profile

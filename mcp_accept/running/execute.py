@@ -27,7 +27,7 @@ from mcp_accept.errors import DiskFull, ExitStatus, InputError, InternalError, S
 from mcp_accept.evidence.files import write_crash_report
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import compact_size
-from mcp_accept.evidence.files import durable_only, utc_now
+from mcp_accept.evidence.files import durable_only, open_run_folder, utc_now
 from mcp_accept.transport.session import Session
 from mcp_accept.inputs.results import build, keep_observed, load_previous, row_entry, row_seconds, write_row_files
 from mcp_accept.output.render import write_results
@@ -87,20 +87,6 @@ def default_out(prefix: str = "") -> Path:
     while folder.exists():
         n += 1
         folder = Path(f"{base}-{n}")
-    return folder
-
-
-def prepare_folder(folder: Path) -> Path:
-    from mcp_accept.evidence.files import new_empty
-
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".mcp-accept-write-test"
-        new_empty(probe)  # created new: a link planted under that name is replaced, not written through
-        probe.unlink()
-    except OSError as exc:
-        raise InputError(f"cannot write the output folder: {exc.strerror or exc}", file=str(folder),
-                         field="--out") from None
     return folder
 
 
@@ -177,7 +163,7 @@ def stderr_tail(folder: Path, lines: int = STDERR_TAIL_LINES, limit: int = 300) 
         with open_read(folder / "stderr.log") as handle:
             handle.seek(max(0, os.fstat(handle.fileno()).st_size - 8192))
             data = handle.read(8192)
-    except (OSError, InputError):  # a FIFO or a link planted there is named by claim_folder
+    except (OSError, InputError):  # a FIFO or a link planted there is named by open_run_folder
         return ""
     kept: list[str] = []
     for line in data.decode("utf-8", "replace").splitlines():
@@ -319,34 +305,11 @@ def url_secrets(url: str) -> list[str]:
     return found
 
 
-def claim_folder(folder: Path):
-    """Make ``folder`` this run's own: refuse symbolic links planted where the run writes,
-    and take the folder's lock so that a second run into it at once is refused."""
-    from mcp_accept.evidence.files import FolderLock, unsafe_entries
-
-    unsafe = unsafe_entries(folder)
-    if unsafe:
-        name, what = unsafe[0]
-        more = f" (and {len(unsafe) - 1} more)" if len(unsafe) > 1 else ""
-        raise InputError(f"{name} is {what}{more}; mcp-accept opens no such file, for reading or "
-                         "writing (remove it or choose another folder)", file=str(folder), field="--out")
-    lock = FolderLock(folder)
-    try:
-        held = lock.acquire()
-    except OSError as exc:
-        raise InputError(f"cannot lock the output folder: {exc.strerror or exc}", file=str(folder),
-                         field="--out") from None
-    if not held:
-        raise InputError("another mcp-accept run is writing this folder; wait for it or choose "
-                         "another --out", file=str(folder), field="--out")
-    return lock
-
-
 def check_target(opts: "RunOptions") -> tuple[list[tuple[str, str]], Redactor]:
     """Check --url and --header before anything is written; give the headers and a Redactor."""
     secrets: list[str] = []
     if opts.server is not None:
-        from mcp_accept.transport.stdio import command_words
+        from mcp_accept.server_command import command_words
 
         command_words(opts.server)
     if opts.url:
@@ -378,8 +341,8 @@ def run(opts: RunOptions) -> RunOutcome:
     set_conditions, row_options = parse_set(opts.sets, sheet)
     given.update(set_conditions)
     invocation = _invocation(opts, sheet, profile)
-    folder = prepare_folder(opts.out or default_out())
-    lock = claim_folder(folder)
+    folder = opts.out or default_out()
+    lock = open_run_folder(folder)
     try:
         return _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options, invocation)
     except KeyboardInterrupt:  # at a moment no inner step caught (stopping the server...)

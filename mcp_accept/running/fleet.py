@@ -16,7 +16,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
-import shlex
 import signal
 import sys
 import time
@@ -29,6 +28,7 @@ from urllib.parse import urlsplit
 
 from mcp_accept.errors import ExitStatus, InputError, InternalError, ServerError
 from mcp_accept.running.execute import RunOptions
+from mcp_accept.server_command import split_words
 
 FORMAT = "mcp-accept/fleet/1"
 PATH_SETTINGS = ("profile", "conditions", "sheet")
@@ -93,10 +93,7 @@ def default_name(entry: dict) -> str:
     command = entry.get("server")
     if not command:
         return "fixture"
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        argv = command.split()
+    argv = split_words(command)[0] or command.split()  # a command shlex cannot split: by spaces
     words = [a for a in argv if not a.startswith("-")]
     pick = next((a for a in words[1:] if "/" in a or "." in a), words[-1] if words else "server")
     return _slug(Path(pick).stem if "/" in pick or pick.endswith(".py") else pick)
@@ -283,8 +280,8 @@ def run_fleet(targets_file: Path, base: RunOptions, *, jobs: int | None = None,
               shard: tuple[int, int] | None = None) -> FleetOutcome:
     """Run every target of ``targets_file`` (or shard K of N of them, see mcp_accept.running.shard);
     write ``fleet.json`` beside their folders."""
-    from mcp_accept.evidence.files import utc_now
-    from mcp_accept.running.execute import default_out, prepare_folder
+    from mcp_accept.evidence.files import prepare_folder, utc_now
+    from mcp_accept.running.execute import default_out
 
     global _stopping
     _stopping = False

@@ -11,17 +11,17 @@ from __future__ import annotations
 import io
 import os
 import select
-import shlex
 import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
 
-from mcp_accept.errors import InputError, ServerError
+from mcp_accept.errors import ServerError
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.evidence.files import open_nofollow
+from mcp_accept.server_command import split_words
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport
 from mcp_accept.transport.base import wire_text
 from mcp_accept.transport.messages import Inbox, decode_message
@@ -30,26 +30,8 @@ STDERR_CAP = 16 * 1024 * 1024
 WRITE_WAIT = 10.0  # seconds a message sent outside a request (a cancel, an answer) may wait for room
 
 
-def _words(command: str) -> tuple[list[str], str | None]:
-    """The words of a --server command, split as a shell would (no shell runs), or why it has none."""
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        return [], f"cannot split the command: {exc}"
-    return argv, None if argv else "the command is empty"
-
-
-def command_words(command: str) -> list[str]:
-    """The words of a --server command, checked before anything starts: a command that cannot
-    be split is the user's to fix (an InputError naming --server)."""
-    argv, problem = _words(command)
-    if problem:
-        raise InputError(problem, field="--server")
-    return argv
-
-
 def split_command(command: str) -> list[str]:
-    argv, problem = _words(command)
+    argv, problem = split_words(command)
     if problem:
         raise ServerError(f"--server: {problem}")
     return argv

@@ -18,5 +18,23 @@ recording proxy's guarantees").
 In ``wire.jsonl`` the directions keep the meaning they have in a ``run``: ``out`` is what the
 client side (here: the host) sent to the server, ``in`` what the server sent back.
 
+The command line that starts the proxy is built in one place, :func:`proxy_command`, for
+``host config``'s snippets and for ``host test``.
+
 May import: what :mod:`mcp_accept.hosts` may.
 """
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def proxy_command(out, name: str, *, server: str | None = None, url: str | None = None,
+                  listen: str | None = None) -> list[str]:
+    """``mcp-accept proxy`` run by this interpreter, for ``server`` (the host launches the proxy
+    as its stdio server) or for ``url`` (listening on ``listen``). ``out`` is made absolute:
+    hosts start servers from a working folder of their own choosing."""
+    upstream = ["--server", server] if server is not None else ["--url", url, "--listen", listen]
+    return [sys.executable, "-m", "mcp_accept", "proxy", *upstream,
+            "--out", os.path.realpath(out), "--name", name]

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import atexit
 import os
-import shlex
 import signal
 import subprocess
+
+from mcp_accept.server_command import split_words
 
 # The proxy command's options (cli.proxy): those that take a value, and its one flag.
 _VALUED = frozenset({"--server", "--url", "--listen", "--header", "--max-bytes", "--write-timeout",
@@ -74,11 +75,8 @@ def prestart(args: list[str]) -> None:
     command = server_command(args)
     if not command:
         return
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return
-    if not argv:
+    argv, problem = split_words(command)
+    if problem:
         return
     started = Started(command)
 

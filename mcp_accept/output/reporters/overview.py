@@ -7,9 +7,8 @@ cause; the runs that failed, by rule kind; the rest).
 from __future__ import annotations
 
 import itertools
-import json
 
-from mcp_accept.evidence.files import open_read
+from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.inputs.results import summary
 from mcp_accept.output.reporters.base import row_rule
 
@@ -61,16 +60,11 @@ def server_version(run) -> str | None:
     if version is not None:
         return version
     try:
-        with open_read(run.folder / "wire.jsonl", "r", encoding="utf-8", errors="replace") as wire:
-            for line in itertools.islice(wire, SERVER_INFO_LINES):
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(entry, dict) and entry.get("dir") == "in":
-                    version = _server_info_version(entry.get("message"))
-                    if version is not None:
-                        return version
+        for entry in itertools.islice(read_entries(run.folder / "wire.jsonl"), SERVER_INFO_LINES):
+            if entry.get("dir") == "in":
+                version = _server_info_version(entry.get("message"))
+                if version is not None:
+                    return version
     except OSError:
         return None
     return None
