@@ -39,10 +39,11 @@ def host_bin(name: str, folder: Path = HOSTS_BIN, install: str = NPM_INSTALL) ->
     return found
 
 
-def run_host(tmp_path: Path, name: str, *args: str, binary: str | None = None, out: Path | None = None) -> Path:
+def run_host(tmp_path: Path, name: str, *args: str, binary: str | None = None, out: Path | None = None,
+             codes: tuple[int, ...] = (0, 1)) -> Path:
     """Run `python -m mcp_accept host test NAME --host-bin BINARY --out OUT ARGS` with HOME and
-    XDG_CONFIG_HOME on a decoy folder; assert it ended in a verdict (exit 0 or 1) and left the
-    user's HOME alone. Returns the run folder (OUT, by default tmp_path/run)."""
+    XDG_CONFIG_HOME on a decoy folder; assert it ended in one of CODES (by default a verdict: exit
+    0 or 1) and left the user's HOME alone. Returns the run folder (OUT, by default tmp_path/run)."""
     binary = binary or host_bin(name)
     out = out or tmp_path / "run"
     decoy = tmp_path / "decoy-home"
@@ -55,7 +56,7 @@ def run_host(tmp_path: Path, name: str, *args: str, binary: str | None = None, o
     # every command of it keeps
     written = sorted(str(p.relative_to(decoy)) for p in decoy.rglob("*"))
     assert all(w == ".cache" or w.startswith(".cache/mcp-accept") for w in written), written
-    assert done.returncode in (0, 1), done.stderr
+    assert done.returncode in codes, done.stderr
     return out
 
 

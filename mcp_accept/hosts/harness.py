@@ -147,12 +147,10 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
         lock.release()
     results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
     failed = any(r["status"] == "FAIL" for r in results["rows"])
-    measured = any(r["status"] in ("PASS", "FAIL") for r in results["rows"])
-    status = ExitStatus.FAILED if failed else ExitStatus.OK
-    if not measured:
-        # nothing was measured: the host run did not happen, as a server run that reached nothing
-        status = ExitStatus.SERVER
-    return HostOutcome(folder, results, status, wall, job["guard"], not_measured=_not_measured(folder))
+    why_not = _not_measured(folder)
+    # nothing was measured: the host run did not happen, as a server run that reached nothing
+    status = ExitStatus.SERVER if why_not else (ExitStatus.FAILED if failed else ExitStatus.OK)
+    return HostOutcome(folder, results, status, wall, job["guard"], not_measured=why_not)
 
 
 # Files only a run of mcp-accept writes: a folder holding one of them may be emptied by --replace.
