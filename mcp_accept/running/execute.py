@@ -465,37 +465,14 @@ def _warm_up(imports) -> threading.Thread:
     depend on it: every module would be imported the same way on first use."""
 
     def work() -> None:
-        _quick_switches(True)
         try:
             imports()
         except Exception:  # the first use imports it again and says what is wrong
             pass
-        finally:
-            _quick_switches(False)
 
     thread = threading.Thread(target=work, name="warm-up", daemon=True)
     thread.start()
     return thread
-
-
-_switches = {"warming": 0, "saved": 0.005}
-_switches_lock = threading.Lock()
-
-
-def _quick_switches(on: bool) -> None:
-    """While a warm-up imports, the threads that carry the run (the one that sends, the
-    readers, an HTTP request's thread) get the interpreter after 0.5 ms, not the default
-    5 ms, each time they wake up; the default comes back when no warm-up is left."""
-    with _switches_lock:
-        if on:
-            if not _switches["warming"]:
-                _switches["saved"] = sys.getswitchinterval()
-                sys.setswitchinterval(min(0.0005, _switches["saved"]))
-            _switches["warming"] += 1
-        else:
-            _switches["warming"] -= 1
-            if not _switches["warming"]:
-                sys.setswitchinterval(_switches["saved"])
 
 
 def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options, invocation=None) -> RunOutcome:
