@@ -9,7 +9,7 @@ server or knows which transport carried a message. Checks register themselves by
   against ``outputSchema``; :mod:`.meaning`: what no schema says; :mod:`.errors`: the
   error-hygiene probes; :mod:`.session`: what holds across a whole recording (what was
   negotiated, what the client asked for, what the server declared); :mod:`.sdk`,
-  :mod:`.sdk_warm`, :mod:`.sdk_worker`: the replay through the official SDK. ``coverage.yaml``
+  :mod:`.sdk_worker`: the replay through the official SDK. ``coverage.yaml``
   maps every normative sentence in scope to the check that enforces it (or says why none
   does); :mod:`.places` reads it so a verdict cites only places its version has.
 

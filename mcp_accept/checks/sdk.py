@@ -355,68 +355,6 @@ class _ReplayTransport:
             return exc
 
 
-class _Vouched:
-    """The SDK's compiled output-schema validator, asked only when jsonschema-rs cannot vouch
-    that the instance is valid."""
-
-    def __init__(self, inner, schema):
-        self._inner, self._schema = inner, schema
-
-    def iter_errors(self, instance):
-        from mcp_accept.checks.types import fast_valid
-
-        if fast_valid(self._schema, instance):
-            return iter(())
-        return self._inner.iter_errors(instance)
-
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
-
-
-# The validators the SDK compiled for each outputSchema (by the schema's text), kept across the
-# replays of one process: a fleet's worker replays many runs of servers with the same
-# schemas, and the SDK checks a schema against its meta-schema each time it compiles it (a
-# new session per replay), which costs more than the rest of a small replay. A schema the
-# SDK refuses is never kept, so it is refused again, as the SDK would.
-_SDK_VALIDATORS: dict[str, Any] = {}
-
-
-def _compiled_first(client) -> None:
-    """Spare the SDK's pure-Python validator the walk over a valid ``structuredContent``.
-
-    The SDK checks every result against the tool's ``outputSchema`` by walking it with
-    ``jsonschema`` (3 s for a 16 MiB result, where jsonschema-rs takes 20 ms). The walk is
-    skipped only where it cannot find anything: the schema uses only keywords that mean the
-    same to both validators (the type layer's own rule, ``types._fast_eligible``), both pick
-    the same dialect, and jsonschema-rs finds the instance valid. Everything else, and every
-    invalid instance, goes through the SDK's validator as before, so what the SDK raises is
-    unchanged. The SDK compiles (and checks) each schema itself, once per process: later
-    replays reuse what it compiled (:data:`_SDK_VALIDATORS`). Only this replay's session is
-    changed; an SDK without that method is left alone."""
-    session = getattr(client, "_session", None)
-    original = getattr(session, "_output_schema_validator", None)
-    if original is None or not callable(original):
-        return
-    from mcp_accept.checks.types import dialect_of
-
-    def validator(name, schema):
-        try:
-            key = json.dumps(schema, sort_keys=True)
-        except (TypeError, ValueError):
-            key = None
-        inner = _SDK_VALIDATORS.get(key) if key is not None else None
-        if inner is None:
-            inner = original(name, schema)  # raises as the SDK does for a schema it refuses
-            if key is not None and len(_SDK_VALIDATORS) < 256:
-                _SDK_VALIDATORS[key] = inner
-        picked = str(getattr(inner, "META_SCHEMA", {}).get("$schema", "")).rstrip("#")
-        if dialect_of(schema) != picked:
-            return inner
-        return _Vouched(inner, schema)
-
-    session._output_schema_validator = validator
-
-
 async def _replay(job: dict) -> Replay:
     from mcp.client.client import Client
 
@@ -429,7 +367,6 @@ async def _replay(job: dict) -> Replay:
     try:
         async with client:
             entered = True
-            _compiled_first(client)
             replay.protocol_version = client.protocol_version
             replay.connect = Outcome("connect", True, f"the SDK settled on {replay.protocol_version}")
             replay.listing = await _attempt(client.list_tools(), "tools/list", timeout)
@@ -541,28 +478,19 @@ def _switched_off() -> bool:
     return os.environ.get(SWITCH, "").strip().lower() in OFF
 
 
-def _spawn(warm: bool = True) -> "Worker | WarmWorker | None":
-    """A replay process for this run: the warm one if there is one (see
-    :mod:`mcp_accept.checks.sdk_warm`) and ``warm``, else a new one, which stays warm for
-    later runs once it has answered when ``MCP_ACCEPT_SDK_WARM`` asks for that."""
+def _spawn() -> "Worker | None":
+    """A replay process for this run; it ends with the run (:meth:`Worker.close`)."""
     import importlib.util
     import subprocess
     import sys
-
-    from mcp_accept.checks import sdk_warm
 
     try:
         if importlib.util.find_spec("mcp") is None:
             return None  # not installed: sdk_info() says so here at no cost
     except (ImportError, ValueError):
         return None
-    path = sdk_warm.socket_path()
-    conn = sdk_warm.connect(path) if warm else None
-    if conn is not None:
-        return WarmWorker(conn)
-    stay = ["--stay", path, f"{sdk_warm.warm_seconds():g}"] if path else []
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "mcp_accept.checks.sdk_worker", *stay],
+        proc = subprocess.Popen([sys.executable, "-m", "mcp_accept.checks.sdk_worker"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError:
         return None
@@ -623,67 +551,6 @@ def replay_limit(job: dict) -> float:
 
 def _failed_replay(why: str) -> Replay:
     return Replay(SdkInfo(True, None), connect=Outcome("connect", None, f"the replay could not run: {why}"))
-
-
-class WarmWorker:
-    """A connection to the replay process kept warm by an earlier run; one job, one Replay.
-    When that process drops the job (refuses it, or ends without an answer), the job goes to
-    a new replay process instead; when it takes longer than the replay may take, the
-    replay has failed, as with a process of the run's own."""
-
-    def __init__(self, conn):
-        self.conn = conn
-        self.peak_rss = 0
-
-    def replay(self, job: dict) -> Replay:
-        import socket
-        import threading
-
-        limit = replay_limit(job)
-        chunks: list[bytes] = []
-
-        def feed() -> None:
-            try:
-                with self.conn.makefile("wb") as writer:
-                    write_job(writer, job)
-                self.conn.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass  # the warm process dropped the job: no answer comes, and a new process takes it
-
-        feeder = threading.Thread(target=feed, name="sdk-job", daemon=True)
-        feeder.start()
-        try:
-            self.conn.settimeout(limit)
-            while True:
-                chunk = self.conn.recv(1 << 16)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-            feeder.join()
-            if chunks:
-                result, self.peak_rss = decode_replay(b"".join(chunks))
-                return result
-        except socket.timeout:  # it took the job and is still at it: a new process would be too
-            return _failed_replay(f"the SDK's replay did not finish in {limit:.0f} s")
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
-        finally:
-            self.close()
-        cold = _spawn(warm=False)
-        if cold is None:
-            return _failed_replay("the warm replay process did not answer, and no other could be started")
-        try:
-            result = cold.replay(job)
-            self.peak_rss = cold.peak_rss
-            return result
-        finally:
-            cold.close()
-
-    def close(self) -> None:
-        try:
-            self.conn.close()
-        except OSError:
-            pass
 
 
 class Worker:
