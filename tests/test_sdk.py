@@ -225,7 +225,7 @@ def test_the_layer_can_be_switched_off(tmp_path):
 def recorded(tmp_path: Path, monkeypatch, *args: str, protocol: str):
     from mcp_accept.running.execute import RunOptions, run
 
-    from mcp_accept.checks import sdk
+    from mcp_accept.running import sdk_replay as sdk
 
     monkeypatch.setenv("MCP_ACCEPT_SDK", "on")
     sdk.sdk_info.cache_clear()  # an earlier test of this process may have seen the layer off
@@ -236,7 +236,7 @@ def recorded(tmp_path: Path, monkeypatch, *args: str, protocol: str):
 @pytest.fixture
 def fresh_sdk_info():
     """The SDK's availability is cached per process: forget what this test saw of it."""
-    from mcp_accept.checks import sdk
+    from mcp_accept.running import sdk_replay as sdk
 
     yield
     sdk.sdk_info.cache_clear()
@@ -247,7 +247,7 @@ def fresh_sdk_info():
 def test_the_replay_process_says_what_an_in_process_replay_says(tmp_path, monkeypatch, fresh_sdk_info, args):
     from dataclasses import asdict
 
-    from mcp_accept.checks import sdk
+    from mcp_accept.running import sdk_replay as sdk
 
     for era in vf.ERAS:
         recording = recorded(tmp_path / era, monkeypatch, *args, protocol=era)
@@ -264,7 +264,7 @@ def test_the_replay_process_says_what_an_in_process_replay_says(tmp_path, monkey
 
 
 def test_the_replay_process_ends_quietly_without_a_job():
-    done = subprocess.run([sys.executable, "-m", "mcp_accept.checks.sdk_worker"], input=b"", capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "mcp_accept.running.sdk_worker"], input=b"", capture_output=True,
                           timeout=120)
     assert done.returncode == 0 and done.stdout == b"", done.stderr[-2000:]
 
@@ -272,7 +272,7 @@ def test_the_replay_process_ends_quietly_without_a_job():
 def test_a_replay_process_started_early_is_ended_when_the_sheet_has_no_sdk_checks(tmp_path, monkeypatch):
     import yaml
 
-    from mcp_accept.checks import sdk
+    from mcp_accept.running import sdk_replay as sdk
     from mcp_accept.inputs.sheet import default_sheet_path, load_sheet
 
     monkeypatch.setenv("MCP_ACCEPT_SDK", "on")
@@ -299,7 +299,7 @@ def test_a_replay_process_started_early_is_ended_when_the_sheet_has_no_sdk_check
 
 
 def test_a_replay_process_that_fails_is_reported_not_raised():
-    from mcp_accept.checks import sdk
+    from mcp_accept.running import sdk_replay as sdk
 
     dying = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read(); raise RuntimeError('gone')"],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

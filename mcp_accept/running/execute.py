@@ -21,7 +21,7 @@ from pathlib import Path
 
 from mcp_accept import __version__
 from mcp_accept.checks.base import FAIL, PENDING, UNOBTAINABLE, breaks_threshold
-from mcp_accept.checks.sdk import start_worker
+from mcp_accept.running.sdk_replay import start_worker
 from mcp_accept.evidence.bounded import DeadlinePassed, hard_deadline, judging_deadline
 from mcp_accept.errors import DiskFull, ExitStatus, InputError, InternalError, ServerError, is_disk_full
 from mcp_accept.evidence.files import write_crash_report
@@ -553,7 +553,7 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
             if thread is not None:
                 thread.join()
         if status_override is None and not interrupted and sdk_worker is not None:
-            from mcp_accept.checks.sdk import hand_over
+            from mcp_accept.running.sdk_replay import hand_over
 
             hand_over(recording)  # the SDK replays in its process while this one judges
         if status_override is None:

@@ -1,12 +1,12 @@
 """The sdk layer's replay in a process of its own, started when the run starts.
 
-    python -m mcp_accept.checks.sdk_worker    # a job on stdin, one Replay as JSON on stdout
+    python -m mcp_accept.running.sdk_worker    # a job on stdin, one Replay as JSON on stdout
 
 Importing the SDK takes longer than a whole run of the other layers. Started at the
-beginning of a run (:func:`mcp_accept.checks.sdk.start_worker`), this process imports it
+beginning of a run (:func:`mcp_accept.running.sdk_replay.start_worker`), this process imports it
 on another core while the run records; then it reads the job (what to replay and the
-recorded answers, see :func:`mcp_accept.checks.sdk.encode_job`), replays it through the
-SDK's ``Client`` exactly as :func:`mcp_accept.checks.sdk.replay_job` does in-process, and
+recorded answers, see :func:`mcp_accept.running.sdk_replay.encode_job`), replays it through the
+SDK's ``Client`` exactly as :func:`mcp_accept.running.sdk_replay.replay_job` does in-process, and
 writes what the SDK did. End of input without a job ends it quietly; so does the end of
 its one job: it never outlives the run that started it.
 """
@@ -28,7 +28,7 @@ def peak_rss() -> int:
 
 
 def main() -> None:
-    from mcp_accept.checks import sdk
+    from mcp_accept.running import sdk_replay as sdk
 
     info = sdk.sdk_info()
     if info.available:
