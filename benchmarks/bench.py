@@ -12,9 +12,7 @@ a. start-up: ``mcp-accept --version`` (target ≤ 5x) and ``--help`` (≤ 8x) ag
 b. the full sheet over stdio against the built-in fixture: every layer against the same run
    without the sdk layer (≤ 1.3x) and against the official MCP Python SDK client making the
    same calls (``sdk_client.py``, faster); wire/type/meaning only against a minimal raw
-   JSON-RPC client (``raw_client.py``: the same calls, no checks; ≤ 2.5x); and, for
-   reference, every layer with no replay process kept warm (``MCP_ACCEPT_SDK_WARM=0``: the
-   default, and what the first run of a session costs);
+   JSON-RPC client (``raw_client.py``: the same calls, no checks; ≤ 2.5x);
 c. the same over Streamable HTTP (one fixture server for all, started beforehand; the raw
    client target is ≤ 3x);
 d. a 16 MiB ``structuredContent`` (``large_server.py``, tens of thousands of hits) through
@@ -32,10 +30,9 @@ g. one ``host test`` of a real host (Claude Code, else Codex, from tests/hosts) 
    was not measured when neither is installed.
 
 "Every layer" is the default sheet as it ships (the SDK layer included when the SDK is
-installed); "wire/type/meaning only" is the same sheet without its SDK-layer checks. The
-sdk layer's replay process is kept warm between runs, as a user may opt in to
-(``MCP_ACCEPT_SDK_WARM``; the first run of the invocation starts it; it lives in a folder of the invocation's own and is ended at
-the end). mcp-accept's bytecode is compiled first, as ``pip install`` does. Every row says
+installed); "wire/type/meaning only" is the same sheet without its SDK-layer checks. Each
+every-layer run starts its own replay process, which ends with it, as a user's run does.
+mcp-accept's bytecode is compiled first, as ``pip install`` does. Every row says
 its target and whether it is met; benchmarks/README.md explains the figures.
 
 Needs the official MCP schemas where mcp-accept can find them (``MCP_ACCEPT_SCHEMA_DIR``
@@ -51,7 +48,6 @@ import platform
 import re
 import shlex
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -131,21 +127,9 @@ class Bench:
         self.count = 0
         self.cli = self._cli()
         self.failures: list[str] = []
-        # The sdk layer's replay process stays warm between runs (mcp_accept.checks.sdk_warm):
-        # this invocation keeps its own, in a folder of its own, and ends it at the end. A short
-        # path: a Unix socket's has a limit of 107 bytes.
-        self.runtime = Path(tempfile.mkdtemp(prefix="mcpa-"))
-        os.environ["XDG_RUNTIME_DIR"] = str(self.runtime)
-        # opted in explicitly: by default nothing outlives its run
-        os.environ[WARM_ENV] = os.environ.get(WARM_ENV) or "600"
         compile_package()
 
     def close(self) -> None:
-        from mcp_accept.checks.sdk_warm import end_processes
-
-        for pid in end_processes(str(self.runtime / "mcp-accept")):
-            os.kill(pid, signal.SIGKILL)
-        shutil.rmtree(self.runtime, ignore_errors=True)
         if not self.args.keep:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
@@ -257,11 +241,6 @@ class Bench:
                 pairs.append((measured[name], lambda extra=extra, name=name: self.time(
                     self.cli + ["run", *target, *extra, "--out", self.folder(f"{key}-{name}")],
                     f"run {name} ({transport})")))
-            cold = []
-            if sdk:  # every run starting its own replay process, as the first run of a session does
-                pairs.append((cold, lambda: self.time(
-                    self.cli + ["run", *target, "--out", self.folder(f"{key}-cold")], f"run cold ({transport})",
-                    env={WARM_ENV: "0"})))
             self.rounds(*pairs)
         finally:
             if server is not None:
@@ -281,11 +260,6 @@ class Bench:
             Row(f"{key}4", f"full sheet over {over}: every layer, against the raw client",
                 "mcp-accept run", "raw JSON-RPC client", "s", list(full), list(raw)),
         ]
-        if cold:
-            rows.append(Row(f"{key}5", f"full sheet over {over}: every layer, no replay process kept warm "
-                            f"(`{WARM_ENV}=0`, what the first run of a session costs), against the same run "
-                            "without the sdk layer", "mcp-accept run", "the same, wire/type/meaning only", "s",
-                            cold, list(three)))
         return rows
 
     def large(self, sheets: dict) -> list[Row]:
@@ -451,7 +425,6 @@ class Bench:
 
 
 SHEET_LABELS = {"full": "default sheet, every layer", "three": "default sheet, wire/type/meaning only"}
-WARM_ENV = "MCP_ACCEPT_SDK_WARM"
 # (wall time against json.loads, peak RSS against the payload) of the 16 MiB result, per sheet
 LARGE_LIMITS = {"full": (12, 10), "three": (8, 6)}
 OFF = ("off", "0", "no", "false")

@@ -6,8 +6,7 @@
 
 At exit the process's peak RSS (``getrusage(RUSAGE_SELF)``, so the servers it starts are
 not counted) is written to RSS_FILE in bytes, followed by the peak RSS of the sdk layer's
-replay process when the run used one (``mcp_accept.checks.sdk.Worker.peak_rss``, or
-``WarmWorker.peak_rss`` for the child of a warm replay process), else 0.
+replay process when the run used one (``mcp_accept.running.sdk_replay.Worker.peak_rss``), else 0.
 """
 
 from __future__ import annotations
@@ -30,16 +29,12 @@ def _write_peak(path: str) -> None:
 
 
 def _watch_sdk_worker() -> None:
-    """Note the peak RSS the sdk layer's replay process reports with its answer (a process
-    of the run's own, or the child of the warm one that replayed it)."""
+    """Note the peak RSS the sdk layer's replay process reports with its answer."""
     try:
-        from mcp_accept.checks import sdk
+        from mcp_accept.running import sdk_replay as sdk
     except ImportError:
         return
-    for name in ("Worker", "WarmWorker"):
-        kind = getattr(sdk, name, None)
-        if kind is not None:
-            kind.replay = _watched(kind.replay)
+    sdk.Worker.replay = _watched(sdk.Worker.replay)
 
 
 def _watched(replay):

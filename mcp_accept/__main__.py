@@ -29,7 +29,7 @@ def main() -> None:
         cli_main()
         return
     if argv[:1] == ["run"]:
-        from mcp_accept.checks.sdk import prestart
+        from mcp_accept.running.sdk_replay import prestart
 
         prestart(argv[1:])
     from mcp_accept.cli import main as cli_main

@@ -48,6 +48,40 @@ MAX_RUN = 7 * 86400.0  # one run may take a week
 MAX_BYTES = 1 << 32  # one message of 4 GiB
 
 
+class _Number:
+    """Reads a number option's value in click's words (``'x' is not a valid integer.``,
+    ``0.0 is not in the range x>=0.1.``), which the options' errors have always used: typer
+    from 0.29 on words them as pydantic does (``Input should be greater than or equal to
+    0.1``). Given as the option's ``parser``; its ``min`` and ``max`` are still given to
+    typer, which shows them in the help."""
+
+    def __init__(self, kind: type, low: float | None, high: float | None):
+        self.kind, self.low, self.high = kind, low, high
+
+    def __call__(self, value):
+        shown = repr(value) if len(str(value)) <= 40 else repr(f"{str(value)[:20]}...{str(value)[-8:]}")
+        ranged = self.low is not None or self.high is not None
+        try:
+            number = self.kind(value)
+        except (TypeError, ValueError):
+            name = {(int, True): "int range", (float, True): "float range", (int, False): "integer",
+                    (float, False): "float"}[self.kind, ranged]
+            raise typer.BadParameter(f"{shown} is not a valid {name}.") from None
+        if self.kind is float and not math.isfinite(number):
+            raise typer.BadParameter(f"{shown} is not a finite number.")
+        low, high = self.low, self.high
+        if (low is not None and number < low) or (high is not None and number > high):
+            bounds = f"x<={high}" if low is None else f"x>={low}" if high is None else f"{low}<=x<={high}"
+            raise typer.BadParameter(f"{shown if len(str(number)) > 40 else number} is not in the range {bounds}.")
+        return number
+
+
+def number_option(kind: type, default, *names: str, min: float | None = None, max: float | None = None,
+                  **options):
+    """A ``typer.Option`` for a number, read by :class:`_Number`."""
+    return typer.Option(default, *names, min=min, max=max, parser=_Number(kind, min, max), **options)
+
+
 app = _Typer(
     name="mcp-accept",
     help="Acceptance tests for how an MCP server hands back tool results (text, structuredContent, "
@@ -100,9 +134,9 @@ def run(
     url: Optional[str] = typer.Option(None, "--url", help="Streamable HTTP endpoint of the server, e.g. http://127.0.0.1:8765/mcp. With --server too, the server is started first and the run waits until the URL answers."),
     header: List[str] = typer.Option([], "--header", help="\"Name: value\" sent with every HTTP request (e.g. auth); value may be env:VAR to read it from the environment. Values never reach the evidence. Repeatable."),
     protocol: str = typer.Option("auto", "--protocol", help="auto, all, 2026-07-28, 2025-11-25 or 2025-06-18. auto probes server/discover and falls back to initialize; all runs the sheet once per version the server speaks, each in its own subfolder of --out, with one combined summary (all.json)."),
-    timeout: float = typer.Option(10.0, "--timeout", min=0.1, max=MAX_WAIT, help="Seconds to wait for each answer."),
-    max_rounds: int = typer.Option(5, "--max-rounds", min=1, max=1000, help="Requests one step may send while following 2026-07-28 input_required results (the first one included); a step still asking for input then is UNOBTAINABLE."),
-    run_timeout: float = typer.Option(300.0, "--run-timeout", min=1.0, max=MAX_RUN, help="Seconds the whole run may take."),
+    timeout: float = number_option(float, 10.0, "--timeout", min=0.1, max=MAX_WAIT, help="Seconds to wait for each answer."),
+    max_rounds: int = number_option(int, 5, "--max-rounds", min=1, max=1000, help="Requests one step may send while following 2026-07-28 input_required results (the first one included); a step still asking for input then is UNOBTAINABLE."),
+    run_timeout: float = number_option(float, 300.0, "--run-timeout", min=1.0, max=MAX_RUN, help="Seconds the whole run may take."),
     out: Optional[Path] = typer.Option(None, "--out", help="Run folder to write (default: a new folder under ./mcp-accept-runs/)."),
     conditions: Optional[Path] = typer.Option(None, "--conditions", help="YAML file of execution conditions."),
     set_: List[str] = typer.Option([], "--set", help="KEY=VALUE for a condition, or ROW.option=VALUE (e.g. S02.mode=exact). Repeatable."),
@@ -110,9 +144,9 @@ def run(
     sheet: Optional[Path] = typer.Option(None, "--sheet", help="YAML sheet to run (default: the built-in sheet)."),
     schema_dir: Optional[Path] = typer.Option(None, "--schema-dir", help="Folder of official schemas as <version>/schema.json (also MCP_ACCEPT_SCHEMA_DIR)."),
     offline: bool = typer.Option(False, "--offline", help="Never download an official schema (also MCP_ACCEPT_OFFLINE=1). Every protocol version this release pins ships inside it, so a run downloads nothing anyway; this matters only for a pin with no bundled copy, whose schema checks are then UNOBTAINABLE instead of fetched."),
-    max_bytes: int = typer.Option(64 * 1024 * 1024, "--max-bytes", min=1024, max=MAX_BYTES, help="Largest message accepted from the server, in bytes."),
+    max_bytes: int = number_option(int, 64 * 1024 * 1024, "--max-bytes", min=1024, max=MAX_BYTES, help="Largest message accepted from the server, in bytes."),
     targets: Optional[Path] = typer.Option(None, "--targets", help="YAML file listing many servers (command or URL, each with its profile, conditions and protocol): each runs in its own folder under --out, and one summary is printed. Not with --server or --url."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, max=256, help="With --targets: how many servers run at once (default: the number of CPUs)."),
+    jobs: Optional[int] = number_option(int, None, "--jobs", min=1, max=256, help="With --targets: how many servers run at once (default: the number of CPUs)."),
     shard: Optional[str] = typer.Option(None, "--shard", help="With --targets: run shard K/N of the targets (round-robin over the file's order; every target is in exactly one shard). auto reads MCP_ACCEPT_SHARD=K/N, else GitLab's CI_NODE_INDEX/CI_NODE_TOTAL."),
     fail_on: str = typer.Option("app", "--fail-on", help="What makes exit code 1: must (a MUST of the MCP spec broken), should (a MUST or SHOULD), or app (any FAIL, rules of the sheet or profile included; the default)."),
     lang: str = typer.Option("en", "--lang", help="Language of sheet.md: en or ja (titles, what each row establishes, and the reasons)."),
@@ -251,8 +285,8 @@ def proxy(
     listen: str = typer.Option("127.0.0.1:0", "--listen", help="With --url: HOST:PORT to listen on, a loopback address (port 0: any free port; the URL is printed)."),
     allow_remote: bool = typer.Option(False, "--allow-remote", help="With --url: allow a --listen address that is not loopback (a warning is printed; requests still need a Host naming the proxy)."),
     header: List[str] = typer.Option([], "--header", help="With --url: \"Name: value\" added to every upstream request; value may be env:VAR. Never recorded. Repeatable."),
-    max_bytes: int = typer.Option(64 * 1024 * 1024, "--max-bytes", min=1024, max=MAX_BYTES, help="Largest message held whole, in bytes: a stdio line or an HTTP request body over it is not forwarded (the host gets a JSON-RPC error); an HTTP answer over it is forwarded but not recorded."),
-    write_timeout: float = typer.Option(30.0, "--write-timeout", min=0.1, max=MAX_WAIT, help="Seconds a write may wait for its reader to take a byte: a server that stops reading its stdin (the host's request gets a JSON-RPC error), a host that stops reading its stdout (the session ends) or an HTTP answer, and an HTTP request body that stops arriving. Each is recorded as an event."),
+    max_bytes: int = number_option(int, 64 * 1024 * 1024, "--max-bytes", min=1024, max=MAX_BYTES, help="Largest message held whole, in bytes: a stdio line or an HTTP request body over it is not forwarded (the host gets a JSON-RPC error); an HTTP answer over it is forwarded but not recorded."),
+    write_timeout: float = number_option(float, 30.0, "--write-timeout", min=0.1, max=MAX_WAIT, help="Seconds a write may wait for its reader to take a byte: a server that stops reading its stdin (the host's request gets a JSON-RPC error), a host that stops reading its stdout (the session ends) or an HTTP answer, and an HTTP request body that stops arriving. Each is recorded as an event."),
     out: Optional[Path] = typer.Option(None, "--out", help="Folder under which each start writes a run folder of its own (default: ./mcp-accept-runs/proxy)."),
     name: Optional[str] = typer.Option(None, "--name", help="Label for the run folders' names (e.g. the server's name)."),
     set_: List[str] = typer.Option([], "--set", help="KEY=VALUE for an execution condition the wire cannot show (e.g. model_and_settings). Repeatable."),
@@ -334,7 +368,7 @@ def host_test(
     host_bin: Optional[str] = typer.Option(None, "--host-bin", help="The host's executable (default: found on PATH)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Run folder to write (default: a new folder under ./mcp-accept-runs/)."),
     transport: str = typer.Option("stdio", "--transport", help="With the built-in fixture: stdio, or http (the fixture over Streamable HTTP behind the proxy)."),
-    timeout: float = typer.Option(180.0, "--timeout", min=5.0, max=3600.0, help="Seconds the host may take before it is stopped."),
+    timeout: float = number_option(float, 180.0, "--timeout", min=5.0, max=3600.0, help="Seconds the host may take before it is stopped."),
     json_: bool = typer.Option(False, "--json", help="Print results.json on stdout instead of the table."),
     no_proxy: bool = typer.Option(False, "--no-proxy", help="For measuring the proxy's cost: the host reaches the server directly; the H rows still come from model.jsonl, the wire facts are left unknown."),
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier run's folder: empty it first (without this, a folder that is not empty is refused)."),
@@ -369,9 +403,9 @@ def host_matrix(
     url: Optional[str] = typer.Option(None, "--url", help="The MCP server's Streamable HTTP endpoint."),
     profile: Optional[Path] = typer.Option(None, "--profile", help="YAML profile naming the server's tools for each form."),
     out: Optional[Path] = typer.Option(None, "--out", help="Folder for matrix.json, matrix.md, matrix.html (and .ja versions) and one host-test folder per host (default: a new folder under ./mcp-accept-runs/)."),
-    jobs: int = typer.Option(1, "--jobs", min=1, max=16, help="Hosts to run at once."),
+    jobs: int = number_option(int, 1, "--jobs", min=1, max=16, help="Hosts to run at once."),
     transport: str = typer.Option("stdio", "--transport", help="With the built-in fixture: stdio or http."),
-    timeout: float = typer.Option(180.0, "--timeout", min=5.0, max=3600.0, help="Seconds each host may take."),
+    timeout: float = number_option(float, 180.0, "--timeout", min=5.0, max=3600.0, help="Seconds each host may take."),
     lang: str = typer.Option("en", "--lang", help="Language of the table printed: en or ja (both are written)."),
     json_: bool = typer.Option(False, "--json", help="Print matrix.json instead of the Markdown table."),
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier matrix's folder: empty it first (without this, a folder that is not empty is refused)."),
@@ -421,8 +455,8 @@ def fixture(
 @app.command()
 def verify(
     out: Optional[Path] = typer.Option(None, "--out", help="Folder for verify.md, verify.json and the run folders (default: a new folder under ./mcp-accept-runs/)."),
-    timeout: float = typer.Option(2.0, "--timeout", min=0.1, max=3600.0, help="Seconds to wait for each answer (the hang mode waits this long)."),
-    jobs: int = typer.Option(2, "--jobs", min=1, max=16, help="Runs to make at once."),
+    timeout: float = number_option(float, 2.0, "--timeout", min=0.1, max=3600.0, help="Seconds to wait for each answer (the hang mode waits this long)."),
+    jobs: int = number_option(int, 2, "--jobs", min=1, max=16, help="Runs to make at once."),
     schema_dir: Optional[Path] = typer.Option(None, "--schema-dir", help="Folder of official schemas as <version>/schema.json (also MCP_ACCEPT_SCHEMA_DIR)."),
     offline: bool = typer.Option(False, "--offline", help="Never download an official schema (also MCP_ACCEPT_OFFLINE=1). Every protocol version this release pins ships inside it, so a run downloads nothing anyway; this matters only for a pin with no bundled copy, whose schema checks are then UNOBTAINABLE instead of fetched."),
     json_: bool = typer.Option(False, "--json", help="Print verify.json on stdout instead of the table."),
@@ -603,7 +637,7 @@ def profile_init(
     url: Optional[str] = typer.Option(None, "--url", help="Streamable HTTP endpoint of the server."),
     header: List[str] = typer.Option([], "--header", help="\"Name: value\" sent with every HTTP request; value may be env:VAR. Repeatable."),
     protocol: str = typer.Option("auto", "--protocol", help="auto, 2026-07-28, 2025-11-25 or 2025-06-18."),
-    timeout: float = typer.Option(10.0, "--timeout", min=0.1, max=MAX_WAIT, help="Seconds to wait for each answer."),
+    timeout: float = number_option(float, 10.0, "--timeout", min=0.1, max=MAX_WAIT, help="Seconds to wait for each answer."),
     out: Optional[Path] = typer.Option(None, "--out", help="File to write the profile to (default: print it)."),
     force: bool = typer.Option(False, "--force", help="Replace the --out file if it exists."),
     json_: bool = typer.Option(False, "--json", help="Print the profile as JSON (the same data as the YAML, without its comments) instead of YAML."),
@@ -674,85 +708,6 @@ def _internal_error(exc: BaseException) -> None:
     sys.exit(int(ExitStatus.INTERNAL))
 
 
-BOOLEAN_WORDS = {**dict.fromkeys(("1", "true", "t", "yes", "y", "on"), True),
-                 **dict.fromkeys(("0", "false", "f", "no", "n", "off"), False)}
-
-
-def _read_values_as_click_does() -> None:
-    """Read plain values (text, numbers, paths, and lists of them) the way click reads them.
-
-    From 0.29 on, typer reads every value through a pydantic ``TypeAdapter`` built for each
-    option of the command being run: importing pydantic and building twenty adapters costs
-    0.15-0.2 s of CPU on every run, more than the rest of the parse. Every option here is one
-    of click's plain types, so their values are read as click reads them, with click's words
-    (``'x' is not a valid integer.``, ``0.0 is not in the range x>=0.1.``); any other kind of
-    option, and a typer without this hook point (before 0.29), keeps typer's own reading.
-    """
-    try:
-        from dataclasses import dataclass
-        from typing import get_args, get_origin
-
-        from typer import core
-        from typer._coercion import RuntimeParam
-        from typer._param_types import coerce_cli_path
-    except ImportError:
-        return
-    typers_own = getattr(core, "build_runtime_param", None)
-    if typers_own is None or getattr(typers_own, "click_like", False):
-        return
-
-    @dataclass(frozen=True)
-    class ClickLike(RuntimeParam):
-        def _coerce_value(self, value, param, ctx):
-            if get_origin(self.annotation) is list:
-                kind = get_args(self.annotation)[0]
-                items = value if isinstance(value, (list, tuple)) else [value]
-                return [self._one(kind, item, param, ctx) for item in items]
-            return self._one(self.annotation, value, param, ctx)
-
-        def _one(self, kind, value, param, ctx):
-            info = self.parameter_info
-            if kind is str:
-                return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-            if kind is Path:
-                return coerce_cli_path(Path(value), info, path_type=Path, param=param, ctx=ctx)
-            if kind is bool:
-                word = str(value).strip().lower()
-                if isinstance(value, bool) or word in BOOLEAN_WORDS:
-                    return value if isinstance(value, bool) else BOOLEAN_WORDS[word]
-                raise typer.BadParameter(f"{value!r} is not a valid boolean.", ctx=ctx, param=param)
-            ranged = info.min is not None or info.max is not None
-            shown = repr(value) if len(str(value)) <= 40 else repr(f"{str(value)[:20]}...{str(value)[-8:]}")
-            try:
-                number = kind(value)
-            except (TypeError, ValueError):
-                name = {(int, True): "int range", (float, True): "float range", (int, False): "integer",
-                        (float, False): "float"}[kind, ranged]
-                raise typer.BadParameter(f"{shown} is not a valid {name}.", ctx=ctx, param=param) from None
-            if kind is float and not math.isfinite(number):
-                raise typer.BadParameter(f"{shown} is not a finite number.", ctx=ctx, param=param)
-            if (info.min is not None and number < info.min) or (info.max is not None and number > info.max):
-                bounds = (f"x<={info.max}" if info.min is None else f"x>={info.min}" if info.max is None
-                          else f"{info.min}<=x<={info.max}")
-                raise typer.BadParameter(f"{shown if len(str(number)) > 40 else number} is not in the range {bounds}.", ctx=ctx, param=param)
-            return number
-
-    def plain(kind) -> bool:
-        return kind in (str, int, float, bool, Path)
-
-    def build_runtime_param(descriptor):
-        info, kind = descriptor.parameter_info, descriptor.annotation
-        if get_origin(kind) is list and len(get_args(kind)) == 1:
-            kind = get_args(kind)[0]
-        if descriptor.file_annotation is None and info.parser is None and not info.clamp and plain(kind) \
-                and (kind is not Path or not (info.allow_dash or info.resolve_path or info.path_type)):
-            return ClickLike(annotation=descriptor.annotation, parameter_info=info)
-        return typers_own(descriptor)
-
-    build_runtime_param.click_like = True
-    core.build_runtime_param = build_runtime_param
-
-
 def _only_the_invoked(argv: list[str]) -> typer.Typer:
     """The application with only the command (or group) named first on the command line: typer
     builds the click command of every function it holds before parsing (40 ms for all of
@@ -774,7 +729,6 @@ def _only_the_invoked(argv: list[str]) -> typer.Typer:
 
 
 def main() -> None:
-    _read_values_as_click_does()
     try:
         code = _only_the_invoked(sys.argv[1:])(standalone_mode=False, prog_name="mcp-accept")
     except KeyboardInterrupt:

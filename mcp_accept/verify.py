@@ -412,7 +412,7 @@ async def _live_sdk(args: list[str], era: str, errlog: Path, timeout: float) -> 
     from mcp.client.client import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    from mcp_accept.checks.sdk import describe_exception
+    from mcp_accept.running.sdk_replay import describe_exception
     from mcp_accept.running.execute import fixture_path
     from mcp_accept.fixture import LINK_URI
     from mcp_accept.inputs.profile import load_profile
@@ -446,7 +446,7 @@ async def _live_sdk(args: list[str], era: str, errlog: Path, timeout: float) -> 
 
 
 def verify(opts: VerifyOptions) -> VerifyOutcome:
-    from mcp_accept.checks.sdk import sdk_info
+    from mcp_accept.running.sdk_replay import sdk_info
     from mcp_accept.schemas import SchemaStore, require_dir
 
     require_dir(opts.schema_dir)

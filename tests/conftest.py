@@ -21,9 +21,6 @@ SCHEMA_DIR = Path(os.environ.get("MCP_ACCEPT_SCHEMA_DIR") or ROOT / "schemas" / 
 os.environ.setdefault("MCP_ACCEPT_OFFLINE", "1")  # tests never download anything
 # The sdk layer costs an SDK import per run; the tests of that layer switch it on themselves.
 os.environ.setdefault("MCP_ACCEPT_SDK", "off")
-# No replay process outlives the test that started it: tests/test_sdk_warm.py keeps one warm
-# in a folder of its own and ends it itself.
-os.environ.setdefault("MCP_ACCEPT_SDK_WARM", "0")
 
 
 def free_port() -> int:

@@ -33,8 +33,7 @@ def test_wheel_runs_the_default_sheet_from_another_folder(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_ACCEPT_")}
     # offline, no schema folder given: the bundled official schemas must be enough
     env.update(PYTHONPATH=str(site), COLUMNS="200", MCP_ACCEPT_OFFLINE="1",
-               XDG_CACHE_HOME=str(tmp_path / "empty-cache"),
-               MCP_ACCEPT_SDK_WARM="0")  # with the SDK here: no replay process outlives the run
+               XDG_CACHE_HOME=str(tmp_path / "empty-cache"))
     proc = subprocess.run([sys.executable, "-m", "mcp_accept", "run", "--out", "out"], cwd=elsewhere,
                           env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -225,7 +225,7 @@ def test_the_layer_can_be_switched_off(tmp_path):
 def recorded(tmp_path: Path, monkeypatch, *args: str, protocol: str):
     from mcp_accept.running.execute import RunOptions, run
 
-    from mcp_accept.checks import sdk
+    from mcp_accept.running import sdk_replay as sdk
 
     monkeypatch.setenv("MCP_ACCEPT_SDK", "on")
     sdk.sdk_info.cache_clear()  # an earlier test of this process may have seen the layer off
@@ -236,7 +236,7 @@ def recorded(tmp_path: Path, monkeypatch, *args: str, protocol: str):
 @pytest.fixture
 def fresh_sdk_info():
     """The SDK's availability is cached per process: forget what this test saw of it."""
-    from mcp_accept.checks import sdk
+    from mcp_accept.running import sdk_replay as sdk
 
     yield
     sdk.sdk_info.cache_clear()
@@ -247,7 +247,7 @@ def fresh_sdk_info():
 def test_the_replay_process_says_what_an_in_process_replay_says(tmp_path, monkeypatch, fresh_sdk_info, args):
     from dataclasses import asdict
 
-    from mcp_accept.checks import sdk
+    from mcp_accept.running import sdk_replay as sdk
 
     for era in vf.ERAS:
         recording = recorded(tmp_path / era, monkeypatch, *args, protocol=era)
@@ -264,7 +264,7 @@ def test_the_replay_process_says_what_an_in_process_replay_says(tmp_path, monkey
 
 
 def test_the_replay_process_ends_quietly_without_a_job():
-    done = subprocess.run([sys.executable, "-m", "mcp_accept.checks.sdk_worker"], input=b"", capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "mcp_accept.running.sdk_worker"], input=b"", capture_output=True,
                           timeout=120)
     assert done.returncode == 0 and done.stdout == b"", done.stderr[-2000:]
 
@@ -272,7 +272,7 @@ def test_the_replay_process_ends_quietly_without_a_job():
 def test_a_replay_process_started_early_is_ended_when_the_sheet_has_no_sdk_checks(tmp_path, monkeypatch):
     import yaml
 
-    from mcp_accept.checks import sdk
+    from mcp_accept.running import sdk_replay as sdk
     from mcp_accept.inputs.sheet import default_sheet_path, load_sheet
 
     monkeypatch.setenv("MCP_ACCEPT_SDK", "on")
@@ -299,7 +299,7 @@ def test_a_replay_process_started_early_is_ended_when_the_sheet_has_no_sdk_check
 
 
 def test_a_replay_process_that_fails_is_reported_not_raised():
-    from mcp_accept.checks import sdk
+    from mcp_accept.running import sdk_replay as sdk
 
     dying = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read(); raise RuntimeError('gone')"],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -309,74 +309,35 @@ def test_a_replay_process_that_fails_is_reported_not_raised():
     assert dying.poll() is not None
 
 
-class _Counting:
-    """A jsonschema validator that counts the walks made with it."""
+def _processes_with_env(key: str, value: str) -> list[tuple[int, str]]:
+    """Every running process whose environment holds ``key=value``, with its command line."""
+    from mcp_accept.evidence.bounded import process_running
 
-    def __init__(self, schema):
-        from jsonschema.validators import validator_for
-
-        self.inner = validator_for(schema)(schema)
-        self.META_SCHEMA = self.inner.META_SCHEMA
-        self.walks = 0
-
-    def iter_errors(self, instance):
-        self.walks += 1
-        return self.inner.iter_errors(instance)
-
-
-@pytest.mark.parametrize("schema, instance, walked", [
-    ({"type": "object", "properties": {"total": {"type": "integer"}}, "required": ["total"]}, {"total": 2}, 0),
-    # invalid: the SDK's own validator finds and words the error
-    ({"type": "object", "properties": {"total": {"type": "integer"}}}, {"total": "2"}, 1),
-    # `pattern` means different things to the two validators: never vouched for
-    ({"type": "object", "properties": {"q": {"type": "string", "pattern": "^\\w+$"}}}, {"q": "abc"}, 1),
-    # a dialect the SDK's validator would read as another: never vouched for
-    ({"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"}, 1, 1),
-])
-def test_the_sdk_walks_a_result_unless_a_compiled_validator_vouches_for_it(schema, instance, walked):
-    """The replay lets jsonschema-rs spare the SDK's pure-Python walk over a valid result;
-    whatever the SDK would find, it still finds itself."""
-    from jsonschema.exceptions import best_match
-
-    from mcp_accept.checks import sdk
-
-    made = []
-
-    class Session:
-        def _output_schema_validator(self, name, output_schema):
-            made.append(_Counting(output_schema))
-            return made[-1]
-
-    class Client:
-        _session = Session()
-
-    sdk._compiled_first(Client)
-    validator = Client._session._output_schema_validator("search", schema)
-    error = best_match(validator.iter_errors(instance))
-    assert made[-1].walks == walked
-    assert (error is None) == (best_match(made[-1].inner.iter_errors(instance)) is None)
+    wanted = f"{key}={value}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if wanted in environ and process_running(int(entry)):
+            found.append((int(entry), cmdline))
+    return found
 
 
-def test_a_schema_the_sdk_refuses_is_refused_by_every_replay_and_one_it_compiled_is_reused():
-    from mcp_accept.checks import sdk
-
-    calls = []
-
-    class Session:
-        def _output_schema_validator(self, name, output_schema):
-            calls.append(name)
-            if output_schema.get("type") == "nonsense":
-                raise RuntimeError(f"Invalid schema for tool {name}")
-            return _Counting(output_schema)
-
-    good = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 7}}}
-    bad = {"type": "nonsense", "title": "refused by the test's SDK stand-in"}
-    for _ in range(2):  # two replays, two sessions
-        class Client:
-            _session = Session()
-
-        sdk._compiled_first(Client)
-        with pytest.raises(RuntimeError, match="Invalid schema"):
-            Client._session._output_schema_validator("broken", bad)
-        Client._session._output_schema_validator("search", good)
-    assert calls == ["broken", "search", "broken"]  # compiled once, refused twice
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads the process table from /proc")
+def test_no_process_outlives_a_run_with_the_sdk_layer_on(tmp_path):
+    """The replay process, the server and anything they started are gone once the command has
+    returned: every process the run started inherits a mark in its environment, and none that
+    carries it is left."""
+    mark = f"{os.getpid()}-{tmp_path.name}"
+    env = {**os.environ, **SDK_ON, "MCP_ACCEPT_TEST_MARK": mark}
+    done = subprocess.run([sys.executable, "-m", "mcp_accept", "run", "--out", str(tmp_path / "run")],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    replayed = [v for v in column(tmp_path / "run").values() if v["status"] == PASS]
+    assert replayed, "the sdk layer replayed nothing"
+    assert _processes_with_env("MCP_ACCEPT_TEST_MARK", mark) == []

@@ -8,9 +8,10 @@ server or knows which transport carried a message. Checks register themselves by
 * :mod:`.wire`: messages against the official schema; :mod:`.types`: ``structuredContent``
   against ``outputSchema``; :mod:`.meaning`: what no schema says; :mod:`.errors`: the
   error-hygiene probes; :mod:`.session`: what holds across a whole recording (what was
-  negotiated, what the client asked for, what the server declared); :mod:`.sdk`,
-  :mod:`.sdk_warm`, :mod:`.sdk_worker`: the replay through the official SDK. ``coverage.yaml``
-  maps every normative sentence in scope to the check that enforces it (or says why none
+  negotiated, what the client asked for, what the server declared); :mod:`.sdk`: what the
+  official SDK did with the answers when the run replayed them to it (the replay itself is
+  the running stage's, :mod:`mcp_accept.running.sdk_replay`). ``coverage.yaml`` maps every
+  normative sentence in scope to the check that enforces it (or says why none
   does); :mod:`.places` reads it so a verdict cites only places its version has.
 
 May import: ``mcp_accept.errors``, ``data``, ``evidence``, ``schemas`` and ``transport``

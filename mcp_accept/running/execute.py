@@ -21,7 +21,7 @@ from pathlib import Path
 
 from mcp_accept import __version__
 from mcp_accept.checks.base import FAIL, PENDING, UNOBTAINABLE, breaks_threshold
-from mcp_accept.checks.sdk import start_worker
+from mcp_accept.running.sdk_replay import start_worker
 from mcp_accept.evidence.bounded import DeadlinePassed, hard_deadline, judging_deadline
 from mcp_accept.errors import DiskFull, ExitStatus, InputError, InternalError, ServerError, is_disk_full
 from mcp_accept.evidence.files import write_crash_report
@@ -428,37 +428,14 @@ def _warm_up(imports) -> threading.Thread:
     depend on it: every module would be imported the same way on first use."""
 
     def work() -> None:
-        _quick_switches(True)
         try:
             imports()
         except Exception:  # the first use imports it again and says what is wrong
             pass
-        finally:
-            _quick_switches(False)
 
     thread = threading.Thread(target=work, name="warm-up", daemon=True)
     thread.start()
     return thread
-
-
-_switches = {"warming": 0, "saved": 0.005}
-_switches_lock = threading.Lock()
-
-
-def _quick_switches(on: bool) -> None:
-    """While a warm-up imports, the threads that carry the run (the one that sends, the
-    readers, an HTTP request's thread) get the interpreter after 0.5 ms, not the default
-    5 ms, each time they wake up; the default comes back when no warm-up is left."""
-    with _switches_lock:
-        if on:
-            if not _switches["warming"]:
-                _switches["saved"] = sys.getswitchinterval()
-                sys.setswitchinterval(min(0.0005, _switches["saved"]))
-            _switches["warming"] += 1
-        else:
-            _switches["warming"] -= 1
-            if not _switches["warming"]:
-                sys.setswitchinterval(_switches["saved"])
 
 
 def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options, invocation=None) -> RunOutcome:
@@ -539,7 +516,7 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
             if thread is not None:
                 thread.join()
         if status_override is None and not interrupted and sdk_worker is not None:
-            from mcp_accept.checks.sdk import hand_over
+            from mcp_accept.running.sdk_replay import hand_over
 
             hand_over(recording)  # the SDK replays in its process while this one judges
         if status_override is None:

@@ -254,7 +254,7 @@ def _warm_up(layers: set[str]) -> None:
     except ImportError:
         pass
     if "sdk" in layers:
-        from mcp_accept.checks import sdk
+        from mcp_accept.running import sdk_replay as sdk
 
         sdk.sdk_info()  # the SDK layer imports the SDK once here, not once per run
     import gc

@@ -184,7 +184,12 @@ class Recorder:
 def judge(sheet, recording: Recording, profile, store, row_options: dict[str, dict] | None = None,
           only_unfinished_reason: str | None = None) -> list[RowResult]:
     """Every row of the sheet, judged from the recording (manual rows stay PENDING)."""
+    from mcp_accept.running.sdk_replay import replay
+
     row_options = row_options or {}
+    # The sdk checks ask for the replay only when they first need it: a replay process has
+    # until then, while the rows before them are judged, to answer.
+    recording.sdk_replay = lambda: replay(recording)
     results = []
     for row in sheet.rows:
         if not row.automated:

@@ -97,7 +97,7 @@ def test_the_sdk_replay_job_carries_a_lone_surrogate_as_its_escape() -> None:
     import io
     import json
 
-    from mcp_accept.checks.sdk import write_job
+    from mcp_accept.running.sdk_replay import write_job
 
     stream = io.BytesIO()
     write_job(stream, {"version": "x", "answers": [["tools/call", {"name": "a\ud800"},
