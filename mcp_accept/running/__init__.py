@@ -4,7 +4,7 @@ recording; :mod:`.eras` runs the sheet once per protocol version (``--protocol a
 :mod:`.fleet` and :mod:`.shard` run many servers; :mod:`.invocation` records what a run was
 asked to do and :mod:`.rerun` repeats it from that record.
 
-May import every earlier stage: ``errors``, ``data``, ``untrusted``, ``evidence``, ``schemas``,
+May import every earlier stage: ``errors``, ``data``, ``untrusted``, ``protocol``, ``evidence``, ``schemas``,
 ``transport``, ``checks``, ``inputs`` and ``output`` (a run writes its ``sheet.md`` and prints
 its table). Never hosts.
 """

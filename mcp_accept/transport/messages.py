@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from mcp_accept.evidence.wirelog import WireLog
+from mcp_accept.protocol import MODERN, is_legacy, is_modern
 from mcp_accept.transport.base import Reply
 
-MODERN = "2026-07-28"
 # Deeper messages are refused as they arrive: everything that later walks a message
 # (schema validation, comparisons, the evidence files) recurses, and must not run out
 # of stack on what a server sent. No real MCP message comes near this.
@@ -287,9 +287,9 @@ class Inbox:
         if "method" in message:
             reply.others.append(message)
             if "id" in message:
-                if era == MODERN:
+                if is_modern(era):
                     self._flag(reply, f"server sent a JSON-RPC request ({message.get('method')!r}), "
-                               "which 2026-07-28 forbids; not answered")
+                               f"which {MODERN} forbids; not answered")
                 elif answer is not None:
                     answer(message)
             return False
@@ -353,13 +353,13 @@ def violation_source(detail: str, transport: str | None, version: str | None) ->
     JSON-RPC request where 2026-07-28 forbids one breaks its transport's section on receiving
     messages; a tool whose x-mcp-header cannot be honoured breaks tools.mdx#x-mcp-header;
     answers with a wrong or repeated id stay with basic/index.mdx#messages (JSON-RPC 2.0)."""
-    modern = version not in ("2025-11-25", "2025-06-18")
+    modern = not is_legacy(version)
     http = "http" in (transport or "").lower()
     if detail.startswith("not valid UTF-8"):
         return ("basic/transports/index.mdx", "messages") if modern else (_LEGACY_TRANSPORTS, "transports")
     if detail.startswith("tool ") and modern:
         return ("server/tools.mdx", "x-mcp-header")
-    if "which 2026-07-28 forbids" in detail:
+    if f"which {MODERN} forbids" in detail:
         if http:
             return ("basic/transports/streamable-http.mdx", "receiving-messages")
         return ("basic/transports/stdio.mdx", "receiving-messages")

@@ -22,6 +22,7 @@ from mcp_accept.errors import InputError, ServerError
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.evidence.files import open_nofollow
+from mcp_accept.protocol import META_VERSION, METHOD_NOT_FOUND, is_modern
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport
 from mcp_accept.transport.base import wire_text
 from mcp_accept.transport.messages import Inbox, decode_message
@@ -302,8 +303,8 @@ class StdioTransport(Transport):
 
     def _cancel(self, message: dict) -> None:
         params: dict = {"requestId": message.get("id"), "reason": "timed out"}
-        if self.era == "2026-07-28":
-            params["_meta"] = {"io.modelcontextprotocol/protocolVersion": self.era}
+        if is_modern(self.era):
+            params["_meta"] = {META_VERSION: self.era}
         # a courtesy after a timeout: it waits a second for room, not another whole timeout
         self._send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params},
                    time.monotonic() + 1.0)
@@ -314,7 +315,7 @@ class StdioTransport(Transport):
             self._send({"jsonrpc": "2.0", "id": message.get("id"), "result": {}})
         else:
             self._send({"jsonrpc": "2.0", "id": message.get("id"),
-                        "error": {"code": -32601, "message": "mcp-accept declares no client capabilities"}})
+                        "error": {"code": METHOD_NOT_FOUND, "message": "mcp-accept declares no client capabilities"}})
 
     def notify(self, message: dict, *, timeout: float) -> Reply:
         reply = Reply(request=message)
