@@ -166,13 +166,13 @@ def no_protocol_violations(ctx: Context) -> list[Verdict]:
     verdicts = []
     groups: dict[tuple[str, str | None], list[dict]] = {}
     for entry in found:
-        detail = str(entry.get("detail") or "")
-        rule = violation_rule(detail)
+        kind = entry.get("kind")
+        rule = violation_rule(kind)
         source = None
         if rule == SHOULD:  # RFC 8259 section 4, through JSON-RPC 2.0's use of JSON
             source = "RFC 8259 section 4, via " + spec_for(ctx.version, *MESSAGES)
         elif rule == MUST:  # the sentence the violation breaks, on its transport
-            source = spec_for(ctx.version, *violation_source(detail, entry.get("transport"), ctx.version))
+            source = spec_for(ctx.version, *violation_source(kind, entry.get("transport"), ctx.version))
         groups.setdefault((rule, source), []).append(entry)
     for (rule, source), mine in sorted(groups.items(), key=lambda g: ((MUST, SHOULD, APP).index(g[0][0]), g[0][1] or "")):
         details = "; ".join(f"#{e['seq']} {e.get('detail')}" for e in mine[:3])

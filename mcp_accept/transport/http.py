@@ -46,7 +46,8 @@ from mcp_accept.protocol import (HEADER_METHOD, HEADER_NAME, HEADER_SESSION, HEA
                                  NAMED_METHODS, PROTOCOL_HEADERS)
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport, wire_text
 from mcp_accept.transport.headers import header_value as _header_value, param_headers
-from mcp_accept.transport.messages import Inbox, decode_message
+from mcp_accept.transport.messages import (BAD_MESSAGE, DECODED_ANYWAY, HTTP_ANSWER, OWN_LIMIT, SESSION_ID, TOOL_HEADER,
+                                           Inbox, decode_message)
 from mcp_accept.transport.sse import events as sse_events, text_encoding
 
 
@@ -535,7 +536,7 @@ class HttpTransport(Transport):
             found, problems = [], ["an argument to mirror into a header holds text UTF-8 cannot encode"]
         for problem in problems:
             self.log.record("event", event="violation",
-                            detail=f"tool {params['name']!r}: {problem}")
+                            detail=f"tool {params['name']!r}: {problem}", kind=TOOL_HEADER)
         return found
 
     def _http(self, exchange: int, method: str, headers, status: int | None = None,
@@ -609,11 +610,11 @@ class HttpTransport(Transport):
             reason = f"the answer exceeds --max-bytes {self.max_bytes}"
             if not exchange.abandoned.is_set():
                 inbox.violation(f"a message of at least {exc.size} bytes exceeds --max-bytes {self.max_bytes}",
-                                http={"exchange": exchange.number})
+                                kind=OWN_LIMIT, http={"exchange": exchange.number})
         except _Undecodable as exc:
             reason = str(exc)
             if not exchange.abandoned.is_set():
-                inbox.violation(reason, http={"exchange": exchange.number})
+                inbox.violation(reason, kind=BAD_MESSAGE, http={"exchange": exchange.number})
         except TimeoutError:
             reason = HTTP_TIMED_OUT
         except HTTP_ERRORS as exc:
@@ -656,7 +657,7 @@ class HttpTransport(Transport):
         encoding = response.header("content-encoding")
         if encoding and encoding.strip().lower() != "identity":
             inbox.violation(f"the answer is compressed ({encoding!r}) although the request said "
-                            "Accept-Encoding: identity; decoded up to --max-bytes", http=where)
+                            "Accept-Encoding: identity; decoded up to --max-bytes", kind=DECODED_ANYWAY, http=where)
         decoders = _decoders(encoding)
         bounded = _Bounded(response.stream, self.max_bytes, exchange, decoders)
         response.stream = bounded
@@ -673,11 +674,11 @@ class HttpTransport(Transport):
             if status != 202:
                 kind = "a notification" if "method" in exchange.message else "a response"
                 inbox.violation(f"HTTP {status} for {kind}; 202 Accepted with no body is required",
-                                raw=raw or None, http=where)
+                                kind=HTTP_ANSWER, raw=raw or None, http=where)
             return None
         if status == 202 or not ctype:
             raw = self._small_body(response)
-            inbox.violation(f"HTTP {status} with no answer to the request {method!r}",
+            inbox.violation(f"HTTP {status} with no answer to the request {method!r}", kind=HTTP_ANSWER,
                             raw=raw or None, http=where)
             return f"HTTP {status}: the server sent no answer"
         if ctype == "text/event-stream":
@@ -687,7 +688,7 @@ class HttpTransport(Transport):
             return None
         raw = self._small_body(response)
         inbox.violation(f"HTTP {status} answer of type {ctype or 'none'!r}: neither application/json "
-                        "nor text/event-stream", raw=raw, http=where)
+                        "nor text/event-stream", kind=HTTP_ANSWER, raw=raw, http=where)
         return f"HTTP {status} answer of type {ctype or 'none'!r} is not an MCP answer"
 
     def _session_id(self, response: _Response, inbox: Inbox, where: dict) -> str | None:
@@ -705,7 +706,7 @@ class HttpTransport(Transport):
             return raw.decode("ascii")
         shown = raw[:200].decode("ascii", "backslashreplace")
         inbox.violation(f"{HEADER_SESSION} {shown!r} holds bytes outside visible ASCII 0x21-0x7E; "
-                        "not sent back (basic/transports.mdx#session-management: MUST)", http=where)
+                        "not sent back (basic/transports.mdx#session-management: MUST)", kind=SESSION_ID, http=where)
         return None
 
     def _small_body(self, response: _Response) -> str:

@@ -25,7 +25,7 @@ from mcp_accept.evidence.files import open_nofollow
 from mcp_accept.protocol import META_VERSION, METHOD_NOT_FOUND, is_modern
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport
 from mcp_accept.transport.base import wire_text
-from mcp_accept.transport.messages import Inbox, decode_message
+from mcp_accept.transport.messages import OWN_LIMIT, Inbox, decode_message
 
 STDERR_CAP = 16 * 1024 * 1024
 WRITE_WAIT = 10.0  # seconds a message sent outside a request (a cancel, an answer) may wait for room
@@ -212,7 +212,7 @@ class StdioTransport(Transport):
                     size = len(line) + _discard_line(stdout)
                     self.oversize = (self.oversize[0] + 1,
                                      f"a message of at least {size} bytes exceeds --max-bytes {limit}")
-                    inbox.violation(self.oversize[1], raw=line[:4096].decode("utf-8", "replace"))
+                    inbox.violation(self.oversize[1], kind=OWN_LIMIT, raw=line[:4096].decode("utf-8", "replace"))
                     continue
                 if line.isspace():  # not strip(): that copies a large line once more
                     continue
@@ -226,7 +226,7 @@ class StdioTransport(Transport):
                 del data
                 inbox.put_decoded(decoded, size=size)
         except (OSError, ValueError) as exc:
-            inbox.violation(f"reading stdout failed: {exc}")
+            inbox.violation(f"reading stdout failed: {exc}", kind=OWN_LIMIT)
         inbox.close("the server closed its stdout")
 
     def _send(self, message: dict, deadline: float | None = None) -> str | None:
