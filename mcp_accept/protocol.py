@@ -96,13 +96,13 @@ def unknown_resource_codes_accepted(version: str | None) -> tuple[int, ...]:
 
 
 # -- what 2026-07-28 requires of results ------------------------------------------------------
-# basic/index.mdx#result-responses: every result carries resultType, one of RESULT_TYPES.
-RESULT_TYPE = "resultType"
+# basic/index.mdx#result-responses: every result carries resultType, complete or input_required.
+RESULT_TYPE_FIELD = "resultType"
 COMPLETE, INPUT_REQUIRED = "complete", "input_required"
-RESULT_TYPES = (COMPLETE, INPUT_REQUIRED)
 # mrtr.mdx#supported-requests: the methods that may answer input_required.
 INPUT_REQUIRED_METHODS = ("tools/call", "resources/read", "prompts/get")
-# server/utilities/caching.mdx: complete results of these methods carry ttlMs and cacheScope.
+# server/utilities/caching.mdx: complete results of these methods carry ttlMs (an integer >= 0)
+# and cacheScope (one of CACHE_SCOPES).
 CACHEABLE_METHODS = ("server/discover", "tools/list", "resources/list", "resources/templates/list",
                      "resources/read")
-CACHE_HINTS = ("ttlMs", "cacheScope")
+CACHE_SCOPES = ("public", "private")

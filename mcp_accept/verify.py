@@ -33,7 +33,8 @@ from mcp_accept.checks.base import APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, 
 from mcp_accept.errors import ExitStatus, InputError
 from mcp_accept.evidence.files import atomic_write_json, atomic_write_text, utc_now
 from mcp_accept.output.console import counted
-from mcp_accept.protocol import LATEST_LEGACY, LEGACY, MODERN, OLDEST, VERSIONS, unknown_resource_codes_accepted
+from mcp_accept.protocol import (COMPLETE, INPUT_REQUIRED, LATEST_LEGACY, LEGACY, MODERN, OLDEST, VERSIONS,
+                                 unknown_resource_codes_accepted)
 
 FORMAT = "mcp-accept/verify/1"
 BASELINE = "none"
@@ -823,7 +824,7 @@ def _mrtr(view: RunView) -> Condition:
     results = [m.get("result") if isinstance(m.get("result"), dict) else {} for m in got]
     kinds = [r.get("resultType") for r in results]
     state = results[0].get("requestState") if results else None
-    ok = (len(sent) == 2 and kinds == ["input_required", "complete"] and "inputRequests" not in results[0]
+    ok = (len(sent) == 2 and kinds == [INPUT_REQUIRED, COMPLETE] and "inputRequests" not in results[0]
           and sent[0].get("id") != sent[1].get("id")
           and "requestState" not in (sent[0].get("params") or {})
           and (sent[1].get("params") or {}).get("requestState") == state
@@ -845,7 +846,7 @@ def _mrtr_endless(view: RunView) -> Condition:
     kinds = [(m.get("result") or {}).get("resultType") if isinstance(m.get("result"), dict) else None for m in got]
     bound = f"after {MAX_ROUNDS} rounds (--max-rounds {MAX_ROUNDS})"
     statuses = {r: view.row(r).get("status") for r in ("S01", "S02", "S03")}
-    ok = (len(sent) == MAX_ROUNDS and kinds == ["input_required"] * MAX_ROUNDS
+    ok = (len(sent) == MAX_ROUNDS and kinds == [INPUT_REQUIRED] * MAX_ROUNDS
           and set(statuses.values()) == {UNOBTAINABLE} and bound in view.reason("S01", 400))
     return _cond("mrtr-endless", f"A server that always answers input_required is stopped at --max-rounds "
                  f"{MAX_ROUNDS}: its rows are UNOBTAINABLE, no FAIL", view, ["W01", "S01", "S02", "S03"],

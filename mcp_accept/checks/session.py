@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from mcp_accept.checks.base import (FAIL, MUST, PASS, SHOULD, Context, Verdict, check, content_items, id_key, server_capabilities)
 from mcp_accept.checks.places import cite
-from mcp_accept.protocol import META_LOG_LEVEL, MODERN
+from mcp_accept.protocol import INPUT_REQUIRED, META_LOG_LEVEL, MODERN, RESULT_TYPE_FIELD
 
 # The pages moved between eras: basic/utilities/ (2025-11-25, 2025-06-18) became
 # basic/patterns/ (2026-07-28).
@@ -256,7 +256,7 @@ def features_declared(ctx: Context) -> list[Verdict]:
             if answered is None:
                 continue
             result = by_seq[answered]["message"].get("result")
-            if not isinstance(result, dict) or result.get("resultType") == "input_required":
+            if not isinstance(result, dict) or result.get(RESULT_TYPE_FIELD) == INPUT_REQUIRED:
                 continue
             if method in SERVED_BY and SERVED_BY[method][0] not in capabilities:
                 served.setdefault(method, []).append(answered)

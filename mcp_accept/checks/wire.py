@@ -12,8 +12,8 @@ import re
 
 from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, id_key, json_integer, server_capabilities, spec_for)
 from mcp_accept.checks.errors import DELIBERATELY_INVALID, ERROR_CODES, forbidden_code
-from mcp_accept.protocol import (CACHEABLE_METHODS, INPUT_REQUIRED_METHODS, MODERN, RESOURCE_NOT_FOUND,
-                                 reserves_error_codes, unknown_resource_code)
+from mcp_accept.protocol import (CACHE_SCOPES, CACHEABLE_METHODS, COMPLETE, INPUT_REQUIRED, INPUT_REQUIRED_METHODS, MODERN,
+                                 RESOURCE_NOT_FOUND, RESULT_TYPE_FIELD, reserves_error_codes, unknown_resource_code)
 from mcp_accept.schemas import SchemaUnavailable
 from mcp_accept.transport.messages import timed_out, violation_rule, violation_source
 
@@ -85,7 +85,7 @@ def message_targets(entry: dict, requests: dict) -> list[tuple[str, str, object]
     method = request["message"].get("method") if request is not None else None
     result = message.get("result")
     if (method in INPUT_REQUIRED_METHODS and isinstance(result, dict)
-            and result.get("resultType") == "input_required"):
+            and result.get(RESULT_TYPE_FIELD) == INPUT_REQUIRED):
         # 2026-07-28 mrtr.mdx: these methods may answer an InputRequiredResult instead of their own
         # result; where the schema has no such definition, the method's own result is the contract.
         targets.append((version, "@input_required:" + RESULT_DEFS.get(method, "Result"), result))
@@ -231,23 +231,23 @@ def modern_result_problems(method: str | None, result) -> list[tuple[tuple[str, 
     if not isinstance(result, dict):
         return [(RESULT_TYPE, "result is not an object")]
     problems = []
-    kind = result.get("resultType")
-    if "resultType" not in result:
+    kind = result.get(RESULT_TYPE_FIELD)
+    if RESULT_TYPE_FIELD not in result:
         problems.append((RESULT_TYPE, "resultType is missing"))
-    elif kind == "input_required":
+    elif kind == INPUT_REQUIRED:
         if method not in INPUT_REQUIRED_METHODS:
             problems.append((RESULT_TYPE, f"resultType 'input_required' is not allowed for {method}"))
         if "inputRequests" not in result and "requestState" not in result:
             problems.append((MRTR_SERVER, "an InputRequiredResult with neither inputRequests nor requestState"))
         return problems  # caching hints belong to complete results only
-    elif kind != "complete":
+    elif kind != COMPLETE:
         problems.append((RESULT_TYPE, f"resultType is {kind!r}, not 'complete' or 'input_required'"))
     if method in CACHEABLE_METHODS:
         ttl = result.get("ttlMs")
         if not (json_integer(ttl) and ttl >= 0):
             problems.append((CACHING, "ttlMs is missing or not an integer >= 0" if ttl is None else
                              f"ttlMs {ttl!r} is not an integer >= 0"))
-        if result.get("cacheScope") not in ("public", "private"):
+        if result.get("cacheScope") not in CACHE_SCOPES:
             problems.append((CACHING, f"cacheScope {result.get('cacheScope')!r} is not 'public' or 'private'"))
     return problems
 

@@ -22,7 +22,8 @@ from typing import Any
 
 from mcp_accept import __version__
 from mcp_accept.protocol import (INPUT_REQUIRED, INPUT_REQUIRED_METHODS, LATEST_LEGACY, LEGACY, LEGACY_ERA, META_CAPS,
-                                 META_CLIENT_INFO, META_SERVER_INFO, META_VERSION, MODERN, MODERN_ERA, RESULT_TYPE, is_modern)
+                                 META_CLIENT_INFO, META_SERVER_INFO, META_VERSION, MODERN, MODERN_ERA, RESULT_TYPE_FIELD,
+                                 is_modern)
 from mcp_accept.transport.base import Reply, Transport
 
 CLIENT_INFO = {"name": "mcp-accept", "version": __version__}
@@ -127,7 +128,7 @@ class Session:
         that answers anything it is sent would otherwise be judged by 2026-07-28's rules)."""
         reply = self.send("tools/list", {}, version=MODERN)
         legacy_shaped = (require_result_type and reply.has_result
-                         and not (isinstance(reply.result, dict) and RESULT_TYPE in reply.result))
+                         and not (isinstance(reply.result, dict) and RESULT_TYPE_FIELD in reply.result))
         if legacy_shaped:
             result.attempts.append(f"tools/list with the {MODERN} envelope: answered without resultType, "
                                    f"as a legacy version answers: the server does not speak {MODERN}")
@@ -235,7 +236,7 @@ def input_required(version: str | None, method: str, reply: Reply) -> dict | Non
     """The result when it asks for more input (2026-07-28, a method that may), else None."""
     result = reply.result if reply.has_result else None
     if (is_modern(version) and method in INPUT_REQUIRED_METHODS and isinstance(result, dict)
-            and result.get(RESULT_TYPE) == INPUT_REQUIRED):
+            and result.get(RESULT_TYPE_FIELD) == INPUT_REQUIRED):
         return result
     return None
 
