@@ -16,6 +16,7 @@ import typer
 
 from mcp_accept import __version__
 from mcp_accept.errors import DiskFull, ExitStatus, InputError, InternalError, ServerError, disk_full_within
+from mcp_accept.protocol import MODERN, VERSIONS, VERSIONS_IN_WORDS
 
 class _PlainUsage(typer.core.TyperCommand):
     """A usage line in the usual Unix shape (``RUN_DIR...``, ``[ROW]``): Typer 0.29 wraps
@@ -133,9 +134,9 @@ def run(
     server: Optional[str] = typer.Option(None, "--server", help="Command that starts the server (split like a shell would; no shell runs). Without --server and --url, the built-in fixture is driven."),
     url: Optional[str] = typer.Option(None, "--url", help="Streamable HTTP endpoint of the server, e.g. http://127.0.0.1:8765/mcp. With --server too, the server is started first and the run waits until the URL answers."),
     header: List[str] = typer.Option([], "--header", help="\"Name: value\" sent with every HTTP request (e.g. auth); value may be env:VAR to read it from the environment. Values never reach the evidence. Repeatable."),
-    protocol: str = typer.Option("auto", "--protocol", help="auto, all, 2026-07-28, 2025-11-25 or 2025-06-18. auto probes server/discover and falls back to initialize; all runs the sheet once per version the server speaks, each in its own subfolder of --out, with one combined summary (all.json)."),
+    protocol: str = typer.Option("auto", "--protocol", help=f"auto, all, {VERSIONS_IN_WORDS}. auto probes server/discover and falls back to initialize; all runs the sheet once per version the server speaks, each in its own subfolder of --out, with one combined summary (all.json)."),
     timeout: float = number_option(float, 10.0, "--timeout", min=0.1, max=MAX_WAIT, help="Seconds to wait for each answer."),
-    max_rounds: int = number_option(int, 5, "--max-rounds", min=1, max=1000, help="Requests one step may send while following 2026-07-28 input_required results (the first one included); a step still asking for input then is UNOBTAINABLE."),
+    max_rounds: int = number_option(int, 5, "--max-rounds", min=1, max=1000, help=f"Requests one step may send while following {MODERN} input_required results (the first one included); a step still asking for input then is UNOBTAINABLE."),
     run_timeout: float = number_option(float, 300.0, "--run-timeout", min=1.0, max=MAX_RUN, help="Seconds the whole run may take."),
     out: Optional[Path] = typer.Option(None, "--out", help="Run folder to write (default: a new folder under ./mcp-accept-runs/)."),
     conditions: Optional[Path] = typer.Option(None, "--conditions", help="YAML file of execution conditions."),
@@ -163,8 +164,6 @@ def run(
         check_lang(lang)
     except InputError as exc:
         raise fail(exc)
-
-    from mcp_accept.schemas import VERSIONS
 
     from mcp_accept.checks.base import RULES
 
@@ -636,7 +635,7 @@ def profile_init(
     server: Optional[str] = typer.Option(None, "--server", help="Command that starts the server (stdio; with --url, the server to start before connecting)."),
     url: Optional[str] = typer.Option(None, "--url", help="Streamable HTTP endpoint of the server."),
     header: List[str] = typer.Option([], "--header", help="\"Name: value\" sent with every HTTP request; value may be env:VAR. Repeatable."),
-    protocol: str = typer.Option("auto", "--protocol", help="auto, 2026-07-28, 2025-11-25 or 2025-06-18."),
+    protocol: str = typer.Option("auto", "--protocol", help=f"auto, {VERSIONS_IN_WORDS}."),
     timeout: float = number_option(float, 10.0, "--timeout", min=0.1, max=MAX_WAIT, help="Seconds to wait for each answer."),
     out: Optional[Path] = typer.Option(None, "--out", help="File to write the profile to (default: print it)."),
     force: bool = typer.Option(False, "--force", help="Replace the --out file if it exists."),
@@ -646,7 +645,6 @@ def profile_init(
     from mcp_accept.evidence.files import atomic_write_text
     from mcp_accept.running.execute import RunOptions, check_target
     from mcp_accept.inputs.profile_init import check_out, init_profile
-    from mcp_accept.schemas import VERSIONS
     from mcp_accept.transport.factory import make_probe_transport
 
     if not server and not url:

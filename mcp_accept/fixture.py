@@ -77,6 +77,8 @@ FIXTURE_NAME = "mcp-accept-fixture"
 FIXTURE_VERSION = "0.1.0"
 SERVER_INFO = {"name": FIXTURE_NAME, "version": FIXTURE_VERSION}
 
+# The protocol facts this server needs, copied from mcp_accept.protocol (this file imports
+# nothing of the package); tests/test_protocol_facts.py holds the copies equal.
 MODERN_VERSION = "2026-07-28"
 MODERN_VERSIONS = (MODERN_VERSION,)
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18")
@@ -86,6 +88,11 @@ ALL_VERSIONS = MODERN_VERSIONS + LEGACY_VERSIONS
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPS = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+HEADER_VERSION = "MCP-Protocol-Version"
+HEADER_SESSION = "Mcp-Session-Id"
+HEADER_METHOD = "Mcp-Method"
+HEADER_NAME = "Mcp-Name"
 
 LINK_URI = "search://results/demo-v1"
 LINK_NAME = "search-demo-v1.json"
@@ -1331,7 +1338,7 @@ def _http_classes():
 
         def _session(self, required=True):
             """The legacy session named by Mcp-Session-Id; raises RpcError with the status."""
-            sid = self.headers.get("Mcp-Session-Id")
+            sid = self.headers.get(HEADER_SESSION)
             if not sid:
                 if required:
                     raise RpcError(INVALID_REQUEST, "Bad request: Mcp-Session-Id header is required",
@@ -1394,21 +1401,21 @@ def _http_classes():
                     return
                 method = request["method"]
                 if method == "initialize":
-                    header = (self.headers.get("MCP-Protocol-Version") or "").strip()
+                    header = (self.headers.get(HEADER_VERSION) or "").strip()
                     if header in MODERN_VERSIONS:
                         raise RpcError(INVALID_REQUEST,
                                        "Bad request: initialize must not carry "
                                        "MCP-Protocol-Version: %s" % header, None, 400)
                     return
-                if not self.headers.get("Mcp-Session-Id") and (
-                        self.headers.get("Mcp-Method")
-                        or (self.headers.get("MCP-Protocol-Version") or "").strip() in MODERN_VERSIONS):
+                if not self.headers.get(HEADER_SESSION) and (
+                        self.headers.get(HEADER_METHOD)
+                        or (self.headers.get(HEADER_VERSION) or "").strip() in MODERN_VERSIONS):
                     # Modern headers but no envelope in the body.
                     raise RpcError(INVALID_PARAMS,
                                    "Missing params._meta[\"%s\"]" % META_VERSION, None, 400)
                 sid, session = self._session(required=True)
                 negotiated = session["version"]
-                header = (self.headers.get("MCP-Protocol-Version") or "").strip()
+                header = (self.headers.get(HEADER_VERSION) or "").strip()
                 if header != negotiated:
                     raise RpcError(INVALID_REQUEST,
                                    "Bad request: MCP-Protocol-Version must be %s (got %r)"
@@ -1443,7 +1450,7 @@ def _http_classes():
                 sid = secrets.token_hex(16)
                 with self.server.lock:
                     self.server.sessions[sid] = {"version": reply.version, "used": 0}
-                headers.append(("Mcp-Session-Id", sid))
+                headers.append((HEADER_SESSION, sid))
             self._answer(reply.status, reply.message, headers, reply.before)
 
         def _check_modern_headers(self, request):
@@ -1453,11 +1460,11 @@ def _http_classes():
             if version is None:
                 return  # no envelope at all: answered -32602 by the protocol layer
             method = request["method"]
-            checks = [("MCP-Protocol-Version", version), ("Mcp-Method", method)]
+            checks = [(HEADER_VERSION, version), (HEADER_METHOD, method)]
             if method == "tools/call":
-                checks.append(("Mcp-Name", params.get("name")))
+                checks.append((HEADER_NAME, params.get("name")))
             elif method == "resources/read":
-                checks.append(("Mcp-Name", params.get("uri")))
+                checks.append((HEADER_NAME, params.get("uri")))
             for header, expected in checks:
                 got = decode_header_value(self.headers.get(header))
                 if got != expected:

@@ -19,7 +19,8 @@ read the folder it wrote (the folder is named by xdist's test-run id, which all 
 share), so one pytest session drives the server once.
 
 Registered through the ``pytest11`` entry point. Without ``--mcp-server``/``--mcp-url`` it
-adds its options and a fixture and imports nothing else.
+adds its options and a fixture and imports nothing else (but :mod:`mcp_accept.protocol`, whose
+versions its help names).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from mcp_accept.protocol import VERSIONS_IN_WORDS
 
 OPTIONS = ("mcp_server", "mcp_url", "mcp_profile", "mcp_protocol", "mcp_sheet", "mcp_out")
 SKIP_STATUSES = ("UNOBTAINABLE", "PENDING")
@@ -47,7 +50,7 @@ def pytest_addoption(parser) -> None:
     group.addoption("--mcp-profile", dest="mcp_profile", default=None, metavar="FILE",
                     help="Profile mapping the sheet's rows onto the server's tools.")
     group.addoption("--mcp-protocol", dest="mcp_protocol", default="auto", metavar="VERSION",
-                    help="auto (default), 2026-07-28, 2025-11-25 or 2025-06-18.")
+                    help=f"auto (default), {VERSIONS_IN_WORDS}.")
     group.addoption("--mcp-sheet", dest="mcp_sheet", default=None, metavar="FILE",
                     help="Sheet to run (default: the built-in sheet).")
     group.addoption("--mcp-out", dest="mcp_out", default=None, metavar="DIR",
@@ -122,7 +125,7 @@ class SheetPlugin:
         naming the file and field, before any server starts."""
         from mcp_accept.errors import InputError
         from mcp_accept.running.execute import check_target
-        from mcp_accept.schemas import VERSIONS
+        from mcp_accept.protocol import VERSIONS
         from mcp_accept.inputs.profile import load_profile
         from mcp_accept.inputs.sheet import load_sheet
 

@@ -31,10 +31,6 @@ from typing import Any
 from mcp_accept.data import data_path
 from mcp_accept.evidence.files import atomic_write_text
 
-MODERN = "2026-07-28"
-LEGACY = ("2025-11-25", "2025-06-18")
-VERSIONS = (MODERN, *LEGACY)
-
 ENV_SCHEMA_DIR = "MCP_ACCEPT_SCHEMA_DIR"
 ENV_OFFLINE = "MCP_ACCEPT_OFFLINE"
 ENV_MIRROR = "MCP_ACCEPT_SCHEMA_MIRROR"

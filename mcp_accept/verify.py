@@ -34,40 +34,39 @@ from mcp_accept.errors import ExitStatus, InputError
 from mcp_accept.evidence.files import atomic_write_json, atomic_write_text, utc_now
 from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.output.console import counted
+from mcp_accept.protocol import (COMPLETE, INPUT_REQUIRED, LATEST_LEGACY, LEGACY, MODERN, OLDEST, VERSIONS,
+                                 unknown_resource_codes_accepted)
 
 FORMAT = "mcp-accept/verify/1"
-MODERN, LEGACY, OLDEST = "2026-07-28", "2025-11-25", "2025-06-18"
-ERAS = (MODERN, LEGACY, OLDEST)
-LEGACY_ERAS = (LEGACY, OLDEST)
 BASELINE = "none"
 STDIO, HTTP = "stdio", "http"
 # The runs over Streamable HTTP: the baseline, and the modes whose behaviour rests on the
 # transport (how a dead or silent server shows, how a body with NaN or a key twice is read
 # from an HTTP answer, a retry and a refused server/discover as HTTP exchanges), by era.
 HTTP_MODES = {
-    BASELINE: ERAS,
-    "crash": (MODERN, LEGACY),
+    BASELINE: VERSIONS,
+    "crash": (MODERN, LATEST_LEGACY),
     "hang": (MODERN,),
     "nan": (MODERN,),
-    "duplicate-key": (LEGACY,),
+    "duplicate-key": (LATEST_LEGACY,),
     "mrtr": (MODERN,),
     "no-discover": (MODERN,),
     # the rules across a session and of the fields the schema leaves open (every era runs
     # them over stdio): over HTTP, where notifications and requests ride the answer's SSE
     # stream, in 2026-07-28 and in a legacy version each, or in the one version a mode is for
     "stray-progress": (MODERN, OLDEST),
-    "stray-log": (MODERN, LEGACY),
+    "stray-log": (MODERN, LATEST_LEGACY),
     "log-declared": (MODERN, OLDEST),
-    "stray-request": (LEGACY,),
+    "stray-request": (LATEST_LEGACY,),
     "stray-cancel": (MODERN, OLDEST),
-    "undeclared-resources": (MODERN, LEGACY),
+    "undeclared-resources": (MODERN, LATEST_LEGACY),
     "undeclared-tools": (MODERN, OLDEST),
-    "bad-image-data": (MODERN, LEGACY),
+    "bad-image-data": (MODERN, LATEST_LEGACY),
     "bad-meta-key": (MODERN, OLDEST),
-    "reserved-error-code": (MODERN, LEGACY),
+    "reserved-error-code": (MODERN, LATEST_LEGACY),
     "ttl-float": (MODERN,),
     "text-prose": (MODERN, OLDEST),
-    "empty-cursor": (MODERN, LEGACY),
+    "empty-cursor": (MODERN, LATEST_LEGACY),
 }
 # Runs with two break modes: a falsy structuredContent whose outputSchema stays an object in
 # the legacy versions, so that only the value is wrong there.
@@ -75,14 +74,14 @@ ALONE = "legacy-object-schema"
 # Modes that change nothing outside these versions (their runs there must pass as the
 # baseline does).
 ERA_MODES = {"no-discover": (MODERN,), "mrtr": (MODERN,), "mrtr-endless": (MODERN,),
-             "legacy-32602": LEGACY_ERAS, ALONE: LEGACY_ERAS, "stray-request": LEGACY_ERAS,
+             "legacy-32602": LEGACY, ALONE: LEGACY, "stray-request": LEGACY,
              "ttl-float": (MODERN,)}
 # Modes whose runs pass every automated row (exit 0).
 # (ALONE by itself keeps the fixture's object schema and value: nothing to fail.)
 PASSING_MODES = (BASELINE, "preface-item", "ref-in-enum", "paged-resources", "mrtr", "mrtr-endless", ALONE,
                  "ttl-float", "empty-cursor")
 # Modes that break a rule of some versions only and are allowed by the others (exit 0 there).
-PASSES_IN = {"log-declared": LEGACY_ERAS}
+PASSES_IN = {"log-declared": LEGACY}
 # Runs with two break modes for one rule: serving resources/read undeclared, answered with a
 # result for an unknown URI, fails L03 on the capability's MUST in every version alike.
 COMBOS = ("unknown-uri-empty+undeclared-resources",)
@@ -105,7 +104,7 @@ NO_LIVE_SDK = ("crash", "hang")
 # initialize and speaks a legacy version, while the run (and its replay) stayed in 2026-07-28.
 NOT_COMPARABLE_LIVE = {
     ("no-discover", MODERN): "the SDK's client falls back to initialize (a legacy version) when server/discover "
-                             "fails; the run stayed in 2026-07-28",
+                             f"fails; the run stayed in {MODERN}",
     ("mrtr-endless", MODERN): "the recording stops at --max-rounds, so the replay has no final answer "
                               "(UNOBTAINABLE); the SDK's client goes on to a round limit of its own",
 }
@@ -370,7 +369,7 @@ def plan(folder: Path, canary_url: str) -> list[RunView]:
     HTTP_MODES over Streamable HTTP."""
     modes = [BASELINE, *break_modes()] + [f"{m}+{ALONE}" for m in FALSY] + list(COMBOS)
     views = []
-    for era in ERAS:
+    for era in VERSIONS:
         for mode in modes:
             views.append(RunView(mode, era, folder / "runs" / era / mode, folder, mode_args(mode, canary_url)))
         for mode, eras in HTTP_MODES.items():
@@ -483,7 +482,7 @@ def verify(opts: VerifyOptions) -> VerifyOutcome:
         "tool": {"name": "mcp-accept", "version": __version__},
         "started_at": started,
         "finished_at": utc_now(),
-        "eras": list(ERAS),
+        "eras": list(VERSIONS),
         "modes": modes,
         "sdk": {"available": info.available, "version": info.version, "reason": info.reason},
         "canary": {"url": canary.url, "connections": fetched, "probe_seen": canary_alive},
@@ -543,7 +542,7 @@ def _reads(view: RunView, step: str | None = None, uri: str | None = None) -> in
 def build_conditions(runs: dict[tuple[str, str, str], RunView], info, store, *, fetched: int,
                      canary_alive: bool) -> list[Condition]:
     out: list[Condition] = []
-    for era in ERAS:
+    for era in VERSIONS:
         def run(mode: str) -> RunView:
             return runs[(mode, era, STDIO)]
 
@@ -806,7 +805,7 @@ def _paged_resources(view: RunView) -> Condition:
 
 def _no_discover(view: RunView) -> Condition:
     # server/discover.mdx#discovery: servers MUST support it.
-    return _cond("no-discover", "A 2026-07-28 server without server/discover fails W02 (must)", view, ["W02"],
+    return _cond("no-discover", f"A {MODERN} server without server/discover fails W02 (must)", view, ["W02"],
                  {"wire": FAIL}, _all(_check_is(view, "W02", "discover_implemented", FAIL, MUST),
                                       _check_is(view, "W02", "modern_result_fields", PASS),
                                       _others_pass(view, ["W02"])), rules={"W02": MUST})
@@ -822,7 +821,7 @@ def _mrtr(view: RunView) -> Condition:
     results = [m.get("result") if isinstance(m.get("result"), dict) else {} for m in got]
     kinds = [r.get("resultType") for r in results]
     state = results[0].get("requestState") if results else None
-    ok = (len(sent) == 2 and kinds == ["input_required", "complete"] and "inputRequests" not in results[0]
+    ok = (len(sent) == 2 and kinds == [INPUT_REQUIRED, COMPLETE] and "inputRequests" not in results[0]
           and sent[0].get("id") != sent[1].get("id")
           and "requestState" not in (sent[0].get("params") or {})
           and (sent[1].get("params") or {}).get("requestState") == state
@@ -844,7 +843,7 @@ def _mrtr_endless(view: RunView) -> Condition:
     kinds = [(m.get("result") or {}).get("resultType") if isinstance(m.get("result"), dict) else None for m in got]
     bound = f"after {MAX_ROUNDS} rounds (--max-rounds {MAX_ROUNDS})"
     statuses = {r: view.row(r).get("status") for r in ("S01", "S02", "S03")}
-    ok = (len(sent) == MAX_ROUNDS and kinds == ["input_required"] * MAX_ROUNDS
+    ok = (len(sent) == MAX_ROUNDS and kinds == [INPUT_REQUIRED] * MAX_ROUNDS
           and set(statuses.values()) == {UNOBTAINABLE} and bound in view.reason("S01", 400))
     return _cond("mrtr-endless", f"A server that always answers input_required is stopped at --max-rounds "
                  f"{MAX_ROUNDS}: its rows are UNOBTAINABLE, no FAIL", view, ["W01", "S01", "S02", "S03"],
@@ -926,7 +925,7 @@ def _reading_links(view: RunView) -> Condition:
     listed = (listing.get("result") or {}).get("resources") if isinstance(listing.get("result"), dict) else None
     unknown = view.answer_to("read:unknown") or {}
     code = (unknown.get("error") or {}).get("code") if isinstance(unknown.get("error"), dict) else None
-    accepted = (-32602,) if view.era == MODERN else (-32602, -32002)
+    accepted = unknown_resource_codes_accepted(view.era)
     ok = listed == [] and code in accepted
     want = ("resources/list is empty yet the link reads; the unknown URI gets "
             + " or ".join(str(c) for c in accepted))
@@ -1221,7 +1220,7 @@ def _stray_log(view: RunView) -> Condition:
 
 def _log_declared(view: RunView) -> Condition:
     if view.era == MODERN:
-        return _cond("log-declared", "2026-07-28: a log message for a request that set no log level fails W01 "
+        return _cond("log-declared", f"{MODERN}: a log message for a request that set no log level fails W01 "
                      "(must), though logging is declared", view, ["W01"], {"wire": FAIL}, _all(
                          _check_is(view, "W01", "log_messages_allowed", FAIL, MUST, "logLevel"),
                          _others_pass(view, ["W01"])), rules={"W01": MUST})
@@ -1281,7 +1280,7 @@ def _bad_meta_key(view: RunView) -> Condition:
 def _reserved_error_code(view: RunView) -> Condition:
     if view.era == MODERN:
         # 2026-07-28 basic/index.mdx#error-codes: a reserved code it does not define MUST NOT be emitted
-        return _cond("reserved-error-code", "2026-07-28: error -32050 (reserved, undefined) fails W01 and the W03 "
+        return _cond("reserved-error-code", f"{MODERN}: error -32050 (reserved, undefined) fails W01 and the W03 "
                      "probe that got it on the version's MUST", view, ["W01", "W03"], {"wire": FAIL}, _all(
                          _check_is(view, "W01", "error_codes_allowed", FAIL, MUST, "-32050"),
                          _check_is(view, "W03", "invalid_cursor_error", FAIL, MUST, "-32050"),

@@ -25,7 +25,7 @@ from mcp_accept.checks.base import MUST, REGISTRY, SHOULD
 from mcp_accept.checks.registry import load_all
 from mcp_accept.inputs.results import failures_by_rule
 from mcp_accept.output.console import summary_line
-from mcp_accept.schemas import VERSIONS
+from mcp_accept.protocol import VERSIONS
 
 INDEX = ROOT / "mcp_accept" / "checks" / "coverage.yaml"
 KEYWORDS = {"MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "REQUIRED"}

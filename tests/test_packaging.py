@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import ROOT, load_results, statuses
 
-from mcp_accept.schemas import VERSIONS
+from mcp_accept.protocol import VERSIONS
 
 
 def test_wheel_runs_the_default_sheet_from_another_folder(tmp_path):

@@ -18,6 +18,7 @@ import pytest
 from conftest import FIXTURE, fixture_command, load_results, run_cli
 from mcp_accept import fixture as fx
 from mcp_accept import verify as vf
+from mcp_accept.protocol import LATEST_LEGACY, VERSIONS
 from mcp_accept.checks.base import FAIL, PASS, UNOBTAINABLE
 
 mcp = pytest.importorskip("mcp", reason="the sdk extra is not installed")
@@ -87,7 +88,7 @@ def test_sdk_column_is_what_the_sdk_does(verify_run, mode):
     _, folder = verify_run
     args = [] if mode == "none" else ["--break", mode]
     compared = []
-    for era in vf.ERAS:
+    for era in VERSIONS:
         if (mode, era) in vf.NOT_COMPARABLE_LIVE:
             continue
         said = column(folder / "runs" / era / mode)
@@ -102,12 +103,12 @@ def test_sdk_column_is_what_the_sdk_does(verify_run, mode):
                 assert accepted is False
                 continue
             assert accepted_by_column(step, said[step]) == accepted, (mode, era, step, said[step])
-    assert vf.LEGACY in compared, mode  # the SDK's legacy mode always speaks 2025-11-25
+    assert LATEST_LEGACY in compared, mode  # the SDK's legacy mode always speaks 2025-11-25
 
 
 def test_sdk_rejects_what_its_validation_covers_and_says_what_it_raised(verify_run):
     _, folder = verify_run
-    for era in vf.ERAS:
+    for era in VERSIONS:
         structured = column(folder / "runs" / era / "total-string")["call:structured"]
         if structured["status"] == FAIL:  # whatever the SDK does, the detail names it
             assert "raised" in structured["detail"] and "Error" in structured["detail"]
@@ -118,7 +119,7 @@ def test_sdk_rejects_what_its_validation_covers_and_says_what_it_raised(verify_r
 
 def test_crash_leaves_nothing_to_replay(verify_run):
     _, folder = verify_run
-    for era in vf.ERAS:
+    for era in VERSIONS:
         said = column(folder / "runs" / era / "crash")
         assert said["call:embedded"]["status"] == UNOBTAINABLE
         assert "no answer" in said["call:embedded"]["detail"]
@@ -202,7 +203,7 @@ def test_verify_without_the_sdk_says_unobtainable(tmp_path):
     report = json.loads((tmp_path / "out" / "verify.json").read_text(encoding="utf-8"))
     assert report["sdk"]["available"] is False and "hidden for this test" in report["sdk"]["reason"]
     got = {(c["id"], c["era"]): c for c in report["conditions"]}
-    for era in vf.ERAS:
+    for era in VERSIONS:
         assert got[("sdk-unobtainable", era)]["status"] == PASS
         assert got[("sdk-total-string", era)]["layers"]["sdk"] == UNOBTAINABLE
     assert "UNOBTAINABLE" in done.stdout
@@ -249,7 +250,7 @@ def test_the_replay_process_says_what_an_in_process_replay_says(tmp_path, monkey
 
     from mcp_accept.running import sdk_replay as sdk
 
-    for era in vf.ERAS:
+    for era in VERSIONS:
         recording = recorded(tmp_path / era, monkeypatch, *args, protocol=era)
         job = sdk.make_job(recording, 1.0)
         here = sdk.replay_job(job)

@@ -14,10 +14,11 @@ from mcp_accept import verify as vf
 from mcp_accept.checks.base import FAIL, PASS, UNOBTAINABLE
 from mcp_accept.checks.sdk import SdkInfo
 from mcp_accept.errors import ExitStatus
+from mcp_accept.protocol import LEGACY as LEGACY_VERSIONS, VERSIONS
 from mcp_accept.running.execute import RunOptions, run
 from mcp_accept.schemas import SchemaStore
 
-MODERN, LEGACY, OLDEST = vf.ERAS
+MODERN, LEGACY, OLDEST = VERSIONS
 STDIO, HTTP = vf.STDIO, vf.HTTP
 # What the issue asks verify to show, by condition id; each must be there for every era.
 REQUIRED = ("same-document", "reading-links", "total-string", "total-999", "twin-differs",
@@ -51,11 +52,11 @@ def test_verify_exits_0_and_every_condition_holds(verify_run):
     found = conditions(folder)
     assert found and all(c["status"] == PASS for c in found), [c for c in found if c["status"] != PASS]
     ids = {(c["id"], c["era"]) for c in found if c["transport"] == STDIO}
-    for era in vf.ERAS:
+    for era in VERSIONS:
         for cid in REQUIRED:
             assert (cid, era) in ids, (cid, era)
     over_http = {(c["id"], c["era"]) for c in found if c["transport"] == HTTP}
-    for era in vf.ERAS:
+    for era in VERSIONS:
         assert {("passes-right", era), ("same-document", era), ("reading-links", era)} <= over_http
     for mode, eras in vf.HTTP_MODES.items():
         for era in eras:
@@ -80,11 +81,11 @@ def test_every_break_mode_is_run_in_every_era_and_has_a_condition(verify_run):
     ran = {(r["mode"], r["era"], r["transport"]) for r in report["runs"]}
     alone = {f"{m}+{vf.ALONE}" for m in vf.FALSY}
     assert {(m, e, t) for m, e, t in ran if t == STDIO} == \
-        {(m, e, STDIO) for m in [vf.BASELINE, *fx.BREAK_MODES, *alone, *vf.COMBOS] for e in vf.ERAS}
+        {(m, e, STDIO) for m in [vf.BASELINE, *fx.BREAK_MODES, *alone, *vf.COMBOS] for e in VERSIONS}
     assert {(m, e) for m, e, t in ran if t == HTTP} == {(m, e) for m, eras in vf.HTTP_MODES.items() for e in eras}
     named = {c["id"] for c in report["conditions"]}
     assert set(fx.BREAK_MODES) - {vf.ALONE} <= named
-    assert all(f"--break {vf.ALONE}" in by_id(folder)[(f"{m}-alone", e)]["sent"] for m in vf.FALSY for e in vf.ERAS)
+    assert all(f"--break {vf.ALONE}" in by_id(folder)[(f"{m}-alone", e)]["sent"] for m in vf.FALSY for e in VERSIONS)
     for entry in report["runs"]:
         assert (folder / entry["folder"] / "results.json").is_file()
         first = entry["mode"].split("+")[0]
@@ -109,7 +110,7 @@ def test_markdown_and_json_say_the_same(verify_run):
 def test_conditions_show_each_layer(verify_run):
     _, folder = verify_run
     got = by_id(folder)
-    for era in vf.ERAS:
+    for era in VERSIONS:
         assert got[("total-string", era)]["layers"]["wire"] == PASS
         assert got[("total-string", era)]["layers"]["type"] == FAIL
         assert got[("total-999", era)]["layers"]["meaning"] == FAIL
@@ -118,7 +119,7 @@ def test_conditions_show_each_layer(verify_run):
     assert got[("structured-null", "2025-11-25")]["layers"]["wire"] == FAIL
     assert got[("structured-null", "2025-06-18")]["layers"]["wire"] == FAIL
     assert "0, call:structured 0, call:embedded 0" in got[("same-document", "2026-07-28")]["observed"]
-    for era in vf.ERAS:  # the presence of structuredContent is judged by the type layer, a MUST
+    for era in VERSIONS:  # the presence of structuredContent is judged by the type layer, a MUST
         assert got[("structured-missing", era)]["layers"]["type"] == FAIL
         assert got[("structured-missing", era)]["layers"]["wire"] == PASS
         assert "S01 failed_rule must" in got[("structured-missing", era)]["observed"]
@@ -127,7 +128,7 @@ def test_conditions_show_each_layer(verify_run):
 def test_rule_kinds_are_shown(verify_run):
     _, folder = verify_run
     got = by_id(folder)
-    for era in vf.ERAS:
+    for era in VERSIONS:
         assert "S01 failed_rule app" in got[("no-output-schema", era)]["observed"]
         assert "--fail-on must would exit 0" in got[("no-output-schema", era)]["observed"]
         assert "the tool reported an error" in got[("is-error", era)]["observed"]
@@ -135,7 +136,7 @@ def test_rule_kinds_are_shown(verify_run):
         assert "W01 failed_rule should" in got[("duplicate-key", era)]["observed"]
         assert "W03 failed_rule must" in got[("unknown-method-result", era)]["observed"]
         assert "W03 failed_rule should" in got[("bad-cursor-accepted", era)]["observed"]
-    for era in vf.LEGACY_ERAS:
+    for era in LEGACY_VERSIONS:
         assert "L03 failed_rule should" in got[("legacy-32602", era)]["observed"]
         assert "L03 failed_rule should" in got[("unknown-uri-empty", era)]["observed"]
         # only the CallToolResult's structuredContent breaks the legacy wire
@@ -171,21 +172,21 @@ def test_rejudging_untouched_runs_holds(verify_run):
     assert all(c.status == PASS for c in rejudge(folder, lambda views: None).values())
 
 
-def set_layer(views, mode, row_id, layer, status, eras=vf.ERAS, transport=STDIO):
+def set_layer(views, mode, row_id, layer, status, eras=VERSIONS, transport=STDIO):
     for era in eras:
         for row in views[(mode, era, transport)].results["rows"]:
             if row["id"] == row_id:
                 row["layers"][layer] = status
 
 
-def set_row(views, mode, row_id, eras=vf.ERAS, transport=STDIO, **fields):
+def set_row(views, mode, row_id, eras=VERSIONS, transport=STDIO, **fields):
     for era in eras:
         for row in views[(mode, era, transport)].results["rows"]:
             if row["id"] == row_id:
                 row.update(fields)
 
 
-def set_check(views, mode, row_id, check, eras=vf.ERAS, **fields):
+def set_check(views, mode, row_id, check, eras=VERSIONS, **fields):
     """Change one check's verdict in the row evidence (rows/<ID>.json) of a run."""
     for era in eras:
         for verdict in views[(mode, era, STDIO)].evidence[row_id]["checks"]:
@@ -244,8 +245,8 @@ def test_a_connection_to_the_listener_breaks_external_ref(verify_run):
     views = vf.load_views(folder)
     found = vf.build_conditions(views, info_of(folder), SchemaStore(None, allow_fetch=False), fetched=1,
                                 canary_alive=True)
-    assert {c.era for c in found if c.id == "external-ref" and c.status == FAIL} == set(vf.ERAS)
-    assert {c.era for c in found if c.id == "ref-in-enum" and c.status == FAIL} == set(vf.ERAS)
+    assert {c.era for c in found if c.id == "external-ref" and c.status == FAIL} == set(VERSIONS)
+    assert {c.era for c in found if c.id == "ref-in-enum" and c.status == FAIL} == set(VERSIONS)
     found = vf.build_conditions(views, info_of(folder), SchemaStore(None, allow_fetch=False), fetched=0,
                                 canary_alive=False)
     assert all(c.status == FAIL for c in found if c.id in ("external-ref", "ref-in-enum"))
@@ -260,17 +261,17 @@ def test_a_wrong_rule_kind_is_caught(verify_run):
         # S01 of a tool without outputSchema claimed as a MUST, in the row and in its check
         set_row(views, "no-output-schema", "S01", failed_rule="must")
         set_check(views, "duplicate-key", "W01", "no_protocol_violations", rule="must")
-        set_row(views, "legacy-32602", "L03", eras=vf.LEGACY_ERAS, failed_rule="must")
+        set_row(views, "legacy-32602", "L03", eras=LEGACY_VERSIONS, failed_rule="must")
         set_row(views, "unknown-method-result", "W03", failed_rule="should")
         set_check(views, "dialect-unknown", "S01", "structured_valid", eras=(MODERN,), rule="must")
 
     got = rejudge(folder, wrong_rules)
-    for era in vf.ERAS:
+    for era in VERSIONS:
         assert got[("no-output-schema", era)].status == FAIL
         assert "S01 failed_rule must" in got[("no-output-schema", era)].observed
         assert got[("duplicate-key", era)].status == FAIL
         assert got[("unknown-method-result", era)].status == FAIL
-    for era in vf.LEGACY_ERAS:
+    for era in LEGACY_VERSIONS:
         assert got[("legacy-32602", era)].status == FAIL
     assert got[("dialect-unknown", MODERN)].status == FAIL
     assert got[("dialect-unknown", LEGACY)].status == PASS  # untouched
@@ -291,7 +292,7 @@ def test_a_check_switched_off_is_caught(verify_run):
         set_row(views, "is-error", "T01", reason="meaning [app]: the text differs")
 
     got = rejudge(folder, switched_off)
-    for era in vf.ERAS:
+    for era in VERSIONS:
         for cid in ("nan", "bad-cursor-accepted", "bad-uri", "no-output-schema", "structured-missing", "is-error"):
             assert got[(cid, era)].status == FAIL, (cid, era)
     assert got[("no-discover", MODERN)].status == FAIL
@@ -306,13 +307,13 @@ def test_a_falsy_value_that_is_not_alone_is_caught(verify_run):
     mode = f"structured-zero+{vf.ALONE}"
 
     def second_problem(views):
-        for era in vf.LEGACY_ERAS:
+        for era in LEGACY_VERSIONS:
             for verdict in views[(mode, era, STDIO)].evidence["W01"]["checks"]:
                 if verdict["check"] == "wire_messages_valid":
                     verdict["detail"] += "; #6 received ListToolsResult (x): $.tools[1].outputSchema: bad"
 
     got = rejudge(folder, second_problem)
-    for era in vf.LEGACY_ERAS:
+    for era in LEGACY_VERSIONS:
         assert got[("structured-zero-alone", era)].status == FAIL
         assert "W01 problems: 2" in got[("structured-zero-alone", era)].observed
     assert got[("structured-zero-alone", MODERN)].status == PASS
@@ -362,7 +363,7 @@ def test_a_mode_without_a_condition_is_caught(verify_run, monkeypatch):
 
 # -- no network access for an external $ref: a listener on the address sees nothing -------------
 
-@pytest.mark.parametrize("era", vf.ERAS)
+@pytest.mark.parametrize("era", VERSIONS)
 def test_external_ref_is_refused_without_connecting(tmp_path, era):
     listener = vf.Canary()
     try:
@@ -406,16 +407,16 @@ def test_a_session_check_that_never_fails_is_caught(verify_run):
 
     def silenced(views):
         set_check(views, "stray-progress", "W01", "progress_tokens_known", status=PASS)
-        set_check(views, "log-declared", "W01", "log_messages_allowed", eras=vf.LEGACY_ERAS, status=FAIL)
+        set_check(views, "log-declared", "W01", "log_messages_allowed", eras=LEGACY_VERSIONS, status=FAIL)
         set_check(views, "reserved-error-code", "W03", "invalid_cursor_error", eras=(MODERN,), rule="should")
         set_check(views, "text-prose", "X01", "forms_agree", status=UNOBTAINABLE)
 
     got = rejudge(folder, silenced)
-    for era in vf.ERAS:
+    for era in VERSIONS:
         assert got[("stray-progress", era)].status == FAIL
         assert got[("text-prose", era)].status == FAIL
         assert got[("stray-cancel", era)].status == PASS  # untouched
-    for era in vf.LEGACY_ERAS:
+    for era in LEGACY_VERSIONS:
         assert got[("log-declared", era)].status == FAIL
     assert got[("log-declared", MODERN)].status == PASS
     assert got[("reserved-error-code", MODERN)].status == FAIL

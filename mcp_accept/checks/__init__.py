@@ -14,7 +14,10 @@ server or knows which transport carried a message. Checks register themselves by
   normative sentence in scope to the check that enforces it (or says why none
   does); :mod:`.places` reads it so a verdict cites only places its version has.
 
-May import: ``mcp_accept.errors``, ``data``, ``evidence``, ``schemas`` and ``transport``
+What a version requires (its error codes, the fields of its results) is read from
+:mod:`mcp_accept.protocol`, never written here again.
+
+May import: ``mcp_accept.errors``, ``data``, ``protocol``, ``evidence``, ``schemas`` and ``transport``
 (for the recorded message types and the session's constants); never inputs, running,
 output or hosts.
 """

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from mcp_accept.protocol import MODERN, VERSIONS
+
 PASS, FAIL, UNOBTAINABLE, PENDING = "PASS", "FAIL", "UNOBTAINABLE", "PENDING"
 # Which rule a check enforces: a MUST or a SHOULD of the MCP specification (with the spec
 # file and section it comes from), or a rule the sheet or profile chose for itself.
@@ -35,7 +37,7 @@ class Verdict:
 SPEC_ROOT = "docs/specification"
 
 
-def spec(page: str, section: str, version: str = "2026-07-28") -> str:
+def spec(page: str, section: str, version: str = MODERN) -> str:
     """Where a rule is written: ``docs/specification/<version>/<page>#<section>`` in the
     modelcontextprotocol/modelcontextprotocol repository (at the commit of the pinned schemas)."""
     return f"{SPEC_ROOT}/{version}/{page}#{section}"
@@ -43,9 +45,7 @@ def spec(page: str, section: str, version: str = "2026-07-28") -> str:
 
 def spec_for(ctx_version: str | None, page: str, section: str) -> str:
     """The same page in the version on the wire (the modern one when none was chosen)."""
-    from mcp_accept.schemas import VERSIONS
-
-    return spec(page, section, ctx_version if ctx_version in VERSIONS else "2026-07-28")
+    return spec(page, section, ctx_version if ctx_version in VERSIONS else MODERN)
 
 
 def strongest_failed_rule(verdicts: Iterable[Verdict]) -> str | None:

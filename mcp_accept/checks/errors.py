@@ -9,7 +9,8 @@ afterwards. Each rule is judged by the words of the version on the wire.
 from __future__ import annotations
 
 from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, check, json_integer, spec_for)
-from mcp_accept.schemas import MODERN
+from mcp_accept.protocol import (DEFINED_RESERVED, INVALID_PARAMS, METHOD_NOT_FOUND, MODERN, RESERVED_RANGE, RETIRED_CODES,
+                                 reserves_error_codes)
 
 # Step names, as the runner records them (mcp_accept.running.runner.PROBE_*).
 UNKNOWN_TOOL = "probe:unknown-tool"
@@ -21,29 +22,25 @@ STILL_ANSWERS = "probe:still-answers"
 # judges the server's answer to them, not the request the runner sent.
 DELIBERATELY_INVALID = (NO_NAME,)
 
-INVALID_PARAMS, METHOD_NOT_FOUND = -32602, -32601
 # JSON-RPC 2.0 requires an answer to every request; MCP messages MUST follow JSON-RPC 2.0.
 ANSWER_SOURCE = ("basic/index.mdx", "messages")
 
-# 2026-07-28 basic/index.mdx#error-codes: the spec keeps -32020 to -32099 for itself, and an
-# implementation MUST NOT emit a code of that range the spec does not define; -32002 and -32042
-# (codes of earlier versions) MUST NOT be emitted by implementations of this version either.
-# The earlier versions reserve no range. (Its SHOULD NOT on -32000 to -32019 applies only to
-# implementations that are new, which a recording cannot tell.)
+# 2026-07-28 basic/index.mdx#error-codes (the codes are in mcp_accept.protocol). Its SHOULD NOT
+# on -32000 to -32019 applies only to implementations that are new, which a recording cannot
+# tell.
 ERROR_CODES = ("basic/index.mdx", "error-codes")
-DEFINED_RESERVED = (-32020, -32021, -32022)
-RETIRED = (-32002, -32042)
 
 
 def forbidden_code(version: str | None, code) -> str | None:
     """Why the version on the wire forbids a server to emit error ``code``, or None."""
-    if version != MODERN or not json_integer(code):
+    if not reserves_error_codes(version) or not json_integer(code):
         return None
     code = int(code)
-    if code in RETIRED:
-        return f"error code {code} is a code of an earlier version that 2026-07-28 implementations MUST NOT emit"
-    if -32099 <= code <= -32020 and code not in DEFINED_RESERVED:
-        return (f"error code {code} lies in -32020..-32099, reserved for the specification, which does not "
+    if code in RETIRED_CODES:
+        return f"error code {code} is a code of an earlier version that {MODERN} implementations MUST NOT emit"
+    lowest, highest = RESERVED_RANGE
+    if lowest <= code <= highest and code not in DEFINED_RESERVED:
+        return (f"error code {code} lies in {highest}..{lowest}, reserved for the specification, which does not "
                 "define it (MUST NOT emit)")
     return None
 
@@ -162,7 +159,7 @@ def discover_implemented(ctx: Context) -> Verdict:
     neg = ctx.recording.negotiation
     if ctx.version != MODERN:
         return Verdict(name, "wire", UNOBTAINABLE, f"{ctx.version or 'no version'} is a legacy version: "
-                       "server/discover exists from 2026-07-28 on")
+                       f"server/discover exists from {MODERN} on")
     step = ctx.step("discover")
     seqs = list(step.seqs) if step is not None else []
     if neg.discovered:
@@ -171,13 +168,13 @@ def discover_implemented(ctx: Context) -> Verdict:
     if neg.discover is None:
         return Verdict(name, "wire", UNOBTAINABLE, "server/discover was not sent")
     if not answered:
-        return Verdict(name, "wire", UNOBTAINABLE, "server/discover failed and no 2026-07-28 request was "
+        return Verdict(name, "wire", UNOBTAINABLE, f"server/discover failed and no {MODERN} request was "
                        f"answered either ({neg.discover.describe_failure()})", seqs)
     if neg.supported is not None:
-        how = f"server/discover lists {neg.supported}, without 2026-07-28"
+        how = f"server/discover lists {neg.supported}, without {MODERN}"
     else:
         how = f"server/discover: {neg.discover.describe_failure()}"
-    return Verdict(name, "wire", FAIL, f"{how}, yet the server answered {answered} 2026-07-28 request(s): "
+    return Verdict(name, "wire", FAIL, f"{how}, yet the server answered {answered} {MODERN} request(s): "
                    "servers MUST implement server/discover", seqs)
 
 

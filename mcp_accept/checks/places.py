@@ -8,9 +8,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from mcp_accept.checks.base import spec, spec_for
+from mcp_accept.protocol import VERSIONS
 
 INDEX = Path(__file__).with_name("coverage.yaml")
-NEWEST_FIRST = ("2026-07-28", "2025-11-25", "2025-06-18")
 
 
 @lru_cache(maxsize=1)
@@ -46,7 +46,7 @@ def cite(version: str | None, page: str, section: str) -> str:
                       page.replace("basic/patterns/", "basic/utilities/")):
         if (version, candidate, section) in places:
             return spec(candidate, section, version)
-    for other in NEWEST_FIRST:
+    for other in VERSIONS:
         if (other, page, section) in places:
             return spec(page, section, other)
     return wanted

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from mcp_accept.checks.base import (FAIL, MUST, PASS, SHOULD, Context, Verdict, check, content_items, id_key, server_capabilities)
 from mcp_accept.checks.places import cite
-from mcp_accept.schemas import MODERN
+from mcp_accept.protocol import INPUT_REQUIRED, META_LOG_LEVEL, MODERN, RESULT_TYPE_FIELD
 
 # The pages moved between eras: basic/utilities/ (2025-11-25, 2025-06-18) became
 # basic/patterns/ (2026-07-28).
@@ -29,8 +29,6 @@ RESOURCES_CAPABILITY = ("server/resources.mdx", "capabilities")
 # A server that embeds resources SHOULD also offer the resources capability (every version).
 EMBEDDED_CAPABILITY = ("server/tools.mdx", "embedded-resources")
 
-META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
-META_CAPS = "io.modelcontextprotocol/clientCapabilities"
 # The client capability each server-to-client request of the legacy versions uses
 # (basic/lifecycle.mdx#capability-negotiation); ping needs none.
 CLIENT_CAPABILITY_OF = {
@@ -194,7 +192,7 @@ def server_requests_declared(ctx: Context) -> Verdict:
     flow = Flow(ctx)
     requests = list(flow.from_server("request"))
     if ctx.version == MODERN:
-        return Verdict(name, "wire", PASS, f"2026-07-28 negotiates no session capabilities ({len(requests)} "
+        return Verdict(name, "wire", PASS, f"{MODERN} negotiates no session capabilities ({len(requests)} "
                        "request(s) from the server)")
     declared = flow.client_capabilities()
     problems, seqs = [], []
@@ -258,7 +256,7 @@ def features_declared(ctx: Context) -> list[Verdict]:
             if answered is None:
                 continue
             result = by_seq[answered]["message"].get("result")
-            if not isinstance(result, dict) or result.get("resultType") == "input_required":
+            if not isinstance(result, dict) or result.get(RESULT_TYPE_FIELD) == INPUT_REQUIRED:
                 continue
             if method in SERVED_BY and SERVED_BY[method][0] not in capabilities:
                 served.setdefault(method, []).append(answered)

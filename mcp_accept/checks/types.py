@@ -21,7 +21,7 @@ from urllib.parse import urldefrag, urljoin
 
 from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, spec_for)
 from mcp_accept.evidence.redaction import clip  # a cut the run's redaction can see (a secret's start before it)
-from mcp_accept.schemas import MODERN, VERSIONS
+from mcp_accept.protocol import MODERN, SCHEMA_USAGE_VERSIONS, VERSIONS
 
 PATTERN_SECONDS = 1.0  # one pattern match
 VALIDATION_SECONDS = 3.0  # one whole validation, patterns included (clock checks between keywords)
@@ -538,15 +538,13 @@ RULES_BY_OUTCOME: dict[str, dict[str, tuple[str, tuple[str, str] | None]]] = {
     MISMATCH: {v: (MUST, ("server/tools.mdx", "output-schema")) for v in VERSIONS},
     # a schema MUST be valid under the dialect it declares, or the default one (2025-11-25 on;
     # 2025-06-18 has no JSON Schema usage section)
-    INVALID_SCHEMA: {"2026-07-28": (MUST, ("basic/index.mdx", "schema-validation")),
-                     "2025-11-25": (MUST, ("basic/index.mdx", "schema-validation"))},
+    INVALID_SCHEMA: {v: (MUST, ("basic/index.mdx", "schema-validation")) for v in SCHEMA_USAGE_VERSIONS},
     # JSON Schema 2020-12 is RECOMMENDED; a client MUST meet a dialect it does not support
     # with a suitable error rather than break (that is this FAIL)
-    DIALECT: {"2026-07-28": (SHOULD, ("basic/index.mdx", "schema-dialect")),
-              "2025-11-25": (SHOULD, ("basic/index.mdx", "schema-dialect"))},
+    DIALECT: {v: (SHOULD, ("basic/index.mdx", "schema-dialect")) for v in SCHEMA_USAGE_VERSIONS},
     # a schema that cannot be validated because an external $ref is unresolved SHOULD be refused;
     # implementations MUST NOT dereference network URIs (2026-07-28 only)
-    EXTERNAL: {"2026-07-28": (SHOULD, ("basic/index.mdx", "ref-resolution"))},
+    EXTERNAL: {MODERN: (SHOULD, ("basic/index.mdx", "ref-resolution"))},
     # the bounds are mcp-accept's own (the spec asks validators for bounds, not schemas)
     BOUNDS: {},
 }

@@ -12,8 +12,9 @@ import re
 
 from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, id_key, json_integer, server_capabilities, spec_for)
 from mcp_accept.checks.errors import DELIBERATELY_INVALID, ERROR_CODES, forbidden_code
-from mcp_accept.transport.session import INPUT_REQUIRED_METHODS
-from mcp_accept.schemas import MODERN, SchemaUnavailable
+from mcp_accept.protocol import (CACHE_SCOPES, CACHEABLE_METHODS, COMPLETE, INPUT_REQUIRED, INPUT_REQUIRED_METHODS, MODERN,
+                                 RESOURCE_NOT_FOUND, RESULT_TYPE_FIELD, reserves_error_codes, unknown_resource_code)
+from mcp_accept.schemas import SchemaUnavailable
 from mcp_accept.transport.messages import timed_out, violation_rule, violation_source
 
 # The schema is the authority on every message and structure (every version).
@@ -49,8 +50,6 @@ RESULT_DEFS = {
     "resources/read": "ReadResourceResult",
     "resources/templates/list": "ListResourceTemplatesResult",
 }
-CACHED_METHODS = ("server/discover", "tools/list", "resources/list", "resources/templates/list",
-                  "resources/read")
 
 
 def _first_def(store, version: str, *names: str) -> str | None:
@@ -86,7 +85,7 @@ def message_targets(entry: dict, requests: dict) -> list[tuple[str, str, object]
     method = request["message"].get("method") if request is not None else None
     result = message.get("result")
     if (method in INPUT_REQUIRED_METHODS and isinstance(result, dict)
-            and result.get("resultType") == "input_required"):
+            and result.get(RESULT_TYPE_FIELD) == INPUT_REQUIRED):
         # 2026-07-28 mrtr.mdx: these methods may answer an InputRequiredResult instead of their own
         # result; where the schema has no such definition, the method's own result is the contract.
         targets.append((version, "@input_required:" + RESULT_DEFS.get(method, "Result"), result))
@@ -167,13 +166,13 @@ def no_protocol_violations(ctx: Context) -> list[Verdict]:
     verdicts = []
     groups: dict[tuple[str, str | None], list[dict]] = {}
     for entry in found:
-        detail = str(entry.get("detail") or "")
-        rule = violation_rule(detail)
+        kind = entry.get("kind")
+        rule = violation_rule(kind)
         source = None
         if rule == SHOULD:  # RFC 8259 section 4, through JSON-RPC 2.0's use of JSON
             source = "RFC 8259 section 4, via " + spec_for(ctx.version, *MESSAGES)
         elif rule == MUST:  # the sentence the violation breaks, on its transport
-            source = spec_for(ctx.version, *violation_source(detail, entry.get("transport"), ctx.version))
+            source = spec_for(ctx.version, *violation_source(kind, entry.get("transport"), ctx.version))
         groups.setdefault((rule, source), []).append(entry)
     for (rule, source), mine in sorted(groups.items(), key=lambda g: ((MUST, SHOULD, APP).index(g[0][0]), g[0][1] or "")):
         details = "; ".join(f"#{e['seq']} {e.get('detail')}" for e in mine[:3])
@@ -198,7 +197,7 @@ def modern_result_fields(ctx: Context) -> list[Verdict]:
     if ctx.version != MODERN:
         return [Verdict(name, "wire", UNOBTAINABLE,
                         f"{ctx.version or 'no version'} is a legacy version: resultType, ttlMs and "
-                        "cacheScope exist from 2026-07-28 on", source=spec_for(MODERN, *RESULT_TYPE))]
+                        f"cacheScope exist from {MODERN} on", source=spec_for(MODERN, *RESULT_TYPE))]
     entries = [e for e in ctx.recording.entries if "message" in e and e["dir"] in ("in", "out")]
     requests = requests_by_id(entries)
     problems: dict[tuple[str, str], list[tuple[int, str]]] = {RESULT_TYPE: [], CACHING: [], MRTR_SERVER: []}
@@ -223,7 +222,7 @@ def modern_result_fields(ctx: Context) -> list[Verdict]:
     if verdicts:
         return verdicts
     if not count:
-        return [Verdict(name, "wire", UNOBTAINABLE, "no 2026-07-28 result was recorded")]
+        return [Verdict(name, "wire", UNOBTAINABLE, f"no {MODERN} result was recorded")]
     return [Verdict(name, "wire", PASS, f"{count} results carry resultType and their caching hints")]
 
 
@@ -232,23 +231,23 @@ def modern_result_problems(method: str | None, result) -> list[tuple[tuple[str, 
     if not isinstance(result, dict):
         return [(RESULT_TYPE, "result is not an object")]
     problems = []
-    kind = result.get("resultType")
-    if "resultType" not in result:
+    kind = result.get(RESULT_TYPE_FIELD)
+    if RESULT_TYPE_FIELD not in result:
         problems.append((RESULT_TYPE, "resultType is missing"))
-    elif kind == "input_required":
+    elif kind == INPUT_REQUIRED:
         if method not in INPUT_REQUIRED_METHODS:
             problems.append((RESULT_TYPE, f"resultType 'input_required' is not allowed for {method}"))
         if "inputRequests" not in result and "requestState" not in result:
             problems.append((MRTR_SERVER, "an InputRequiredResult with neither inputRequests nor requestState"))
         return problems  # caching hints belong to complete results only
-    elif kind != "complete":
+    elif kind != COMPLETE:
         problems.append((RESULT_TYPE, f"resultType is {kind!r}, not 'complete' or 'input_required'"))
-    if method in CACHED_METHODS:
+    if method in CACHEABLE_METHODS:
         ttl = result.get("ttlMs")
         if not (json_integer(ttl) and ttl >= 0):
             problems.append((CACHING, "ttlMs is missing or not an integer >= 0" if ttl is None else
                              f"ttlMs {ttl!r} is not an integer >= 0"))
-        if result.get("cacheScope") not in ("public", "private"):
+        if result.get("cacheScope") not in CACHE_SCOPES:
             problems.append((CACHING, f"cacheScope {result.get('cacheScope')!r} is not 'public' or 'private'"))
     return problems
 
@@ -524,11 +523,11 @@ def unknown_uri_error(ctx: Context) -> Verdict:
     reply = step.reply
     uri = ctx.profile.unknown_uri
     modern = ctx.version == MODERN
-    expected = -32602 if modern else -32002
+    expected = unknown_resource_code(ctx.version)
     rule = MUST if modern else SHOULD
     source = spec_for(ctx.version, *NOT_FOUND)
-    words = ("2026-07-28: servers MUST return -32602" if modern else
-             f"{ctx.version or 'this version'}: servers SHOULD return -32002")
+    words = (f"{MODERN}: servers MUST return {expected}" if modern else
+             f"{ctx.version or 'this version'}: servers SHOULD return {expected}")
     capabilities = server_capabilities(ctx)
     if capabilities is not None and "resources" not in capabilities and reply.message is not None:
         # server/resources.mdx#capabilities (every version): a server offering resources
@@ -558,14 +557,14 @@ def unknown_uri_error(ctx: Context) -> Verdict:
         if code == expected:
             return Verdict(name, "wire", PASS, f"resources/read {uri} gave error {code}", step.seqs,
                            rule=rule, source=source)
-        if modern and code == -32002:
-            return failed("gave error -32002, a code 2026-07-28 implementations MUST NOT emit")
+        if modern and code == RESOURCE_NOT_FOUND:
+            return failed(f"gave error {code}, a code {MODERN} implementations MUST NOT emit")
         return failed(f"gave error {code}")
     if reply.has_result:
         contents = reply.result.get("contents") if isinstance(reply.result, dict) else None
         if contents == []:
             return failed("answered an empty contents array instead of an error" +
-                          (", which 2026-07-28 forbids" if modern else ""))
+                          (f", which {MODERN} forbids" if modern else ""))
         return failed("answered a result instead of an error")
     if reply.message is None and (timed_out(reply) or "--max-bytes" in (reply.failure or "")):
         return Verdict(name, "wire", FAIL, f"resources/read {uri}: {reply.describe_failure()}", step.seqs,
@@ -639,9 +638,9 @@ def meta_keys_valid(ctx: Context) -> list[Verdict]:
 def error_codes_allowed(ctx: Context) -> list[Verdict]:
     """Every error the server answered uses a code its version lets it emit."""
     name = "error_codes_allowed"
-    if ctx.version != MODERN:
+    if not reserves_error_codes(ctx.version):
         return [Verdict(name, "wire", PASS, f"{ctx.version or 'this version'} reserves no error code range "
-                        "(2026-07-28 does)")]
+                        f"({MODERN} does)")]
     problems, seqs, count = [], [], 0
     for entry in ctx.recording.entries:
         message = entry.get("message")
@@ -654,4 +653,4 @@ def error_codes_allowed(ctx: Context) -> list[Verdict]:
             seqs.append(entry["seq"])
     if problems:
         return _verdicts(ctx, name, problems, sorted(set(seqs)))
-    return [Verdict(name, "wire", PASS, f"{count} error answer(s), none with a code 2026-07-28 forbids")]
+    return [Verdict(name, "wire", PASS, f"{count} error answer(s), none with a code {MODERN} forbids")]

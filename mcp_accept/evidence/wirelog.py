@@ -137,12 +137,13 @@ class WireLog:
 
     def record(self, direction: str, *, message: Any = None, raw: str | None = None,
                event: str | None = None, detail: str | None = None, http: dict | None = None,
-               era: str | None = None) -> int:
+               era: str | None = None, kind: str | None = None) -> int:
         """Record one thing that crossed (or failed to cross) the wire; return its sequence number.
 
         ``direction`` is ``out`` (we sent), ``in`` (we received) or ``event`` (something
         happened: spawn, exit, timeout, violation). ``raw`` is the received text when it
-        was not a JSON-RPC message, kept (cut to 4 KiB, after redaction) as evidence.
+        was not a JSON-RPC message, kept (cut to 4 KiB, after redaction) as evidence. ``kind``
+        says what a violation is (the transports' kinds, :mod:`mcp_accept.transport.messages`).
         """
         with self._lock:
             self._seq += 1
@@ -158,6 +159,8 @@ class WireLog:
                 entry["era"] = era or self.era
             if event:
                 entry["event"] = event
+            if kind:
+                entry["kind"] = kind
             if detail:
                 entry["detail"] = self.redactor.text(detail, edges=True)
             if http:

@@ -39,6 +39,7 @@ from mcp_accept.hosts.config import marker_argv
 from mcp_accept.hosts.proxy import proxy_command
 from mcp_accept.model.script import Script, Step, ToolOffer, Turn, name_scheme
 from mcp_accept.model.server import StandIn
+from mcp_accept.protocol import LATEST_LEGACY, META_VERSION
 from mcp_accept.server_command import command_words
 
 SERVER_NAME = "mcpaccept"
@@ -434,8 +435,7 @@ def protocol_attempts(exchanges: list[model_view.WireExchange]) -> list[dict]:
             continue
         params = exchange.params
         attempt = {"method": exchange.method, "seq": exchange.request_seq,
-                   "version": params.get("protocolVersion") or (params.get("_meta") or {}).get(
-                       "io.modelcontextprotocol/protocolVersion")}
+                   "version": params.get("protocolVersion") or (params.get("_meta") or {}).get(META_VERSION)}
         if "error" in exchange.answer:
             attempt["outcome"] = f"error {(exchange.answer.get('error') or {}).get('code')}"
         else:
@@ -488,7 +488,7 @@ def host_quirks(facts: dict, attempts: list[dict], shutdown: dict) -> list[dict]
         # (recorded within a moment of the host's last model request), before any end of input.
         quirks.append({"by": "host", "quirk": "stopped its server without closing its input first",
                        "detail": how,
-                       "source": "docs/specification/2025-11-25/basic/lifecycle.mdx#stdio (the client SHOULD "
+                       "source": f"docs/specification/{LATEST_LEGACY}/basic/lifecycle.mdx#stdio (the client SHOULD "
                                  "close the server's input and wait before SIGTERM, then SIGKILL)"})
     refused = [a for a in attempts if str(a.get("outcome", "")).startswith("error")]
     spoken = (facts.get("protocol_version_on_wire") or {}).get("value")

@@ -4,7 +4,7 @@ and ``--set`` (:mod:`.conditions`), ``results.json`` and fleet folders read back
 (:mod:`.results`), all through the YAML/JSON loading with line-numbered errors of
 :mod:`.files`.
 
-May import: ``errors``, ``data``, ``untrusted``, ``evidence``, ``schemas``, ``transport``
+May import: ``errors``, ``data``, ``untrusted``, ``protocol``, ``evidence``, ``schemas``, ``transport``
 (``profile init`` talks to a server) and ``checks`` (a row option is checked against the check
 that reads it). Never running, output or hosts.
 """

@@ -5,6 +5,6 @@ them, :mod:`.report` renders them through the reporter classes of :mod:`.reporte
 prints (:mod:`.host_run`) and the cross-host table of ``host matrix`` (:mod:`.host_matrix`),
 both read from finished host-test folders.
 
-May import: ``errors``, ``data``, ``untrusted``, ``evidence``, ``checks`` (statuses and rule
+May import: ``errors``, ``data``, ``untrusted``, ``protocol``, ``evidence``, ``checks`` (statuses and rule
 kinds) and ``inputs`` (to read run folders back). Never transport, running or hosts.
 """

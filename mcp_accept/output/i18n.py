@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 import re
 
+from mcp_accept.protocol import MODERN
+
 LAYERS_JA = {"wire": "wire", "type": "型", "meaning": "意味", "sdk": "SDK"}
 
 # (English pattern, Japanese template). Placeholders match lazily, so order longer, more
@@ -38,18 +40,18 @@ CATALOG: list[tuple[str, str]] = [
      "resource・リンク・contents・画像・音声の要素は受信されなかった"),
     ("{n} _meta keys, each a valid key name", "_metaのキー{n}件はすべて有効なキー名"),
     ("the server sent no _meta key", "サーバーは_metaのキーを送らなかった"),
-    ("{n} error answer(s), none with a code 2026-07-28 forbids",
-     "エラー応答{n}件のいずれも2026-07-28版が禁じるコードではない"),
-    ("{version} reserves no error code range (2026-07-28 does)",
-     "{version}版には予約されたエラーコードの範囲が無い（2026-07-28版にはある）"),
+    ("{n} error answer(s), none with a code " + MODERN + " forbids",
+     "エラー応答{n}件のいずれも" + MODERN + "版が禁じるコードではない"),
+    ("{version} reserves no error code range (" + MODERN + " does)",
+     "{version}版には予約されたエラーコードの範囲が無い（" + MODERN + "版にはある）"),
     # W01: the session as a whole
     ("{n} progress notification(s), each for a token of a request in flight",
      "進捗通知{n}件はすべて処理中のリクエストのトークンに対するもの"),
     ("no progress notification was received", "進捗通知は受信されなかった"),
     ("{n} log message(s), each one the version allows", "ログメッセージ{n}件はすべてこの版で許されるもの"),
     ("no log message was received", "ログメッセージは受信されなかった"),
-    ("2026-07-28 negotiates no session capabilities ({n} request(s) from the server)",
-     "2026-07-28版はセッションの機能を取り決めない（サーバーからのリクエスト{n}件）"),
+    (MODERN + " negotiates no session capabilities ({n} request(s) from the server)",
+     MODERN + "版はセッションの機能を取り決めない（サーバーからのリクエスト{n}件）"),
     ("{n} request(s) from the server, none for an undeclared client capability",
      "サーバーからのリクエスト{n}件のいずれもクライアントが宣言していない機能を使わない"),
     ("the server sent no request", "サーバーはリクエストを送らなかった"),
@@ -154,7 +156,7 @@ CATALOG: list[tuple[str, str]] = [
     ("a text item is byte-equal to the compact JSON", "テキスト要素がコンパクトなJSONとバイト単位で等しい"),
     ("the result holds no embedded resource with a body", "結果に本文付きの埋め込みリソースが無い"),
     ("no message was recorded", "メッセージが記録されていない"),
-    ("no 2026-07-28 result was recorded", "2026-07-28版の結果が記録されていない"),
+    ("no " + MODERN + " result was recorded", MODERN + "版の結果が記録されていない"),
     ("server/discover was not sent", "server/discoverを送っていない"),
     ("read {uri} {times}; it is {where} in resources/list", "{uri}を{times}読んだ。resources/listでは{where}"),
     # counts of parts left off

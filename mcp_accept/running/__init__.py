@@ -6,7 +6,7 @@ asked to do and :mod:`.rerun` repeats it from that record; :mod:`.sdk_replay` re
 recorded answers through the official MCP Python SDK for the sdk layer's checks, in the run's
 own process or in one of :mod:`.sdk_worker`, which ends with the run.
 
-May import every earlier stage: ``errors``, ``data``, ``untrusted``, ``evidence``, ``schemas``,
+May import every earlier stage: ``errors``, ``data``, ``untrusted``, ``protocol``, ``evidence``, ``schemas``,
 ``transport``, ``checks``, ``inputs`` and ``output`` (a run writes its ``sheet.md`` and prints
 its table). Never hosts.
 """

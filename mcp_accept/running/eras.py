@@ -23,7 +23,7 @@ from pathlib import Path
 from mcp_accept.checks.base import FAIL, PASS
 from mcp_accept.errors import ExitStatus, ServerError
 from mcp_accept.evidence.files import atomic_write_json
-from mcp_accept.schemas import LEGACY, MODERN
+from mcp_accept.protocol import LATEST_LEGACY, LEGACY, MODERN
 
 ALL = "all"
 SUMMARY_FILE = "all.json"
@@ -190,8 +190,8 @@ def legacy_breaking(recording) -> list[dict]:
             shown = schema.get("type") if isinstance(schema, dict) and "type" in schema else "no type"
             out.append({"kind": "outputSchema", "tool": name,
                         "text": f"tool {name}: outputSchema's root is not an object ({shown}); valid in "
-                                "2026-07-28, but 2025-11-25 requires type \"object\", so clients of "
-                                "2025-11-25 on the same server refuse the tool"})
+                                f"{MODERN}, but {LATEST_LEGACY} requires type \"object\", so clients of "
+                                f"{LATEST_LEGACY} on the same server refuse the tool"})
     for step_name, step in recording.steps.items():
         reply = step.reply
         result = reply.result if reply is not None and reply.has_result else None
@@ -202,8 +202,8 @@ def legacy_breaking(recording) -> list[dict]:
             kind = "null" if value is None else "an array" if isinstance(value, list) else type(value).__name__
             tool = (reply.request.get("params") or {}).get("name")
             out.append({"kind": "structuredContent", "step": step_name, "tool": tool,
-                        "text": f"{step_name} ({tool}): structuredContent is {kind}; valid in 2026-07-28, "
-                                "but 2025-11-25 requires an object, so clients of 2025-11-25 on the same "
+                        "text": f"{step_name} ({tool}): structuredContent is {kind}; valid in {MODERN}, "
+                                f"but {LATEST_LEGACY} requires an object, so clients of {LATEST_LEGACY} on the same "
                                 "server refuse the result"})
     return out
 

@@ -9,7 +9,10 @@ MCP client session (:mod:`.session`) speaks the protocol over any of them.
 * :mod:`.messages`: received bytes turned into JSON-RPC messages, answers matched to requests,
   and what breaks the protocol recorded as a violation with its source.
 
-May import: ``errors``, ``data``, ``evidence`` and ``schemas``; never checks or anything later.
+The versions, header names and error codes they speak by are :mod:`mcp_accept.protocol`'s.
+
+May import: ``errors``, ``data``, ``protocol``, ``evidence`` and ``schemas``; never checks or
+anything later.
 """
 
 from mcp_accept.transport.base import Reply, Transport, TransportClosed

@@ -12,6 +12,8 @@ import base64
 import re
 from typing import Any
 
+from mcp_accept.protocol import HEADER_PARAM_PREFIX
+
 _HEADER_SAFE = re.compile(r"[\x20-\x7e]*")
 _SENTINEL = re.compile(r"=\?base64\?.*\?=")
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # RFC 9110 tchar
@@ -87,5 +89,5 @@ def param_headers(input_schema: Any, arguments: Any) -> tuple[list[tuple[str, st
         if text is None:
             problems.append(f"{where}: argument value {value!r} cannot be mirrored into a header")
             continue
-        headers.append((f"Mcp-Param-{name}", header_value(text)))
+        headers.append((f"{HEADER_PARAM_PREFIX}{name}", header_value(text)))
     return headers, problems

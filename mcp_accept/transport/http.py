@@ -42,14 +42,16 @@ from mcp_accept import __version__
 from mcp_accept.errors import ServerError
 from mcp_accept.evidence.redaction import Redactor, clip
 from mcp_accept.evidence.wirelog import WireLog
+from mcp_accept.protocol import (HEADER_METHOD, HEADER_NAME, HEADER_SESSION, HEADER_VERSION, METHOD_NOT_FOUND, MODERN,
+                                 NAMED_METHODS, PROTOCOL_HEADERS)
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport, wire_text
 from mcp_accept.transport.headers import header_value as _header_value, param_headers
-from mcp_accept.transport.messages import MODERN, Inbox, decode_message
+from mcp_accept.transport.messages import (BAD_MESSAGE, DECODED_ANYWAY, HTTP_ANSWER, OWN_LIMIT, SESSION_ID, TOOL_HEADER,
+                                           Inbox, decode_message)
 from mcp_accept.transport.sse import events as sse_events, text_encoding
 
 
 ACCEPT = "application/json, text/event-stream"
-NAMED_METHODS = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
 ERROR_BODY_CAP = 1024 * 1024  # error answers are kept as evidence only
 STARTUP_WAIT = 30.0  # seconds a started server has to answer on its URL
 POLL_INTERVAL = 0.1
@@ -489,24 +491,24 @@ class HttpTransport(Transport):
     # -- headers ----------------------------------------------------------------------------
     def _headers(self, message: dict | None) -> list[tuple[str, str]]:
         headers = [("Content-Type", "application/json"), ("Accept", ACCEPT)] if message is not None else []
-        protocol_names = {"mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id"}
+        protocol_names = {name.lower() for name in PROTOCOL_HEADERS}
         headers += [(n, v) for n, v in self.user_headers if n.lower() not in protocol_names]
         method = message.get("method") if message is not None else None
         if self.era == MODERN:
-            headers.append(("MCP-Protocol-Version", MODERN))
+            headers.append((HEADER_VERSION, MODERN))
             if isinstance(method, str):
-                headers.append(("Mcp-Method", header_value(method)))
+                headers.append((HEADER_METHOD, header_value(method)))
                 key = NAMED_METHODS.get(method)
                 params = message.get("params") if isinstance(message.get("params"), dict) else {}
                 if key and isinstance(params.get(key), str):
-                    headers.append(("Mcp-Name", header_value(params[key])))
+                    headers.append((HEADER_NAME, header_value(params[key])))
                 if method == "tools/call":
                     headers += self._param_headers(params)
         elif method != "initialize":
             if self.legacy_version:
-                headers.append(("MCP-Protocol-Version", self.legacy_version))
+                headers.append((HEADER_VERSION, self.legacy_version))
             if self.session_id:
-                headers.append(("Mcp-Session-Id", self.session_id))
+                headers.append((HEADER_SESSION, self.session_id))
         return headers
 
     def _complete(self, headers: list[tuple[str, str]], body: bytes | None) -> list[tuple[str, str]]:
@@ -534,7 +536,7 @@ class HttpTransport(Transport):
             found, problems = [], ["an argument to mirror into a header holds text UTF-8 cannot encode"]
         for problem in problems:
             self.log.record("event", event="violation",
-                            detail=f"tool {params['name']!r}: {problem}")
+                            detail=f"tool {params['name']!r}: {problem}", kind=TOOL_HEADER)
         return found
 
     def _http(self, exchange: int, method: str, headers, status: int | None = None,
@@ -608,11 +610,11 @@ class HttpTransport(Transport):
             reason = f"the answer exceeds --max-bytes {self.max_bytes}"
             if not exchange.abandoned.is_set():
                 inbox.violation(f"a message of at least {exc.size} bytes exceeds --max-bytes {self.max_bytes}",
-                                http={"exchange": exchange.number})
+                                kind=OWN_LIMIT, http={"exchange": exchange.number})
         except _Undecodable as exc:
             reason = str(exc)
             if not exchange.abandoned.is_set():
-                inbox.violation(reason, http={"exchange": exchange.number})
+                inbox.violation(reason, kind=BAD_MESSAGE, http={"exchange": exchange.number})
         except TimeoutError:
             reason = HTTP_TIMED_OUT
         except HTTP_ERRORS as exc:
@@ -655,7 +657,7 @@ class HttpTransport(Transport):
         encoding = response.header("content-encoding")
         if encoding and encoding.strip().lower() != "identity":
             inbox.violation(f"the answer is compressed ({encoding!r}) although the request said "
-                            "Accept-Encoding: identity; decoded up to --max-bytes", http=where)
+                            "Accept-Encoding: identity; decoded up to --max-bytes", kind=DECODED_ANYWAY, http=where)
         decoders = _decoders(encoding)
         bounded = _Bounded(response.stream, self.max_bytes, exchange, decoders)
         response.stream = bounded
@@ -672,12 +674,12 @@ class HttpTransport(Transport):
             if status != 202:
                 kind = "a notification" if "method" in exchange.message else "a response"
                 inbox.violation(f"HTTP {status} for {kind}; 202 Accepted with no body is required",
-                                raw=raw or None, http=where)
+                                kind=HTTP_ANSWER, raw=raw or None, http=where)
             return None
         if status == 202 or not ctype:
             raw = self._small_body(response)
-            inbox.violation(f"HTTP {status} with no answer to the request {method!r}", raw=raw or None,
-                            http=where)
+            inbox.violation(f"HTTP {status} with no answer to the request {method!r}", kind=HTTP_ANSWER,
+                            raw=raw or None, http=where)
             return f"HTTP {status}: the server sent no answer"
         if ctype == "text/event-stream":
             return self._read_sse(exchange, bounded, text_encoding(content_type), inbox)
@@ -686,7 +688,7 @@ class HttpTransport(Transport):
             return None
         raw = self._small_body(response)
         inbox.violation(f"HTTP {status} answer of type {ctype or 'none'!r}: neither application/json "
-                        "nor text/event-stream", raw=raw, http=where)
+                        "nor text/event-stream", kind=HTTP_ANSWER, raw=raw, http=where)
         return f"HTTP {status} answer of type {ctype or 'none'!r} is not an MCP answer"
 
     def _session_id(self, response: _Response, inbox: Inbox, where: dict) -> str | None:
@@ -696,15 +698,15 @@ class HttpTransport(Transport):
         printable ASCII only, 0x21 through 0x7E. Any other byte is a violation;
         such an id is not sent back (it could not travel as a header), so the session's later
         requests show what the server does without it."""
-        values = response.raw_values("mcp-session-id")
+        values = response.raw_values(HEADER_SESSION.lower())
         if not values:
             return None
         raw = values[-1]
         if raw and all(0x21 <= b <= 0x7E for b in raw):
             return raw.decode("ascii")
         shown = raw[:200].decode("ascii", "backslashreplace")
-        inbox.violation(f"Mcp-Session-Id {shown!r} holds bytes outside visible ASCII 0x21-0x7E; "
-                        "not sent back (basic/transports.mdx#session-management: MUST)", http=where)
+        inbox.violation(f"{HEADER_SESSION} {shown!r} holds bytes outside visible ASCII 0x21-0x7E; "
+                        "not sent back (basic/transports.mdx#session-management: MUST)", kind=SESSION_ID, http=where)
         return None
 
     def _small_body(self, response: _Response) -> str:
@@ -853,7 +855,7 @@ class HttpTransport(Transport):
             answer = {"jsonrpc": "2.0", "id": message.get("id"), "result": {}}
         else:
             answer = {"jsonrpc": "2.0", "id": message.get("id"),
-                      "error": {"code": -32601, "message": "mcp-accept declares no client capabilities"}}
+                      "error": {"code": METHOD_NOT_FOUND, "message": "mcp-accept declares no client capabilities"}}
         self._send_only(answer, time.monotonic() + NOTIFY_TIMEOUT)
 
     def _cancel(self, message: dict) -> None:

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from mcp_accept.evidence.wirelog import WireLog
+from mcp_accept.protocol import MODERN, is_legacy, is_modern
 from mcp_accept.transport.base import Reply
 
-MODERN = "2026-07-28"
 # Deeper messages are refused as they arrive: everything that later walks a message
 # (schema validation, comparisons, the evidence files) recurses, and must not run out
 # of stack on what a server sent. No real MCP message comes near this.
@@ -33,12 +33,30 @@ MAX_STEP_MESSAGES = 1000
 MAX_STEP_BYTES = 16 * 1024 * 1024
 
 
+# What a recorded violation is, kept with it in the wire log (``kind``) so that the rule it
+# breaks and the spec sentence it cites are decided from what happened, never from its wording.
+UNREADABLE = "unreadable"  # bytes that are no JSON-RPC message object (not JSON, a batch, too deep)
+NOT_UTF8 = "not-utf-8"
+NOT_A_NUMBER_FLAW = "not-a-number"  # NaN or Infinity in a message that was read
+DUPLICATE_KEY_FLAW = "duplicate-key"
+BAD_MESSAGE = "message"  # an answer with a wrong or repeated id, a message of no kind, a body not decoded
+SERVER_REQUEST = "server-request"  # a JSON-RPC request from the server where the version forbids one
+HTTP_ANSWER = "http-answer"  # an HTTP status or content type Streamable HTTP does not allow
+SESSION_ID = "session-id"
+TOOL_HEADER = "x-mcp-header"  # a tool whose x-mcp-header cannot be honoured
+OWN_LIMIT = "own-limit"  # a limit of this run (--max-bytes, the per-step cap) or the runner's own failure
+# An answer compressed though the request asked for none, and decoded all the same: no MCP rule
+# forbids it, so it is this run's own expectation (app), as a limit is.
+DECODED_ANYWAY = "decoded-anyway"
+
+
 @dataclass
 class Decoded:
     message: Any = None
     reason: str | None = None  # set when the bytes are not a usable message
     raw: str | None = None
-    flaws: list[str] | None = None  # what breaks JSON in a message that was still read
+    flaws: list[tuple[str, str]] | None = None  # (kind, text): what breaks JSON in a message still read
+    kind: str | None = None  # what the reason is (UNREADABLE or NOT_UTF8)
 
 
 # Flaws of a received message that Python's json reads anyway. RFC 8259 section 6: numbers
@@ -122,17 +140,18 @@ def _loads(text: str) -> tuple[Any, bool, int | None]:
     return decoder.decode(text), bool(flawed), None
 
 
-def _flaws(message: Any) -> list[str]:
-    """Where ``message`` holds NaN/Infinity or objects with duplicate keys, as JSON paths.
-    Only called when the parse saw one of them; replaces marked objects by plain dicts."""
-    flaws: list[str] = []
+def _flaws(message: Any) -> list[tuple[str, str]]:
+    """Where ``message`` holds NaN/Infinity or objects with duplicate keys, as JSON paths, each
+    with its kind, in the order of their texts. Only called when the parse saw one of them;
+    replaces marked objects by plain dicts."""
+    flaws: list[tuple[str, str]] = []
     stack: list[tuple[Any, str, Any, Any]] = [(message, "$", None, None)]
     while stack:
         node, path, parent, key = stack.pop()
         if isinstance(node, _Duplicated):
             names = ", ".join(repr(k) for k in node.twice[:3])
-            flaws.append(f"{DUPLICATE_KEY} {names} at {path} (RFC 8259 section 4: names SHOULD be "
-                         "unique; the last value was kept)")
+            flaws.append((DUPLICATE_KEY_FLAW, f"{DUPLICATE_KEY} {names} at {path} (RFC 8259 section 4: "
+                                              "names SHOULD be unique; the last value was kept)"))
             node = dict(node)
             if parent is not None:
                 parent[key] = node
@@ -143,8 +162,8 @@ def _flaws(message: Any) -> list[str]:
             stack.extend((v, f"{path}[{i}]", node, i) for i, v in enumerate(node)
                          if isinstance(v, (dict, list, float)))
         elif isinstance(node, float) and (node != node or node in (_INF, -_INF)):
-            flaws.append(f"{json.dumps(node)} at {path} {NOT_A_NUMBER}")
-    return sorted(flaws)
+            flaws.append((NOT_A_NUMBER_FLAW, f"{json.dumps(node)} at {path} {NOT_A_NUMBER}"))
+    return sorted(flaws, key=lambda flaw: flaw[1])
 
 
 _INF = float("inf")
@@ -156,21 +175,21 @@ def decode_message(data: bytes | bytearray | str) -> Decoded:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             return Decoded(reason=f"not valid UTF-8 ({exc.reason} at byte {exc.start})",
-                           raw=data[:4096].decode("utf-8", "replace"))
+                           raw=data[:4096].decode("utf-8", "replace"), kind=NOT_UTF8)
     else:
         text = data
     try:
         message, flawed, depth = _loads(text)
     except RecursionError:
-        return Decoded(reason="JSON nested too deeply to read", raw=text[:4096])
+        return Decoded(reason="JSON nested too deeply to read", raw=text[:4096], kind=UNREADABLE)
     except ValueError as exc:
-        return Decoded(reason=f"not JSON ({exc.msg} at {exc.pos})", raw=text[:4096])
+        return Decoded(reason=f"not JSON ({exc.msg} at {exc.pos})", raw=text[:4096], kind=UNREADABLE)
     if not isinstance(message, dict):
-        kind = "a batch (array)" if isinstance(message, list) else type(message).__name__
-        return Decoded(reason=f"not a JSON-RPC message object: {kind}", raw=text[:4096])
+        shape = "a batch (array)" if isinstance(message, list) else type(message).__name__
+        return Decoded(reason=f"not a JSON-RPC message object: {shape}", raw=text[:4096], kind=UNREADABLE)
     if (depth if depth is not None else nesting_depth(message)) > MAX_DEPTH:
         return Decoded(reason=f"JSON nested more than {MAX_DEPTH} levels deep; not read",
-                       raw=text[:4096])
+                       raw=text[:4096], kind=UNREADABLE)
     if flawed:
         flaws = _flaws(message)
         if isinstance(message, _Duplicated):
@@ -219,17 +238,18 @@ class Inbox:
             return
         if decoded.message is None:
             self.log.record("event", event="violation", detail=decoded.reason or "unreadable message",
-                            raw=decoded.raw, http=http)
+                            raw=decoded.raw, http=http, kind=decoded.kind or UNREADABLE)
             return
         seq = self.log.record("in", message=decoded.message, http=http)
-        for flaw in decoded.flaws or ():
-            self.violation(f"message #{seq}: {flaw}", http=http)
+        for kind, flaw in decoded.flaws or ():
+            self.violation(f"message #{seq}: {flaw}", kind=kind, http=http)
         self._queue.put(("msg", decoded.message))
 
-    def violation(self, detail: str, *, raw: str | None = None, http: dict | None = None) -> None:
+    def violation(self, detail: str, *, kind: str, raw: str | None = None, http: dict | None = None) -> None:
+        """Record what breaks the protocol; ``kind`` is one of this module's violation kinds."""
         if self._over_cap(len(raw or "")):
             return
-        self.log.record("event", event="violation", detail=detail, raw=raw, http=http)
+        self.log.record("event", event="violation", detail=detail, raw=raw, http=http, kind=kind)
 
     def _over_cap(self, size: int) -> bool:
         """Count one more unasked-for thing in this step; True once the step's cap is passed."""
@@ -245,7 +265,7 @@ class Inbox:
             self.log.record("event", event="violation", detail=(
                 f"the server sent more than {MAX_STEP_MESSAGES} messages or {MAX_STEP_BYTES} bytes "
                 f"besides the answers during step {step!r}; the rest of this step's messages are "
-                "dropped unrecorded"))
+                "dropped unrecorded"), kind=OWN_LIMIT)
         return over
 
     def close(self, reason: str) -> None:
@@ -287,9 +307,9 @@ class Inbox:
         if "method" in message:
             reply.others.append(message)
             if "id" in message:
-                if era == MODERN:
+                if is_modern(era):
                     self._flag(reply, f"server sent a JSON-RPC request ({message.get('method')!r}), "
-                               "which 2026-07-28 forbids; not answered")
+                               f"which {MODERN} forbids; not answered", SERVER_REQUEST)
                 elif answer is not None:
                     answer(message)
             return False
@@ -300,36 +320,35 @@ class Inbox:
                 reply.message = message
                 return True
             if _hashable(mid) and mid in self.answered:
-                self._flag(reply, f"a second answer for id {mid!r}")
+                self._flag(reply, f"a second answer for id {mid!r}", BAD_MESSAGE)
             else:
-                self._flag(reply, f"an answer for id {mid!r} while waiting for id {request_id!r}")
+                self._flag(reply, f"an answer for id {mid!r} while waiting for id {request_id!r}", BAD_MESSAGE)
             reply.others.append(message)
             return False
-        self._flag(reply, "a message that is neither request, notification nor response")
+        self._flag(reply, "a message that is neither request, notification nor response", BAD_MESSAGE)
         reply.others.append(message)
         return False
 
-    def _flag(self, reply: Reply, detail: str) -> None:
+    def _flag(self, reply: Reply, detail: str, kind: str) -> None:
         if len(reply.violations) < MAX_STEP_MESSAGES:
             reply.violations.append(detail)
-        self.violation(detail)
+        self.violation(detail, kind=kind)
 
 
 def timed_out(reply: Reply) -> bool:
     """Whether ``reply`` has no answer because its timeout passed (the server may yet answer)."""
-    return bool(reply.meta.get("timed_out")) or (reply.failure or "").startswith("no answer within")
+    return bool(reply.meta.get("timed_out"))
 
 
-def violation_rule(detail: str) -> str:
-    """Which kind of rule a recorded violation breaks: ``must`` (JSON-RPC 2.0, which every
-    MCP message MUST follow: basic/index.mdx#messages), ``should`` (a duplicate object key:
-    RFC 8259 section 4 says names SHOULD be unique) or ``app`` (a limit of this run, such as
-    --max-bytes or the per-step cap on unasked-for messages, or the runner's own failure to
-    read)."""
-    if DUPLICATE_KEY in detail:
+def violation_rule(kind: str | None) -> str:
+    """Which kind of rule a recorded violation of ``kind`` breaks: ``must`` (JSON-RPC 2.0,
+    which every MCP message MUST follow: basic/index.mdx#messages), ``should`` (a duplicate
+    object key: RFC 8259 section 4 says names SHOULD be unique) or ``app`` (a limit of this run,
+    such as --max-bytes or the per-step cap on unasked-for messages, or the runner's own
+    failure to read)."""
+    if kind == DUPLICATE_KEY_FLAW:
         return "should"
-    if ("--max-bytes" in detail or detail.startswith("reading stdout failed")
-            or "dropped unrecorded" in detail):
+    if kind in (OWN_LIMIT, DECODED_ANYWAY):
         return "app"
     return "must"
 
@@ -337,14 +356,11 @@ def violation_rule(detail: str) -> str:
 # Where the transports' rules are written: 2026-07-28 gives each transport a page of its own,
 # earlier versions hold both in basic/transports.mdx (page, section) by version.
 _LEGACY_TRANSPORTS = "basic/transports.mdx"
-# Lines that could not be read as a JSON-RPC message at all (a message that was read but holds
-# NaN or a duplicate key stays with JSON-RPC's own rule).
-_DECODE_FAILURES = ("not JSON (", "not a JSON-RPC message object", "JSON nested")
 
 
-def violation_source(detail: str, transport: str | None, version: str | None) -> tuple[str, str]:
-    """The spec page and section a ``must`` violation breaks, in ``version`` (the modern
-    layout when none was agreed): the most specific sentence, not the general JSON-RPC one.
+def violation_source(kind: str | None, transport: str | None, version: str | None) -> tuple[str, str]:
+    """The spec page and section a ``must`` violation of ``kind`` breaks, in ``version`` (the
+    modern layout when none was agreed): the most specific sentence, not the general JSON-RPC one.
 
     On stdio, a line that cannot be read as a message breaks the rule that a server MUST NOT
     put anything but valid MCP messages on stdout (the stdio section); bytes that are not
@@ -353,22 +369,22 @@ def violation_source(detail: str, transport: str | None, version: str | None) ->
     JSON-RPC request where 2026-07-28 forbids one breaks its transport's section on receiving
     messages; a tool whose x-mcp-header cannot be honoured breaks tools.mdx#x-mcp-header;
     answers with a wrong or repeated id stay with basic/index.mdx#messages (JSON-RPC 2.0)."""
-    modern = version not in ("2025-11-25", "2025-06-18")
+    modern = not is_legacy(version)
     http = "http" in (transport or "").lower()
-    if detail.startswith("not valid UTF-8"):
+    if kind == NOT_UTF8:
         return ("basic/transports/index.mdx", "messages") if modern else (_LEGACY_TRANSPORTS, "transports")
-    if detail.startswith("tool ") and modern:
+    if kind == TOOL_HEADER and modern:
         return ("server/tools.mdx", "x-mcp-header")
-    if "which 2026-07-28 forbids" in detail:
+    if kind == SERVER_REQUEST:
         if http:
             return ("basic/transports/streamable-http.mdx", "receiving-messages")
         return ("basic/transports/stdio.mdx", "receiving-messages")
-    if http and detail.startswith("HTTP "):
+    if http and kind == HTTP_ANSWER:
         return (("basic/transports/streamable-http.mdx", "sending-messages") if modern
                 else (_LEGACY_TRANSPORTS, "sending-messages-to-the-server"))
-    if detail.startswith("Mcp-Session-Id"):
+    if kind == SESSION_ID:
         return (_LEGACY_TRANSPORTS, "session-management")
-    if not http and detail.startswith(_DECODE_FAILURES):
+    if not http and kind == UNREADABLE:
         return ("basic/transports/stdio.mdx", "stdio") if modern else (_LEGACY_TRANSPORTS, "stdio")
     return ("basic/index.mdx", "messages")
 

@@ -21,19 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_accept import __version__
-from mcp_accept.schemas import LEGACY, MODERN
+from mcp_accept.protocol import (INPUT_REQUIRED, INPUT_REQUIRED_METHODS, LATEST_LEGACY, LEGACY, LEGACY_ERA, META_CAPS,
+                                 META_CLIENT_INFO, META_SERVER_INFO, META_VERSION, MODERN, MODERN_ERA, RESULT_TYPE_FIELD,
+                                 is_modern)
 from mcp_accept.transport.base import Reply, Transport
 
 CLIENT_INFO = {"name": "mcp-accept", "version": __version__}
-META_VERSION = "io.modelcontextprotocol/protocolVersion"
-META_CAPS = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT = "io.modelcontextprotocol/clientInfo"
 
 PROTOCOL_CHOICES = ("auto", MODERN, *LEGACY)
-
-
-def is_modern(version: str | None) -> bool:
-    return version == MODERN
 
 
 @dataclass
@@ -71,7 +66,7 @@ class Session:
         params = dict(params or {})
         if is_modern(version):
             meta = dict(params.get("_meta") or {})
-            meta.update({META_VERSION: version, META_CAPS: {}, META_CLIENT: CLIENT_INFO})
+            meta.update({META_VERSION: version, META_CAPS: {}, META_CLIENT_INFO: CLIENT_INFO})
             params["_meta"] = meta
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
         if params or is_modern(version):
@@ -99,7 +94,7 @@ class Session:
             supported = listed_versions(reply)
             result.discover, result.supported = reply, supported
             if supported is not None and MODERN in supported:
-                result.attempts.append("server/discover: 2026-07-28 supported")
+                result.attempts.append(f"server/discover: {MODERN} supported")
                 self._settle(result, MODERN, reply)
                 return result
             result.attempts.append(f"server/discover: {_how(reply, supported)}")
@@ -111,7 +106,7 @@ class Session:
                     # as a legacy version never claimed 2026-07-28: its rows cannot be judged by it.
                     self._modern_without_discover(result, require_result_type=True)
                 return result
-        wanted = protocol if protocol in LEGACY else LEGACY[0]
+        wanted = protocol if protocol in LEGACY else LATEST_LEGACY
         reply = self._initialize(wanted, result)
         if (not reply.has_result and self.transport.name == "stdio" and probed
                 and not self.transport.exited_unread()):
@@ -133,16 +128,16 @@ class Session:
         that answers anything it is sent would otherwise be judged by 2026-07-28's rules)."""
         reply = self.send("tools/list", {}, version=MODERN)
         legacy_shaped = (require_result_type and reply.has_result
-                         and not (isinstance(reply.result, dict) and "resultType" in reply.result))
+                         and not (isinstance(reply.result, dict) and RESULT_TYPE_FIELD in reply.result))
         if legacy_shaped:
-            result.attempts.append("tools/list with the 2026-07-28 envelope: answered without resultType, "
-                                   "as a legacy version answers: the server does not speak 2026-07-28")
+            result.attempts.append(f"tools/list with the {MODERN} envelope: answered without resultType, "
+                                   f"as a legacy version answers: the server does not speak {MODERN}")
         elif reply.has_result:
-            result.attempts.append("tools/list with the 2026-07-28 envelope: answered, "
-                                   "so the server speaks 2026-07-28 without server/discover")
+            result.attempts.append(f"tools/list with the {MODERN} envelope: answered, "
+                                   f"so the server speaks {MODERN} without server/discover")
             self._settle(result, MODERN, reply)
         else:
-            result.attempts.append(f"tools/list with the 2026-07-28 envelope: {reply.describe_failure()}")
+            result.attempts.append(f"tools/list with the {MODERN} envelope: {reply.describe_failure()}")
 
     # -- multi round-trip requests ----------------------------------------------------------
     def follow(self, method: str, params: dict | None = None, *, max_rounds: int,
@@ -200,18 +195,17 @@ class Session:
         self.version = version
         self.transport.era = self.transport.log.era = version
         result.version = version
-        result.era = "modern" if is_modern(version) else "legacy"
+        result.era = MODERN_ERA if is_modern(version) else LEGACY_ERA
         res = reply.result if isinstance(reply.result, dict) else {}
         info = res.get("serverInfo")
         if info is None:
-            info = (res.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo")
+            info = (res.get("_meta") or {}).get(META_SERVER_INFO)
         result.server_info = info if isinstance(info, dict) else None
 
 
 # How a multi round-trip request ended without a complete result.
 UNANSWERABLE = "unanswerable"  # input requests for capabilities the client did not declare
 BOUNDED = "bounded"  # still input_required when the round limit was reached
-INPUT_REQUIRED_METHODS = ("tools/call", "resources/read", "prompts/get")  # mrtr.mdx#supported-requests
 DEFAULT_MAX_ROUNDS = 5
 
 
@@ -242,7 +236,7 @@ def input_required(version: str | None, method: str, reply: Reply) -> dict | Non
     """The result when it asks for more input (2026-07-28, a method that may), else None."""
     result = reply.result if reply.has_result else None
     if (is_modern(version) and method in INPUT_REQUIRED_METHODS and isinstance(result, dict)
-            and result.get("resultType") == "input_required"):
+            and result.get(RESULT_TYPE_FIELD) == INPUT_REQUIRED):
         return result
     return None
 
@@ -266,5 +260,5 @@ def listed_versions(reply: Reply) -> list | None:
 
 def _how(reply: Reply, supported: list | None) -> str:
     if supported is not None:
-        return f"2026-07-28 not among {supported}"
+        return f"{MODERN} not among {supported}"
     return reply.describe_failure()

@@ -21,10 +21,11 @@ from mcp_accept.errors import ServerError
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.evidence.files import open_nofollow
+from mcp_accept.protocol import META_VERSION, METHOD_NOT_FOUND, is_modern
 from mcp_accept.server_command import split_words
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport
 from mcp_accept.transport.base import wire_text
-from mcp_accept.transport.messages import Inbox, decode_message
+from mcp_accept.transport.messages import OWN_LIMIT, Inbox, decode_message
 
 STDERR_CAP = 16 * 1024 * 1024
 WRITE_WAIT = 10.0  # seconds a message sent outside a request (a cancel, an answer) may wait for room
@@ -193,7 +194,7 @@ class StdioTransport(Transport):
                     size = len(line) + _discard_line(stdout)
                     self.oversize = (self.oversize[0] + 1,
                                      f"a message of at least {size} bytes exceeds --max-bytes {limit}")
-                    inbox.violation(self.oversize[1], raw=line[:4096].decode("utf-8", "replace"))
+                    inbox.violation(self.oversize[1], kind=OWN_LIMIT, raw=line[:4096].decode("utf-8", "replace"))
                     continue
                 if line.isspace():  # not strip(): that copies a large line once more
                     continue
@@ -207,7 +208,7 @@ class StdioTransport(Transport):
                 del data
                 inbox.put_decoded(decoded, size=size)
         except (OSError, ValueError) as exc:
-            inbox.violation(f"reading stdout failed: {exc}")
+            inbox.violation(f"reading stdout failed: {exc}", kind=OWN_LIMIT)
         inbox.close("the server closed its stdout")
 
     def _send(self, message: dict, deadline: float | None = None) -> str | None:
@@ -284,8 +285,8 @@ class StdioTransport(Transport):
 
     def _cancel(self, message: dict) -> None:
         params: dict = {"requestId": message.get("id"), "reason": "timed out"}
-        if self.era == "2026-07-28":
-            params["_meta"] = {"io.modelcontextprotocol/protocolVersion": self.era}
+        if is_modern(self.era):
+            params["_meta"] = {META_VERSION: self.era}
         # a courtesy after a timeout: it waits a second for room, not another whole timeout
         self._send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params},
                    time.monotonic() + 1.0)
@@ -296,7 +297,7 @@ class StdioTransport(Transport):
             self._send({"jsonrpc": "2.0", "id": message.get("id"), "result": {}})
         else:
             self._send({"jsonrpc": "2.0", "id": message.get("id"),
-                        "error": {"code": -32601, "message": "mcp-accept declares no client capabilities"}})
+                        "error": {"code": METHOD_NOT_FOUND, "message": "mcp-accept declares no client capabilities"}})
 
     def notify(self, message: dict, *, timeout: float) -> Reply:
         reply = Reply(request=message)

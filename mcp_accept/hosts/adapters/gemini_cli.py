@@ -30,6 +30,7 @@ import json
 
 from mcp_accept.hosts.adapters.base import DUMMY_KEY, HostAdapter, HostContext, Launch, offered
 from mcp_accept.model.script import ToolOffer
+from mcp_accept.protocol import HEADER_VERSION, OLDEST
 
 MODEL = "gemini-2.5-flash"
 # The only built-in tools kept: they read the server's resources for the model.
@@ -59,7 +60,7 @@ class GeminiCli(HostAdapter):
                     "GEMINI_CLI_TRUST_WORKSPACE": "true"})
         if ctx.mcp_url:
             server = {"httpUrl": ctx.mcp_url, "trust": True, "timeout": 60000,
-                      "headers": {"MCP-Protocol-Version": "2025-06-18"}}
+                      "headers": {HEADER_VERSION: OLDEST}}
         else:
             server = {"command": ctx.mcp_command[0], "args": ctx.mcp_command[1:], "env": {}, "trust": True,
                       "timeout": 60000}

@@ -24,10 +24,11 @@ import re
 import time
 from typing import Any
 
+from mcp_accept.protocol import INTERNAL_ERROR
 from mcp_accept.transport.stdio import write_until
 
 WRITE_TIMEOUT = 30.0  # seconds a reader may take no byte of a write (--write-timeout)
-PROXY_ERROR = -32603  # JSON-RPC 2.0, section 5.1: "Internal error"
+PROXY_ERROR = INTERNAL_ERROR  # JSON-RPC 2.0, section 5.1
 CHUNK = 64 * 1024  # what is read and forwarded at a time
 _NO_ID = object()
 

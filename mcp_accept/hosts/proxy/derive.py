@@ -30,11 +30,8 @@ import json
 from typing import Any
 
 from mcp_accept.evidence.wirelog import compact_size
+from mcp_accept.protocol import LATEST_LEGACY, META_CAPS, META_CLIENT_INFO, META_SERVER_INFO, META_VERSION
 
-META_VERSION = "io.modelcontextprotocol/protocolVersion"
-META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
-META_CAPS = "io.modelcontextprotocol/clientCapabilities"
-META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 # Which carrier of a tool result each content kind is (DESIGN: the four forms).
 FORM_OF_CONTENT = {"text": "text", "resource": "embedded", "resource_link": "link"}
@@ -296,7 +293,7 @@ class Deriver:
         if self.late_cancels:
             out.append({"by": "host", "quirk": "cancelled requests already answered",
                         "count": self.late_cancels, "seqs": self.late_cancel_seqs,
-                        "source": "docs/specification/2025-11-25/basic/utilities/cancellation.mdx"
+                        "source": f"docs/specification/{LATEST_LEGACY}/basic/utilities/cancellation.mdx"
                                   "#timing-considerations (the receiver MAY ignore it; the answer stands)"})
         return out
 

@@ -23,6 +23,7 @@ from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.evidence.files import atomic_write_json, utc_now
 from mcp_accept.hosts.proxy import derive
+from mcp_accept.protocol import META_VERSION
 from mcp_accept.transport.messages import decode_message
 
 DEFAULT_OUT = Path("mcp-accept-runs") / "proxy"
@@ -167,8 +168,8 @@ class ProxyRecord:
         message = decoded.message
         era = None
         meta = (message.get("params") or {}).get("_meta") if isinstance(message.get("params"), dict) else None
-        if isinstance(meta, dict) and isinstance(meta.get(derive.META_VERSION), str):
-            era = meta[derive.META_VERSION]
+        if isinstance(meta, dict) and isinstance(meta.get(META_VERSION), str):
+            era = meta[META_VERSION]
         seq = self.log.record(direction, message=message, http=http, era=era)
         self._derive(len(text))
         for flaw in decoded.flaws or ():  # read, but not proper JSON (NaN, a key twice)

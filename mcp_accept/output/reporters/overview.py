@@ -11,6 +11,7 @@ import itertools
 from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.inputs.results import summary
 from mcp_accept.output.reporters.base import row_rule
+from mcp_accept.protocol import META_SERVER_INFO
 
 # serverInfo comes back in the first exchange of a run; past this many wire entries a run
 # that has not shown it never will, and a long wire.jsonl is not read for nothing.
@@ -45,7 +46,7 @@ def _server_info_version(message: dict) -> str | None:
         return None
     info = result.get("serverInfo")
     if not isinstance(info, dict):
-        info = (result.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo") \
+        info = (result.get("_meta") or {}).get(META_SERVER_INFO) \
             if isinstance(result.get("_meta"), dict) else None
     version = info.get("version") if isinstance(info, dict) else None
     return version if isinstance(version, str) else None
