@@ -39,12 +39,40 @@ def fixture_command(*args: str) -> str:
 
 
 def run_cli(*args: str, timeout: float = 120, env: dict | None = None, cwd=None,
-            input: str | None = None) -> subprocess.CompletedProcess:
-    """Run ``mcp-accept`` as a real process, the way a user would."""
+            input: str | None = None, prefix: list[str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``mcp-accept`` as a real process, the way a user would (after the words of ``prefix``,
+    such as :func:`unprivileged`'s)."""
     full_env = {**os.environ, **(env or {})}
     full_env.setdefault("COLUMNS", "200")
-    return subprocess.run([sys.executable, "-m", "mcp_accept", *args], capture_output=True, text=True,
-                          timeout=timeout, env=full_env, cwd=cwd, input=input)
+    return subprocess.run([*(prefix or []), sys.executable, "-m", "mcp_accept", *args], capture_output=True,
+                          text=True, timeout=timeout, env=full_env, cwd=cwd, input=input)
+
+
+def unprivileged() -> list[str]:
+    """The words that start a process as a user whom file modes bind: none for a user who is
+    not root; for root (CI runs as root, and root reads a file whatever its mode), ``setpriv``
+    to nobody, with no supplementary groups."""
+    if os.geteuid() != 0:
+        return []
+    import pwd
+
+    nobody = pwd.getpwnam("nobody")
+    return ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups", "--"]
+
+
+@pytest.fixture
+def open_tmp_path():
+    """A folder every user may enter (mode 0755), for files an :func:`unprivileged` process
+    must reach: pytest's own folders are its owner's alone. Removed at the end."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="mcp-accept-open-"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def load_results(folder: Path) -> dict:
