@@ -50,7 +50,7 @@ def test_echoed_secrets_never_reach_a_file_or_the_console(tmp_path: Path, monkey
     assert rows["E01"]["status"] == "FAIL", rows["E01"]  # the error that carried the secrets
     for pid in read_pids(pidfile):
         assert process_gone(pid)
-    assert got["seconds"] < 120 and got["rss_mib"] < 1024, got
+    assert got["rss_mib"] < 1024, got  # its time: benchmarks/hostile.py (h14)
 
 
 WRAP_TOKEN = "Zq9x-6f1d2c3b4a5e6f7081928374-wrapTok"

@@ -38,8 +38,8 @@ def test_compression_bomb_stops_at_max_bytes(mode: str, tmp_path: Path) -> None:
     assert rows["E01"]["status"] == "PASS", "the run went on after the bomb"
     for pid in pids:
         assert process_gone(pid)
-    print(f"{mode} (4 GiB decoded): {got['seconds']:.1f}s, peak RSS {got['rss_mib']:.0f} MiB")
-    assert got["seconds"] < 120 and got["rss_mib"] < 1024, got
+    print(f"{mode} (4 GiB decoded): peak RSS {got['rss_mib']:.0f} MiB")  # its time: benchmarks/hostile.py
+    assert got["rss_mib"] < 1024, got
 
 
 def test_unasked_brotli_is_refused_not_decoded(tmp_path: Path) -> None:
@@ -77,5 +77,5 @@ def test_flood_is_capped_per_step(transport: str, mode: str, tmp_path: Path) -> 
     assert (folder / "wire.jsonl").stat().st_size < 8 * MIB
     for pid in pids:
         assert process_gone(pid)
-    print(f"{mode} over {transport}: {got['seconds']:.1f}s, peak RSS {got['rss_mib']:.0f} MiB")
-    assert got["seconds"] < 120 and got["rss_mib"] < 1024, got
+    print(f"{mode} over {transport}: peak RSS {got['rss_mib']:.0f} MiB")  # its time: benchmarks/hostile.py
+    assert got["rss_mib"] < 1024, got
