@@ -9,13 +9,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from conftest import free_port
-from faultkit import (wait_for_entry, assert_complete, assert_no_traceback, events, kill_quietly, process_gone, read_pids,
+from faultkit import (wait_for_entry, wait_for_text, assert_complete, assert_no_traceback, events, kill_quietly, process_gone, read_pids,
                       rows_by_id, server)
 
 HTTP = "Streamable HTTP"
@@ -52,7 +51,8 @@ def test_interrupted_run_keeps_its_evidence(how: str, transport: str, tmp_path: 
     try:
         wait_for_request(folder, "call:embedded", proc)
         pids = read_pids(pidfile)
-        time.sleep(0.2)  # let the runner settle into waiting for the answer
+        # the server holds the request: the runner is waiting for the answer
+        wait_for_text(folder / "stderr.log", "leaving the request unanswered", proc)
         if how == "ctrl-c":
             os.killpg(proc.pid, signal.SIGINT)
         else:
