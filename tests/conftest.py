@@ -3,6 +3,7 @@ named in CI_MAY_SKIP."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -64,9 +65,23 @@ def pytest_make_collect_report(collector):
 
 
 def free_port() -> int:
+    """A loopback port free now, and let go: another process may take it before the server
+    does (a race under ``-n auto``). Only for a server the runner starts itself (``--server``
+    with ``--url``), whose URL it must be told first; a server a test starts binds port 0 and
+    says its URL (:func:`start_http_server`), and a URL nothing answers on is
+    :func:`refused_port`'s."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def refused_port():
+    """A loopback port the test holds, bound and never listening: a connection to it is
+    refused, and no other process can listen on it while the test holds it."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
 
 
 def fixture_command(*args: str) -> str:

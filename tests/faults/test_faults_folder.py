@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import refused_port, run_cli
 from faultkit import (wait_for_child, wait_for_entry, assert_no_traceback, assert_one_line_error, events, hostile, kill_quietly, process_gone,
                       read_pids, server, wire)
 
@@ -224,9 +224,7 @@ def test_the_readiness_wait_is_within_the_run_timeout(tmp_path: Path) -> None:
     """--server with --url: a server that never answers on its URL is given --run-timeout
     (here 3 s), not the 30 s readiness wait, and the message says so."""
     folder = tmp_path / "run"
-    with socket.socket() as nothing_listens:  # bound, never listening: the port is the test's, and refuses
-        nothing_listens.bind(("127.0.0.1", 0))
-        port = nothing_listens.getsockname()[1]
+    with refused_port() as port:
         proc = run_cli("run", "--server", f"{sys.executable} -c 'import time; time.sleep(100)'",
                        "--url", f"http://127.0.0.1:{port}/mcp", "--run-timeout", "3", "--out", str(folder),
                        timeout=60)

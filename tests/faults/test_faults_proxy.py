@@ -41,12 +41,12 @@ EXTRA = "proxy-header-secret-4242"  # a --header value, read from the environmen
 # --------------------------------------------------------------------------- helpers
 
 class Upstream:
-    """The recording upstream on a free loopback port."""
+    """The recording upstream on the loopback port it got (port 0) and said."""
 
     def __init__(self, tmp_path: Path):
         self.log = tmp_path / "upstream.jsonl"
-        self.port = free_port()
-        self.proc, self.url = start_http_server(str(UPSTREAM), "--http", str(self.port), "--log", str(self.log))
+        self.proc, self.url = start_http_server(str(UPSTREAM), "--http", "0", "--log", str(self.log))
+        self.port = int(self.url.split("/")[2].rsplit(":", 1)[1])
 
     def received(self, method: str | None = None) -> list[dict]:
         if not self.log.is_file():
@@ -673,9 +673,7 @@ def test_an_http_request_body_that_stops_arriving(tmp_path, upstream):
 def test_a_quiet_event_stream_outlives_the_write_timeout(tmp_path):
     from faultkit import HOSTILE
 
-    port = free_port()
-    proc, url = start_http_server(str(HOSTILE), "--mode", "quiet-stream", "--quiet", "2.5", "--http", str(port),
-                                  url=f"http://127.0.0.1:{port}/mcp")
+    proc, url = start_http_server(str(HOSTILE), "--mode", "quiet-stream", "--quiet", "2.5", "--http", "0")
     try:
         proxy = Proxy(url, tmp_path / "runs", "--write-timeout", "1")
         try:
