@@ -1,4 +1,4 @@
-"""Shared test helpers: the schema folder, free ports, running the CLI; in CI, no skip but those
+"""Shared test helpers: the schema folder, loopback ports, running the CLI; in CI, no skip but those
 named in CI_MAY_SKIP."""
 
 from __future__ import annotations
@@ -64,15 +64,29 @@ def pytest_make_collect_report(collector):
     return _fail_a_forbidden_skip((yield))
 
 
-def free_port() -> int:
-    """A loopback port free now, and let go: another process may take it before the server
-    does (a race under ``-n auto``). Only for a server the runner starts itself (``--server``
-    with ``--url``), whose URL it must be told first; a server a test starts binds port 0 and
-    says its URL (:func:`start_http_server`), and a URL nothing answers on is
-    :func:`refused_port`'s."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+@contextlib.contextmanager
+def port_holder():
+    """Give loopback ports for servers the runner starts itself (``--server`` with ``--url``,
+    whose URL it must be told first), each held until the block ends: bound with SO_REUSEADDR
+    and never listening, so the server, binding with SO_REUSEADDR as ``http.server`` does, takes
+    it, and no other process can (unlike a port found free, let go and raced for under ``-n
+    auto``). A server a test starts itself binds port 0 and says its URL
+    (:func:`start_http_server`); a URL nothing answers on is :func:`refused_port`'s."""
+    with contextlib.ExitStack() as held:
+        def hold() -> int:
+            sock = held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(("127.0.0.1", 0))
+            return sock.getsockname()[1]
+
+        yield hold
+
+
+@pytest.fixture
+def held_port():
+    """:func:`port_holder` for the length of a test: ``held_port()`` is a port."""
+    with port_holder() as hold:
+        yield hold
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (FIXTURE, SERVERS, free_port, load_results, refused_port, run_cli, start_http_server,
+from conftest import (FIXTURE, SERVERS, load_results, refused_port, run_cli, start_http_server,
                       statuses, stop_http_server)
 
 MODERN = "2026-07-28"
@@ -208,8 +208,8 @@ def test_session_that_keeps_expiring_fails_the_row_not_the_run(tmp_path):
 
 # -- starting the server -------------------------------------------------------------------
 
-def test_server_and_url_start_drive_and_stop_the_fixture(tmp_path):
-    port = free_port()
+def test_server_and_url_start_drive_and_stop_the_fixture(tmp_path, held_port):
+    port = held_port()
     url = f"http://127.0.0.1:{port}/mcp"
     command = shlex.join([sys.executable, str(FIXTURE), "--http", str(port)])
     done = run_cli("run", "--server", command, "--url", url, "--out", str(tmp_path / "run"))
@@ -246,10 +246,10 @@ def test_url_nobody_answers_is_exit_3(tmp_path):
 
 # -- headers and secrets -------------------------------------------------------------------
 
-def test_secret_headers_never_reach_any_file_or_the_console(tmp_path):
+def test_secret_headers_never_reach_any_file_or_the_console(tmp_path, held_port):
     secret = "tok-" + "9f8e7d6c5b4a3210" * 2
     literal = "literal-secret-7731"
-    port = free_port()
+    port = held_port()
     url = f"http://127.0.0.1:{port}/mcp"
     # this server prints every header it gets and echoes the secrets back (headers and a result)
     command = shlex.join([sys.executable, str(SERVERS / "broken_http.py"), "--http", str(port),
@@ -324,8 +324,8 @@ DEFECTS = {
 
 @pytest.mark.parametrize("on_text, on_embedded", [("500", "cut"), ("malformed-sse", "silent"),
                                                   ("huge", "drip"), ("html", "cut-json")])
-def test_broken_answers_fail_their_rows_with_evidence(tmp_path, on_text, on_embedded):
-    port = free_port()
+def test_broken_answers_fail_their_rows_with_evidence(tmp_path, on_text, on_embedded, held_port):
+    port = held_port()
     command = shlex.join([sys.executable, str(SERVERS / "broken_http.py"), "--http", str(port),
                           "--defect", f"search_text={on_text}", "--defect", f"search_embedded={on_embedded}"])
     folder = tmp_path / "run"

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import free_port
 from faultkit import (wait_for_entry, wait_for_text, assert_complete, assert_no_traceback, events, kill_quietly, process_gone, read_pids,
                       rows_by_id, server)
 
@@ -35,11 +34,11 @@ def wait_for_request(folder: Path, step: str, proc: subprocess.Popen) -> None:
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
-def test_interrupted_run_keeps_its_evidence(how: str, transport: str, tmp_path: Path) -> None:
+def test_interrupted_run_keeps_its_evidence(how: str, transport: str, tmp_path: Path, held_port) -> None:
     folder, pidfile = tmp_path / "run", tmp_path / "pids"
     hang = ("--mode", "hang", "--on", "tools/call:search_embedded", "--pidfile", pidfile, "--spawn-child")
     if transport == "http":
-        port = free_port()
+        port = held_port()
         target = ["--url", f"http://127.0.0.1:{port}/mcp", "--server", server("--http", port, *hang)]
     else:
         target = ["--server", server(*hang)]

@@ -29,7 +29,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from conftest import ROOT, fixture_command, free_port, load_results, start_http_server, stop_http_server
+from conftest import ROOT, fixture_command, load_results, start_http_server, stop_http_server
 from faultkit import assert_no_traceback, assert_one_line_error, events, hostile, server as misbehave, wire
 
 UPSTREAM = Path(__file__).resolve().parent / "servers" / "recording_upstream.py"
@@ -301,7 +301,7 @@ def test_host_and_origin_are_checked(tmp_path, upstream):
         "loopback-origin": (f"127.0.0.1:{p}", ("Origin: http://localhost:5173",), 200),
         "own-origin": (f"127.0.0.1:{p}", (f"Origin: http://127.0.0.1:{p}",), 200),
         "rebinding": (f"attacker.example:{p}", (), 421),
-        "other-port": (f"127.0.0.1:{free_port()}", (), 421),
+        "other-port": (f"127.0.0.1:{p - 1 if p == 65535 else p + 1}", (), 421),
         "no-port": ("127.0.0.1", (), 421),
         "userinfo": (f"me@127.0.0.1:{p}", (), 421),
         "foreign-origin": (f"127.0.0.1:{p}", ("Origin: https://attacker.example",), 403),
