@@ -24,7 +24,8 @@ floods    50,000 notifications, or answers to ids never asked, before one answer
 secrets   a server echoing every credential back in every form, against a plain run over
           Streamable HTTP (≤ 5x).
 
-The targets beyond h1 and h2 are generous, as the tests' bounds were before they moved here:
+The runs are made as the tests make them, in tests/conftest.py's environment (offline, the
+sdk layer off, no replay process kept warm). The targets beyond h1 and h2 are generous, as the tests' bounds were before they moved here:
 they catch a hostile input that makes a run hang or grow, not a slower percent.
 """
 
@@ -34,7 +35,6 @@ import argparse
 import json
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -50,17 +50,11 @@ GROUPS = ("splitter", "timeout", "schemas", "bombs", "floods", "secrets")
 
 sys.path[:0] = [str(HERE), str(ROOT / "tests"), str(ROOT / "tests" / "faults")]
 from bench import Row, describe_machine, print_table  # noqa: E402
+from conftest import port_holder  # noqa: E402
 
 
 def hostile(*args) -> str:
     return shlex.join([sys.executable, str(HOSTILE), *map(str, args)])
-
-
-def loopback_port() -> int:
-    """A port for a server the run starts itself (one measurement at a time)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Hostile:
@@ -76,12 +70,13 @@ class Hostile:
         self.count += 1
         folder = self.tmp / f"run{self.count}"
         command = [sys.executable, "-m", "mcp_accept", "run", *map(str, argv), "--out", str(folder)]
-        if http is not None:
-            port = loopback_port()
-            command += ["--url", f"http://127.0.0.1:{port}/mcp", "--server", hostile("--http", port, *http)]
-        started = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
-        took = time.perf_counter() - started
+        with port_holder() as hold:  # a port held for the server the run starts, as the tests hold one
+            if http is not None:
+                port = hold()
+                command += ["--url", f"http://127.0.0.1:{port}/mcp", "--server", hostile("--http", port, *http)]
+            started = time.perf_counter()
+            done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+            took = time.perf_counter() - started
         if done.returncode not in codes:
             self.failures.append(f"{shlex.join(command[3:])[:160]}: exit {done.returncode}")
         return took
