@@ -499,6 +499,15 @@ def table(rows: list[Row]) -> str:
     return "\n".join(out)
 
 
+def print_table(rows: list[Row], failures: list[str]) -> None:
+    """The table, then each command that did not end as expected."""
+    print(table(rows))
+    if failures:
+        print("\nCommands that did not end as expected:")
+        for line in sorted(set(failures)):
+            print(f"- {line}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=None,
@@ -526,11 +535,7 @@ def main(argv=None) -> int:
     runs = f"{args.repeat} runs" if args.repeat else f"5 runs ({HOST_ROUNDS} for g1)"
     print(f"Medians of {runs}; {describe_machine()}; SDK layer {getattr(bench, 'sdk_layer', '?')}.")
     print(f"Reproduce with: `{command}` ({time.monotonic() - started:.0f} s here).\n")
-    print(table(rows))
-    if bench.failures:
-        print("\nCommands that did not end as expected:")
-        for line in sorted(set(bench.failures)):
-            print(f"- {line}")
+    print_table(rows, bench.failures)
     if args.keep:
         print(f"\nRun folders: {bench.tmp}")
     if args.json:

@@ -86,3 +86,21 @@ def test_the_host_row_measures_a_real_host_with_and_without_the_proxy(tmp_path):
         assert not (direct / "proxy").exists() or not any((direct / "proxy").iterdir())
     finally:
         shutil.rmtree(folders, ignore_errors=True)  # kept by --keep for the lines above
+
+
+def test_the_hostile_benchmark_measures_its_rows(tmp_path):
+    """benchmarks/hostile.py, the times the tests of tests/faults/ leave out: its two cheap groups
+    once each (whether a target is met is the machine's business, not the test's)."""
+    out = tmp_path / "hostile.json"
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "hostile.py"), "--repeat", "1",
+                           "--only", "splitter,timeout", "--json", str(out)],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert not report["failures"], report["failures"]  # the hung run ended with exit 3, as it should
+    rows = {row["key"]: row for row in report["rows"]}
+    assert sorted(rows) == ["h1", "h2"]
+    for row in rows.values():
+        assert row["median"] > 0 and row["baseline_median"] > 0 and row["target"] == "≤ 2x"
+        assert row["met"] in ("yes", "no")
+    assert any(line.startswith("| h2 |") for line in done.stdout.splitlines())

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ROOT, fixture_command, free_port, load_results, run_cli
+from conftest import ROOT, fixture_command, load_results, run_cli
 
 from mcp_accept.checks.base import MUST, REGISTRY, SHOULD
 from mcp_accept.checks.registry import load_all
@@ -187,13 +187,13 @@ BREAKS = ("junk", "nan", "duplicate-key", "bad-uri", "bad-blob", "unknown-uri-em
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_every_fail_of_a_broken_fixture_cites_a_place_the_index_holds_in_its_version(tmp_path, transport):
+def test_every_fail_of_a_broken_fixture_cites_a_place_the_index_holds_in_its_version(tmp_path, transport, held_port):
     breaks = BREAKS if transport == "stdio" else tuple(b for b in BREAKS if b != "junk")
     args = [a for b in breaks for a in ("--break", b)]
     if transport == "stdio":
         where = ["--server", fixture_command(*args)]
     else:
-        port = free_port()
+        port = held_port()
         where = ["--url", f"http://127.0.0.1:{port}/mcp", "--server", fixture_command("--http", str(port), *args)]
     folder = tmp_path / "all"
     proc = run_cli("run", *where, "--out", str(folder), *FAST, "--protocol", "all", "-q", timeout=300)
@@ -221,8 +221,8 @@ def test_every_fail_of_a_broken_fixture_cites_a_place_the_index_holds_in_its_ver
 # -- item: each FAIL cites the sentence it rests on ----------------------------------------------
 
 @pytest.mark.parametrize("version", ["2026-07-28", "2025-11-25"])
-def test_an_http_answer_of_the_wrong_type_cites_the_streamable_http_section(tmp_path, version):
-    port = free_port()
+def test_an_http_answer_of_the_wrong_type_cites_the_streamable_http_section(tmp_path, version, held_port):
+    port = held_port()
     command = shlex.join([sys.executable, str(BROKEN_HTTP), "--http", str(port), "--defect", "search_text=html"])
     folder = tmp_path / "run"
     proc = run_cli("run", "--url", f"http://127.0.0.1:{port}/mcp", "--server", command, "--out", str(folder),

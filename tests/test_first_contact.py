@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import FIXTURE, free_port, load_results, run_cli, statuses
+from conftest import FIXTURE, load_results, refused_port, run_cli, statuses
 
 from mcp_accept.errors import ExitStatus
 
@@ -45,8 +45,9 @@ def test_a_server_command_that_does_not_exist(tmp_path):
 
 
 def test_a_url_with_nothing_listening(tmp_path):
-    url = f"http://127.0.0.1:{free_port()}/mcp"
-    proc = run_cli("run", "--url", url, "--timeout", "2", "--out", str(tmp_path / "o"))
+    with refused_port() as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        proc = run_cli("run", "--url", url, "--timeout", "2", "--out", str(tmp_path / "o"))
     assert proc.returncode == ExitStatus.SERVER
     line = one_error_line(proc)
     assert url in line and "refused" in line.lower()

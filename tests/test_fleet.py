@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import fixture_command, free_port, load_results, run_cli, statuses
+from conftest import fixture_command, load_results, port_holder, run_cli, statuses
 from mcp_accept.errors import ExitStatus
 from mcp_accept.running.execute import RunOptions
 from mcp_accept.running.fleet import TargetResult, default_name, fleet_status, load_targets
@@ -41,7 +41,11 @@ def mixed_fleet(tmp_path_factory):
     base = tmp_path_factory.mktemp("fleet")
     (base / "profiles").mkdir()
     write(base / "profiles" / "commit.yaml", "server_commit: abc123\n")
-    port = free_port()
+    with port_holder() as hold:
+        return _run_mixed_fleet(base, hold())
+
+
+def _run_mixed_fleet(base, port: int):
     targets = write(base / "targets.yaml", f"""
 defaults:
   timeout: 5

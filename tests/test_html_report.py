@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import fixture_command, free_port, run_cli
+from conftest import FIXTURE, fixture_command, run_cli, start_http_server, stop_http_server
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 
@@ -25,9 +25,11 @@ def runs(tmp_path_factory) -> list[Path]:
     broken, over_http = base / "runs" / "broken", base / "runs" / "http"
     done = run_cli("run", "--server", fixture_command("--break", "total-999"), "--out", str(broken))
     assert done.returncode == 1, done.stderr
-    port = free_port()
-    done = run_cli("run", "--server", fixture_command("--http", str(port)),
-                   "--url", f"http://127.0.0.1:{port}/mcp", "--out", str(over_http))
+    proc, url = start_http_server(str(FIXTURE), "--http", "0")
+    try:
+        done = run_cli("run", "--url", url, "--out", str(over_http))
+    finally:
+        stop_http_server(proc)
     assert done.returncode in (0, 1), done.stderr
     return [broken, over_http]
 

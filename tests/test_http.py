@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (FIXTURE, SERVERS, free_port, load_results, run_cli, start_http_server, statuses,
-                      stop_http_server)
+from conftest import (FIXTURE, SERVERS, load_results, refused_port, run_cli, start_http_server,
+                      statuses, stop_http_server)
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -208,8 +208,8 @@ def test_session_that_keeps_expiring_fails_the_row_not_the_run(tmp_path):
 
 # -- starting the server -------------------------------------------------------------------
 
-def test_server_and_url_start_drive_and_stop_the_fixture(tmp_path):
-    port = free_port()
+def test_server_and_url_start_drive_and_stop_the_fixture(tmp_path, held_port):
+    port = held_port()
     url = f"http://127.0.0.1:{port}/mcp"
     command = shlex.join([sys.executable, str(FIXTURE), "--http", str(port)])
     done = run_cli("run", "--server", command, "--url", url, "--out", str(tmp_path / "run"))
@@ -225,7 +225,8 @@ def test_server_and_url_start_drive_and_stop_the_fixture(tmp_path):
 
 def test_server_that_exits_before_answering_is_exit_3(tmp_path):
     command = shlex.join([sys.executable, "-c", "import sys; sys.stderr.write('cannot bind\\n'); sys.exit(4)"])
-    done = run_here(tmp_path / "run", server=command, url=f"http://127.0.0.1:{free_port()}/mcp")
+    with refused_port() as port:
+        done = run_here(tmp_path / "run", server=command, url=f"http://127.0.0.1:{port}/mcp")
     assert int(done.status) == 3
     results = load_results(tmp_path / "run")
     assert set(automated(results).values()) == {"UNOBTAINABLE"}
@@ -235,7 +236,8 @@ def test_server_that_exits_before_answering_is_exit_3(tmp_path):
 
 
 def test_url_nobody_answers_is_exit_3(tmp_path):
-    done = run_here(tmp_path / "run", url=f"http://127.0.0.1:{free_port()}/mcp", timeout=2)
+    with refused_port() as port:
+        done = run_here(tmp_path / "run", url=f"http://127.0.0.1:{port}/mcp", timeout=2)
     assert int(done.status) == 3
     results = load_results(tmp_path / "run")
     assert results["rows"][0]["reason"] == "see run: the server could not be spoken to"
@@ -244,10 +246,10 @@ def test_url_nobody_answers_is_exit_3(tmp_path):
 
 # -- headers and secrets -------------------------------------------------------------------
 
-def test_secret_headers_never_reach_any_file_or_the_console(tmp_path):
+def test_secret_headers_never_reach_any_file_or_the_console(tmp_path, held_port):
     secret = "tok-" + "9f8e7d6c5b4a3210" * 2
     literal = "literal-secret-7731"
-    port = free_port()
+    port = held_port()
     url = f"http://127.0.0.1:{port}/mcp"
     # this server prints every header it gets and echoes the secrets back (headers and a result)
     command = shlex.join([sys.executable, str(SERVERS / "broken_http.py"), "--http", str(port),
@@ -322,8 +324,8 @@ DEFECTS = {
 
 @pytest.mark.parametrize("on_text, on_embedded", [("500", "cut"), ("malformed-sse", "silent"),
                                                   ("huge", "drip"), ("html", "cut-json")])
-def test_broken_answers_fail_their_rows_with_evidence(tmp_path, on_text, on_embedded):
-    port = free_port()
+def test_broken_answers_fail_their_rows_with_evidence(tmp_path, on_text, on_embedded, held_port):
+    port = held_port()
     command = shlex.join([sys.executable, str(SERVERS / "broken_http.py"), "--http", str(port),
                           "--defect", f"search_text={on_text}", "--defect", f"search_embedded={on_embedded}"])
     folder = tmp_path / "run"
@@ -358,7 +360,7 @@ def sdk_urls():
     try:
         urls = {}
         for mode, extra in (("stateful", ()), ("stateless", ("--stateless", "--json-response"))):
-            proc, url = start_http_server(str(SERVERS / "sdk_server.py"), "--http", str(free_port()), *extra)
+            proc, url = start_http_server(str(SERVERS / "sdk_server.py"), "--http", "0", *extra)
             started.append(proc)
             urls[mode] = url
         yield urls

@@ -12,7 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from conftest import SERVERS, fixture_command, free_port, load_results, run_cli, start_http_server, stop_http_server
+from conftest import SERVERS, fixture_command, load_results, run_cli, start_http_server, stop_http_server
 
 MODERN = "2026-07-28"
 
@@ -142,8 +142,7 @@ def test_resources_list_is_followed_to_the_page_holding_the_link(tmp_path):
 
 
 def test_round_trips_over_streamable_http(tmp_path):
-    port = free_port()
-    proc, url = start_http_server(str(SERVERS / "variant_server.py"), "--mode", "mrtr-once", "--http", str(port))
+    proc, url = start_http_server(str(SERVERS / "variant_server.py"), "--mode", "mrtr-once", "--http", "0")
     try:
         folder = tmp_path / "run"
         outcome = run_here(folder, url=url, protocol=MODERN)

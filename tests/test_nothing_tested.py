@@ -9,6 +9,7 @@ readers use (junitparser, the OASIS SARIF schema, pytest's own outcome parsing).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import shutil
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, free_port, run_cli
+from conftest import ROOT, refused_port, run_cli
 
 from mcp_accept.inputs.results import UNREACHED_REASON_PREFIX, untested_cause
 from mcp_accept.inputs.sheet import load_sheet
@@ -38,8 +39,9 @@ def runs(tmp_path_factory) -> dict[str, Path]:
     folders = {name: base / name for name in (*UNTESTED, "reached")}
     done = run_cli("run", "--server", EXITS, "--out", str(folders["exits"]))
     assert done.returncode == 3, (done.returncode, done.stderr)
-    url = f"http://127.0.0.1:{free_port()}/mcp"
-    done = run_cli("run", "--url", url, "--out", str(folders["nobody"]))
+    with refused_port() as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        done = run_cli("run", "--url", url, "--out", str(folders["nobody"]))
     assert done.returncode == 3, (done.returncode, done.stderr)
     assert url in done.stderr
     done = run_cli("run", "--out", str(folders["reached"]))
@@ -213,12 +215,21 @@ def run_pytest(pytester, *args: str):
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rfEs", *args, timeout=300)
 
 
-def target(name: str) -> tuple[str, str]:
-    return ("--mcp-server", EXITS) if name == "exits" else ("--mcp-url", f"http://127.0.0.1:{free_port()}/mcp")
+@pytest.fixture
+def target():
+    """The plugin's options for a server that exits, or a URL nothing answers on (a port the
+    test holds, refusing, until it ends)."""
+    with contextlib.ExitStack() as held:
+        def where(name: str) -> tuple[str, str]:
+            if name == "exits":
+                return ("--mcp-server", EXITS)
+            return ("--mcp-url", f"http://127.0.0.1:{held.enter_context(refused_port())}/mcp")
+
+        yield where
 
 
 @pytest.mark.parametrize("name", UNTESTED)
-def test_pytest_fails_with_the_cause_and_skips_nothing(pytester, name):
+def test_pytest_fails_with_the_cause_and_skips_nothing(pytester, target, name):
     result = run_pytest(pytester, *target(name), "--junitxml", "out.xml")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     outcomes = result.parseoutcomes()
@@ -235,7 +246,7 @@ def test_pytest_fails_with_the_cause_and_skips_nothing(pytester, name):
     assert not any(case.is_skipped for case in cases)
 
 
-def test_pytest_k_counts_the_rows_it_selects(pytester):
+def test_pytest_k_counts_the_rows_it_selects(pytester, target):
     result = run_pytest(pytester, *target("exits"), "-k", "S01 or T01")
     result.stdout.fnmatch_lines([f"collected {len(ROWS)} items / {len(ROWS) - 2} deselected / 2 selected"])
     assert " -" not in next(line for line in result.stdout.lines if line.startswith("collected"))
@@ -243,7 +254,7 @@ def test_pytest_k_counts_the_rows_it_selects(pytester):
     assert result.parseoutcomes() == {"failed": 1, "deselected": len(ROWS) - 2}
 
 
-def test_pytest_fixture_errors_with_the_cause(pytester):
+def test_pytest_fixture_errors_with_the_cause(pytester, target):
     pytester.makepyfile(test_own="""
         def test_structured_form(mcp_accept_run):
             assert mcp_accept_run.status("S01") == "PASS"
@@ -255,7 +266,7 @@ def test_pytest_fixture_errors_with_the_cause(pytester):
                                  "mcp-accept: nothing was tested: http://127.0.0.1:*"])
 
 
-def test_pytest_under_xdist_is_not_green_either(pytester):
+def test_pytest_under_xdist_is_not_green_either(pytester, target):
     pytest.importorskip("xdist")
     result = run_pytest(pytester, "-n", "2", *target("exits"))
     assert result.ret != pytest.ExitCode.OK

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURE, free_port, host_session_stdio, load_results, run_cli, statuses
+from conftest import FIXTURE, host_session_stdio, load_results, run_cli, start_http_server, statuses, stop_http_server
 
 from mcp_accept.inputs.results import validate_results
 
@@ -229,18 +227,6 @@ def test_marker_answer_over_stdio_fills_h01_per_form_and_h02(run_dir, tmp_path):
     assert "| H01 | observation |" in (run_dir / "sheet.md").read_text(encoding="utf-8")
 
 
-def _wait_for_port(port: int, proc: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "the fixture stopped"
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise AssertionError("the fixture never listened")
-
-
 class HttpHost:
     """A host speaking Streamable HTTP (legacy session) to the fixture."""
 
@@ -262,12 +248,10 @@ class HttpHost:
 
 
 def test_marker_answer_over_http_with_the_link_read(run_dir, tmp_path):
-    log, port = tmp_path / "http-log", free_port()
-    proc = subprocess.Popen([sys.executable, str(FIXTURE), "--http", str(port), "--markers",
-                             "--log", str(log)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = tmp_path / "http-log"
+    proc, url = start_http_server(str(FIXTURE), "--http", "0", "--markers", "--log", str(log))
     try:
-        _wait_for_port(port, proc)
-        host = HttpHost(f"http://127.0.0.1:{port}/mcp")
+        host = HttpHost(url)
         host.ask("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                 "clientInfo": {"name": "http-host", "version": "1"}})
         answers = {name: host.ask("tools/call", {"name": name, "arguments": {"q": "MCP"}})["result"]
@@ -275,8 +259,7 @@ def test_marker_answer_over_http_with_the_link_read(run_dir, tmp_path):
         uri = answers["search_link"]["content"][0]["uri"]
         answers[uri] = host.ask("resources/read", {"uri": uri})["result"]
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_http_server(proc)
     answer = tmp_path / "answer.txt"
     answer.write_text(visible(answers, text=False, structured=True), encoding="utf-8")
     done = run_cli("observe", str(run_dir), "--answer", str(answer), "--fixture-log", str(log),

@@ -6,7 +6,7 @@ import json
 import shlex
 import sys
 
-from conftest import FIXTURE, SERVERS, free_port, run_cli, start_http_server, stop_http_server
+from conftest import FIXTURE, SERVERS, run_cli, start_http_server, stop_http_server
 
 ERAS = ["2026-07-28", "2025-11-25", "2025-06-18"]
 
@@ -67,7 +67,7 @@ def test_protocol_all_is_not_for_fleets(tmp_path):
 
 
 def test_every_version_over_streamable_http(tmp_path):
-    proc, url = start_http_server(str(FIXTURE), "--http", str(free_port()))
+    proc, url = start_http_server(str(FIXTURE), "--http", "0")
     try:
         out = tmp_path / "all"
         done = run_cli("run", "--protocol", "all", "--url", url, "--out", str(out), "--timeout", "10")

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import FIXTURE, SERVERS, free_port, load_results, start_http_server, stop_http_server
+from conftest import FIXTURE, SERVERS, load_results, refused_port, start_http_server, stop_http_server
 
 from mcp_accept.fixture import LINK_URI
 
@@ -52,14 +52,14 @@ def wire(folder: Path) -> list[dict]:
 
 @pytest.fixture
 def fixture_sse(tmp_path):
-    proc, url = start_http_server(str(FIXTURE), "--http", str(free_port()), "--sse", "crlf")
+    proc, url = start_http_server(str(FIXTURE), "--http", "0", "--sse", "crlf")
     yield url
     stop_http_server(proc)
 
 
 @pytest.fixture
 def fixture_json():
-    proc, url = start_http_server(str(FIXTURE), "--http", str(free_port()))
+    proc, url = start_http_server(str(FIXTURE), "--http", "0")
     yield url
     stop_http_server(proc)
 
@@ -169,7 +169,7 @@ def test_sdk_server_sse_behind_the_http_proxy(tmp_path):
     pytest.importorskip("mcp")
     import anyio
 
-    proc, upstream = start_http_server(str(SERVERS / "sdk_server.py"), "--http", str(free_port()))
+    proc, upstream = start_http_server(str(SERVERS / "sdk_server.py"), "--http", "0")
     try:
         proxy = Proxy(upstream, tmp_path / "runs")
         try:
@@ -188,11 +188,12 @@ def test_sdk_server_sse_behind_the_http_proxy(tmp_path):
 
 
 def test_an_unreachable_upstream_is_a_502_and_recorded(tmp_path):
-    proxy = Proxy(f"http://127.0.0.1:{free_port()}/mcp", tmp_path / "runs")
-    try:
-        answer = httpx.post(proxy.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=30)
-    finally:
-        proxy.stop()
+    with refused_port() as port:
+        proxy = Proxy(f"http://127.0.0.1:{port}/mcp", tmp_path / "runs")
+        try:
+            answer = httpx.post(proxy.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=30)
+        finally:
+            proxy.stop()
     assert answer.status_code == 502
     assert any(e.get("event") == "upstream-error" for e in wire(proxy.folder))
 

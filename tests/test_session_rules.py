@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from conftest import fixture_command, free_port, load_results, run_cli, start_http_server, stop_http_server
+from conftest import fixture_command, load_results, run_cli, start_http_server, stop_http_server
 
 from mcp_accept import fixture as fx
 
@@ -20,9 +20,7 @@ def run(tmp_path, mode: str, era: str, transport: str = "stdio") -> dict:
     folder = tmp_path / "run"
     breaks = [a for m in mode.split("+") for a in ("--break", m)]
     if transport == "http":
-        port = free_port()
-        proc, url = start_http_server(str(fx.__file__), "--http", str(port), *breaks,
-                                      url=f"http://127.0.0.1:{port}/mcp")
+        proc, url = start_http_server(str(fx.__file__), "--http", "0", *breaks)
         try:
             done = run_cli("run", "--url", url, "--protocol", era, "--out", str(folder), "--timeout", "5")
         finally:

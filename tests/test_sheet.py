@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 from pathlib import Path
 
@@ -165,14 +164,24 @@ def test_directory_is_refused(tmp_path: Path):
     assert "directory" in error_of(sh.load_sheet, tmp_path).message
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs a non-root POSIX user")
-def test_unreadable_file(tmp_path: Path):
-    path = write(tmp_path, "s.yaml", SHEET)
+def test_unreadable_file(open_tmp_path: Path):
+    # Loaded by a user the file's mode binds (as root, nobody: root reads any file).
+    import subprocess
+    import sys
+
+    from conftest import unprivileged
+
+    path = write(open_tmp_path, "s.yaml", SHEET)
     path.chmod(0)
-    try:
-        assert "permission" in error_of(sh.load_sheet, path).message
-    finally:
-        path.chmod(0o644)
+    load = ("import sys\nfrom mcp_accept.errors import InputError\nfrom mcp_accept.inputs.sheet import load_sheet\n"
+            "try:\n    load_sheet(sys.argv[1])\nexcept InputError as err:\n"
+            "    print(err.file, err.status.value, err.message, sep='\\n')\nelse:\n    print('loaded')\n")
+    done = subprocess.run([*unprivileged(), sys.executable, "-c", load, str(path)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    file, status, message = done.stdout.splitlines()
+    assert file == str(path) and int(status) == ExitStatus.BAD_INPUT
+    assert "permission" in message, message
 
 
 def test_bad_utf8_names_its_line(tmp_path: Path):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SERVERS, free_port, start_http_server, stop_http_server
+from conftest import SERVERS, start_http_server, stop_http_server
 
 ERAS = ("2026-07-28", "2025-11-25", "2025-06-18")
 W03_CHECKS = ("unknown_tool_error", "unknown_method_error", "call_without_name_error", "invalid_cursor_error",
@@ -73,9 +73,7 @@ def test_the_fixture_passes_w03(tmp_path, era):
 
 def test_w03_over_streamable_http(tmp_path):
     # 2026-07-28 over HTTP: an unknown method is a 404 carrying -32601.
-    port = free_port()
-    proc, url = start_http_server(str(SERVERS / "variant_server.py"), "--mode", "strict-cursor",
-                                  "--http", str(port))
+    proc, url = start_http_server(str(SERVERS / "variant_server.py"), "--mode", "strict-cursor", "--http", "0")
     try:
         run_here(tmp_path / "run", url=url, protocol="2026-07-28")
     finally:

@@ -214,28 +214,58 @@ def assert_no_secret(secrets, folder: Path | None, *texts: str) -> None:
 
 
 def measured(args: list[str], out_dir: Path, timeout: float = 180) -> dict:
-    """``run_measured`` with its figures named: code, stdout, stderr, seconds, rss_mib."""
-    started = time.monotonic()
+    """``run_measured`` with its figures named: code, stdout, stderr, rss_mib (how long it takes
+    is no test's business: benchmarks/hostile.py measures it)."""
     code, out, err, rss = run_measured(args, out_dir, timeout=timeout)
-    return {"code": code, "stdout": out, "stderr": err, "seconds": time.monotonic() - started,
-            "rss_mib": rss / 1024}
+    return {"code": code, "stdout": out, "stderr": err, "rss_mib": rss / 1024}
+
+
+def wait_until(found, proc, what: str, wait: float = 60):
+    """Poll ``found()`` until it gives something (while the run still goes on); that."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"the run ended before {what}"
+        value = found()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"never saw {what}")
+
+
+def _text_of(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
+def wait_for_text(path: Path, text: str, proc, wait: float = 60) -> None:
+    """Until the file at ``path`` holds ``text`` (while the run still goes on)."""
+    wait_until(lambda: text in _text_of(path), proc, f"{path.name} saying {text!r}", wait)
+
+
+def wait_for_child(pid: int, proc, wait: float = 60) -> int:
+    """Until process ``pid`` has a child process (while the run still goes on); its pid."""
+    def child() -> int | None:
+        for task in Path(f"/proc/{pid}/task").glob("*/children"):
+            children = _text_of(task).split()
+            if children:
+                return int(children[0])
+        return None
+
+    return wait_until(child, proc, f"a child process of {pid}", wait)
 
 
 def wait_for_entry(folder: Path, proc, test, what: str, wait: float = 60) -> None:
     """Until a line of the run's wire.jsonl passes ``test`` (while the run still goes on)."""
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, f"the run ended before {what}"
-        try:
-            lines = (folder / "wire.jsonl").read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            lines = []
-        for line in lines:
+    def entry_seen() -> bool:
+        for line in _text_of(folder / "wire.jsonl").splitlines():
             try:
                 entry = json.loads(line)
             except ValueError:
                 continue  # a line being written
             if test(entry):
-                return
-        time.sleep(0.05)
-    raise AssertionError(f"never saw {what}")
+                return True
+        return False
+
+    wait_until(entry_seen, proc, what, wait)

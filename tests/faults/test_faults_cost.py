@@ -2,7 +2,8 @@
 enum of 300,000 objects, a chain of 20,000 $refs, a pattern of a megabyte, contains nested
 four deep over 800,000 items. Each check is stopped at its budget (a child process killed at
 the hard limit, see mcp_accept/evidence/bounded.py): S01 FAILs saying so, the other rows are judged as
-usual, and the run's time and peak memory stay within generous bounds."""
+usual, and the run's peak memory stays within a generous bound (its time is measured by
+benchmarks/hostile.py)."""
 
 from __future__ import annotations
 
@@ -79,8 +80,8 @@ def test_costly_schema_is_bounded(name: str, tmp_path: Path) -> None:
     assert any(c["status"] == "FAIL" and c["layer"] == "type" for c in evidence["checks"]), evidence["checks"]
     for row_id in ("T01", "E01", "L02"):
         assert rows[row_id]["status"] == "PASS", rows[row_id]
-    print(f"{name}: {got['seconds']:.1f}s, peak RSS {got['rss_mib']:.0f} MiB")
-    assert got["seconds"] < 120 and got["rss_mib"] < 3072, got
+    print(f"{name}: peak RSS {got['rss_mib']:.0f} MiB")  # its time: benchmarks/hostile.py (schemas)
+    assert got["rss_mib"] < 3072, got
 
 
 def test_deep_jmespath_expression_is_a_clear_error(tmp_path: Path) -> None:
@@ -111,5 +112,4 @@ def test_run_timeout_bounds_negotiation(tmp_path: Path) -> None:
     assert "no answer before --run-timeout (3s) ran out" in (results.get("cause") or ""), results.get("cause")
     for pid in read_pids(pidfile):
         assert process_gone(pid)
-    print(f"hung negotiation: {got['seconds']:.1f}s, peak RSS {got['rss_mib']:.0f} MiB")
-    assert got["seconds"] < 25, got  # well under the 2 x 30 s the two requests alone could take
+    # how soon: benchmarks/hostile.py (h2), against the 3 s themselves

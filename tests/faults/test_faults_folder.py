@@ -8,15 +8,15 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import free_port, run_cli
-from faultkit import (wait_for_entry, assert_no_traceback, assert_one_line_error, events, hostile, kill_quietly, process_gone,
+from conftest import refused_port, run_cli
+from faultkit import (wait_for_child, wait_for_entry, assert_no_traceback, assert_one_line_error, events, hostile, kill_quietly, process_gone,
                       read_pids, server, wire)
 
 from mcp_accept.inputs.results import validate_results
@@ -84,18 +84,23 @@ def test_second_run_into_a_folder_in_use_is_refused(tmp_path: Path) -> None:
 
 
 def test_interrupt_during_the_http_readiness_wait(tmp_path: Path) -> None:
-    folder, port = tmp_path / "run", free_port()
+    """The server never answers: its port is the test's, which takes the runner's readiness
+    probe and says nothing; Ctrl-C once the probe has come."""
+    folder = tmp_path / "run"
     silent = f"{sys.executable} -c 'import time; time.sleep(120)'"
-    proc = start(["--url", f"http://127.0.0.1:{port}/mcp", "--server", silent, "--out", str(folder)])
-    try:
-        wait_for(folder, proc, lambda e: e.get("event") == "spawn")
-        time.sleep(0.3)
-        os.killpg(proc.pid, signal.SIGINT)
-        results = assert_interrupted(proc, folder, "interrupted while the server started")
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    with socket.create_server(("127.0.0.1", 0)) as port_of_the_test:
+        port = port_of_the_test.getsockname()[1]
+        proc = start(["--url", f"http://127.0.0.1:{port}/mcp", "--server", silent, "--out", str(folder)])
+        try:
+            port_of_the_test.settimeout(60)
+            probe, _ = port_of_the_test.accept()  # the runner is waiting for the server to answer
+            with probe:
+                os.killpg(proc.pid, signal.SIGINT)
+                results = assert_interrupted(proc, folder, "interrupted while the server started")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
     assert all(r["status"] in ("UNOBTAINABLE", "PENDING") for r in results["rows"])
     spawn = events(folder, "spawn")[0]["detail"]
     assert process_gone(int(spawn.split()[1].rstrip(",")))
@@ -114,7 +119,7 @@ def test_interrupt_while_judging(tmp_path: Path) -> None:
                   "--out", str(folder), "--timeout", "10"])
     try:
         wait_for(folder, proc, lambda e: e.get("event") == "exit")  # the server is stopped: judging
-        time.sleep(0.5)
+        wait_for_child(proc.pid, proc)  # the costly check runs, in a child process (evidence/bounded.py)
         os.killpg(proc.pid, signal.SIGINT)
         assert_interrupted(proc, folder, "interrupted while judging")
     finally:
@@ -219,9 +224,10 @@ def test_the_readiness_wait_is_within_the_run_timeout(tmp_path: Path) -> None:
     """--server with --url: a server that never answers on its URL is given --run-timeout
     (here 3 s), not the 30 s readiness wait, and the message says so."""
     folder = tmp_path / "run"
-    proc = run_cli("run", "--server", f"{sys.executable} -c 'import time; time.sleep(100)'",
-                   "--url", f"http://127.0.0.1:{free_port()}/mcp", "--run-timeout", "3", "--out", str(folder),
-                   timeout=60)
+    with refused_port() as port:
+        proc = run_cli("run", "--server", f"{sys.executable} -c 'import time; time.sleep(100)'",
+                       "--url", f"http://127.0.0.1:{port}/mcp", "--run-timeout", "3", "--out", str(folder),
+                       timeout=60)
     assert proc.returncode == 3, proc.stderr
     assert "did not answer within 3s" in proc.stderr, proc.stderr
 

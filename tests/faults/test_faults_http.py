@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import free_port, run_cli
+from conftest import run_cli
 from faultkit import (AUTOMATED, assert_complete, events, process_gone, read_pids, reason, rows_by_id,
                       run_measured, server, status, wire)
 
@@ -61,11 +61,10 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_http_fault(name: str, tmp_path: Path) -> None:
+def test_http_fault(name: str, tmp_path: Path, held_port) -> None:
     server_args, code, rows, violation, still_pass = CASES[name]
     folder, pidfile = tmp_path / "run", tmp_path / "pids"
-    port = free_port()
-    proc = run_cli("run", *http_args(port, *server_args, "--pidfile", pidfile), "--out", str(folder),
+    proc = run_cli("run", *http_args(held_port(), *server_args, "--pidfile", pidfile), "--out", str(folder),
                    *FAST, "--max-bytes", str(MIB), timeout=120)
     assert proc.returncode == code, (proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:])
     results = assert_complete(folder, proc, transport=HTTP)
@@ -92,15 +91,15 @@ def test_http_fault(name: str, tmp_path: Path) -> None:
     assert "Traceback" not in (folder / "stderr.log").read_text(errors="replace")
 
 
-def test_http_huge_answer_memory_stays_bounded(tmp_path: Path) -> None:
+def test_http_huge_answer_memory_stays_bounded(tmp_path: Path, held_port) -> None:
     """100 MiB in one HTTP answer with --max-bytes 1 MiB: a FAIL, and the runner's peak
     memory stays near that of a normal HTTP run."""
-    base = run_measured(["run", *http_args(free_port(), "--mode", "ok"), "--out", str(tmp_path / "base"),
+    base = run_measured(["run", *http_args(held_port(), "--mode", "ok"), "--out", str(tmp_path / "base"),
                          *FAST, "--max-bytes", str(MIB)], tmp_path / "base-io")
     assert base[0] == 0, base[1][-2000:] + base[2][-2000:]
     size = 100 * MIB
     code, out, err, peak = run_measured(
-        ["run", *http_args(free_port(), "--mode", "huge", "--size", size), "--out", str(tmp_path / "huge"),
+        ["run", *http_args(held_port(), "--mode", "huge", "--size", size), "--out", str(tmp_path / "huge"),
          *FAST, "--max-bytes", str(MIB)], tmp_path / "huge-io")
     assert code == 1, out[-2000:] + err[-2000:]
     results = assert_complete(tmp_path / "huge", transport=HTTP)

@@ -9,13 +9,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import free_port
-from faultkit import (wait_for_entry, assert_complete, assert_no_traceback, events, kill_quietly, process_gone, read_pids,
+from faultkit import (wait_for_entry, wait_for_text, assert_complete, assert_no_traceback, events, kill_quietly, process_gone, read_pids,
                       rows_by_id, server)
 
 HTTP = "Streamable HTTP"
@@ -36,11 +34,11 @@ def wait_for_request(folder: Path, step: str, proc: subprocess.Popen) -> None:
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
-def test_interrupted_run_keeps_its_evidence(how: str, transport: str, tmp_path: Path) -> None:
+def test_interrupted_run_keeps_its_evidence(how: str, transport: str, tmp_path: Path, held_port) -> None:
     folder, pidfile = tmp_path / "run", tmp_path / "pids"
     hang = ("--mode", "hang", "--on", "tools/call:search_embedded", "--pidfile", pidfile, "--spawn-child")
     if transport == "http":
-        port = free_port()
+        port = held_port()
         target = ["--url", f"http://127.0.0.1:{port}/mcp", "--server", server("--http", port, *hang)]
     else:
         target = ["--server", server(*hang)]
@@ -52,7 +50,8 @@ def test_interrupted_run_keeps_its_evidence(how: str, transport: str, tmp_path: 
     try:
         wait_for_request(folder, "call:embedded", proc)
         pids = read_pids(pidfile)
-        time.sleep(0.2)  # let the runner settle into waiting for the answer
+        # the server holds the request: the runner is waiting for the answer
+        wait_for_text(folder / "stderr.log", "leaving the request unanswered", proc)
         if how == "ctrl-c":
             os.killpg(proc.pid, signal.SIGINT)
         else:

@@ -367,8 +367,12 @@ def host_runs(tmp_path_factory) -> Path:
     named = hostile("--mode", "hostile-text", "--server-name", json.dumps(MARKUP)[1:-1])
     done = run_cli("host", "test", "claude-code", "--host-bin", str(claude), "--server", named, "--out", str(out),
                    timeout=300)
-    assert done.returncode in (0, 1, 3), done.stderr[-2000:]
+    # 0 or 1: the host ran and spoke to the server (3, a host or server that could not be
+    # started, would leave a table without the server's text, and nothing to check below)
+    assert done.returncode in (0, 1), done.stderr[-2000:]
     assert_inert(done.stdout + done.stderr)
+    conditions = json.loads((out / "results.json").read_text(encoding="utf-8"))["conditions"]
+    assert conditions.get("server_name") == MARKUP, conditions
     return out
 
 
@@ -379,5 +383,7 @@ def test_host_reports_show_server_text_as_text(host_runs, fmt):
     assert_no_traceback(done.stderr)
     assert_inert(done.stdout)
     assert "<script>" not in done.stdout and "<b>b" not in done.stdout
+    for piece in RICH:  # the server's name is in the table's note, as text
+        assert piece in done.stdout, (fmt, piece)
     if fmt == "hosts":
         assert "**z**" not in done.stdout

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import free_port, run_cli
+from conftest import run_cli
 from faultkit import (assert_complete, assert_no_traceback, events, hostile, measured, process_gone,
                       read_pids, rows_by_id)
 
@@ -31,10 +31,10 @@ CASES = {
 }
 
 
-def target(transport: str, tmp_path: Path, *server_args: str) -> tuple[list[str], Path]:
+def target(transport: str, tmp_path: Path, hold, *server_args: str) -> tuple[list[str], Path]:
     pidfile = tmp_path / "pid"
     if transport == "http":
-        port = free_port()
+        port = hold()
         return ["--url", f"http://127.0.0.1:{port}/mcp",
                 "--server", hostile("--http", port, "--pidfile", pidfile, *server_args)], pidfile
     return ["--server", hostile("--pidfile", pidfile, *server_args)], pidfile
@@ -62,9 +62,9 @@ def readers_cope(folder: Path, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("mode", list(CASES))
-def test_oddity_is_a_verdict_not_a_crash(mode: str, transport: str, tmp_path: Path) -> None:
+def test_oddity_is_a_verdict_not_a_crash(mode: str, transport: str, tmp_path: Path, held_port) -> None:
     on, failing, violation = CASES[mode]
-    args, pidfile = target(transport, tmp_path, "--mode", mode, "--on", on)
+    args, pidfile = target(transport, tmp_path, held_port, "--mode", mode, "--on", on)
     folder = tmp_path / "run"
     got = measured(["run", *args, "--out", str(folder), "--timeout", "5"], tmp_path / "console")
     assert got["code"] in (0, 1), got["stderr"][-2000:]
@@ -85,8 +85,8 @@ def test_oddity_is_a_verdict_not_a_crash(mode: str, transport: str, tmp_path: Pa
         assert process_gone(pid)
 
 
-def test_session_id_outside_visible_ascii_is_a_violation(tmp_path: Path) -> None:
-    args, pidfile = target("http", tmp_path, "--mode", "session-bytes", "--on", "initialize")
+def test_session_id_outside_visible_ascii_is_a_violation(tmp_path: Path, held_port) -> None:
+    args, pidfile = target("http", tmp_path, held_port, "--mode", "session-bytes", "--on", "initialize")
     folder = tmp_path / "run"
     got = measured(["run", *args, "--protocol", "2025-11-25", "--out", str(folder), "--timeout", "5"],
                    tmp_path / "console")

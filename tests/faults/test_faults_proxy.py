@@ -29,7 +29,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from conftest import ROOT, fixture_command, free_port, load_results, start_http_server, stop_http_server
+from conftest import ROOT, fixture_command, load_results, start_http_server, stop_http_server
 from faultkit import assert_no_traceback, assert_one_line_error, events, hostile, server as misbehave, wire
 
 UPSTREAM = Path(__file__).resolve().parent / "servers" / "recording_upstream.py"
@@ -41,12 +41,12 @@ EXTRA = "proxy-header-secret-4242"  # a --header value, read from the environmen
 # --------------------------------------------------------------------------- helpers
 
 class Upstream:
-    """The recording upstream on a free loopback port."""
+    """The recording upstream on the loopback port it got (port 0) and said."""
 
     def __init__(self, tmp_path: Path):
         self.log = tmp_path / "upstream.jsonl"
-        self.port = free_port()
-        self.proc, self.url = start_http_server(str(UPSTREAM), "--http", str(self.port), "--log", str(self.log))
+        self.proc, self.url = start_http_server(str(UPSTREAM), "--http", "0", "--log", str(self.log))
+        self.port = int(self.url.split("/")[2].rsplit(":", 1)[1])
 
     def received(self, method: str | None = None) -> list[dict]:
         if not self.log.is_file():
@@ -248,16 +248,24 @@ def test_a_non_loopback_listen_address_is_refused(tmp_path, listen):
     assert not out.exists() or not any(out.iterdir())  # refused before any folder
 
 
+def ipv6_loopback() -> bool:
+    """Whether a plain socket can listen on ::1 here, asked apart from the proxy under test."""
+    if not socket.has_ipv6:
+        return False
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as sock:
+            sock.bind(("::1", 0))
+            sock.listen(1)
+    except OSError:
+        return False
+    return True
+
+
 @pytest.mark.parametrize("listen", ["127.0.0.1:0", "localhost:0", "[::1]:0"])
 def test_loopback_listen_addresses_are_taken(tmp_path, upstream, listen):
-    if listen.startswith("[::1]") and not socket.has_ipv6:
-        pytest.skip("no IPv6 on this machine")
-    try:
-        proxy = Proxy(upstream.url, tmp_path / "runs", listen=listen)
-    except AssertionError:
-        if listen.startswith("[::1]"):
-            pytest.skip("::1 cannot be bound here")
-        raise
+    if listen.startswith("[::1]") and not ipv6_loopback():
+        pytest.skip("this machine has no IPv6 loopback: a plain socket cannot listen on ::1")
+    proxy = Proxy(upstream.url, tmp_path / "runs", listen=listen)
     try:
         host = proxy.url.split("/")[2]
         answer = httpx.post(proxy.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=30)
@@ -293,7 +301,7 @@ def test_host_and_origin_are_checked(tmp_path, upstream):
         "loopback-origin": (f"127.0.0.1:{p}", ("Origin: http://localhost:5173",), 200),
         "own-origin": (f"127.0.0.1:{p}", (f"Origin: http://127.0.0.1:{p}",), 200),
         "rebinding": (f"attacker.example:{p}", (), 421),
-        "other-port": (f"127.0.0.1:{free_port()}", (), 421),
+        "other-port": (f"127.0.0.1:{p - 1 if p == 65535 else p + 1}", (), 421),
         "no-port": ("127.0.0.1", (), 421),
         "userinfo": (f"me@127.0.0.1:{p}", (), 421),
         "foreign-origin": (f"127.0.0.1:{p}", ("Origin: https://attacker.example",), 403),
@@ -436,11 +444,8 @@ def test_the_sse_splitter_is_linear():
     from mcp_accept.hosts.proxy.http import SseSplitter
 
     many = b"".join(b"data: {\"n\":%d}\r\n\r\n" % n for n in range(200_000))  # one chunk, 200,000 events
-    start = time.perf_counter()
-    events_seen = SseSplitter().feed(many)
-    took = time.perf_counter() - start
+    events_seen = SseSplitter().feed(many)  # that it is linear: benchmarks/hostile.py (h1)
     assert len(events_seen) == 200_000 and events_seen[-1][0] == b'{"n":199999}'
-    assert took < 10, took  # cutting the buffer once per line would copy it 200,000 times
     splitter = SseSplitter(limit=1024)  # a line that never ends is not held
     for _ in range(2000):
         assert splitter.feed(b"data: " + b"q" * 4096) == []
@@ -668,9 +673,7 @@ def test_an_http_request_body_that_stops_arriving(tmp_path, upstream):
 def test_a_quiet_event_stream_outlives_the_write_timeout(tmp_path):
     from faultkit import HOSTILE
 
-    port = free_port()
-    proc, url = start_http_server(str(HOSTILE), "--mode", "quiet-stream", "--quiet", "2.5", "--http", str(port),
-                                  url=f"http://127.0.0.1:{port}/mcp")
+    proc, url = start_http_server(str(HOSTILE), "--mode", "quiet-stream", "--quiet", "2.5", "--http", "0")
     try:
         proxy = Proxy(url, tmp_path / "runs", "--write-timeout", "1")
         try:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import free_port
 from faultkit import assert_complete, assert_no_secret, hostile, measured, process_gone, read_pids, tree_text
 
 HTTP = "Streamable HTTP"
@@ -23,9 +22,9 @@ QUERY_TOKEN = "qtok-0c9b8a7f6e5d"
 QUERY_KEY = "qkey-1a2b3c4d5e6f"
 
 
-def test_echoed_secrets_never_reach_a_file_or_the_console(tmp_path: Path, monkeypatch) -> None:
+def test_echoed_secrets_never_reach_a_file_or_the_console(tmp_path: Path, monkeypatch, held_port) -> None:
     monkeypatch.setenv("MCPA_REDACT_KEY", ENV_KEY)
-    folder, port, pidfile = tmp_path / "run", free_port(), tmp_path / "pid"
+    folder, port, pidfile = tmp_path / "run", held_port(), tmp_path / "pid"
     url = (f"http://{URL_USER}:{URL_PASSWORD}@127.0.0.1:{port}/mcp"
            f"?token={QUERY_TOKEN}&api_key={QUERY_KEY}&page=2")
     got = measured(["run", "--url", url,
@@ -50,7 +49,7 @@ def test_echoed_secrets_never_reach_a_file_or_the_console(tmp_path: Path, monkey
     assert rows["E01"]["status"] == "FAIL", rows["E01"]  # the error that carried the secrets
     for pid in read_pids(pidfile):
         assert process_gone(pid)
-    assert got["seconds"] < 120 and got["rss_mib"] < 1024, got
+    assert got["rss_mib"] < 1024, got  # its time: benchmarks/hostile.py (h14)
 
 
 WRAP_TOKEN = "Zq9x-6f1d2c3b4a5e6f7081928374-wrapTok"
@@ -64,8 +63,8 @@ def _unwrapped(text: str) -> str:
     return text
 
 
-def _start(cut_left: int, tmp_path: Path) -> tuple[dict, Path, Path]:
-    folder, port, pidfile = tmp_path / "run", free_port(), tmp_path / "pid"
+def _start(cut_left: int, tmp_path: Path, port: int) -> tuple[dict, Path, Path]:
+    folder, pidfile = tmp_path / "run", tmp_path / "pid"
     # the error text is cut at 200 characters: the token starts ``cut_left`` characters before it
     got = measured(["run", "--url", f"http://127.0.0.1:{port}/mcp",
                     "--server", hostile("--http", port, "--mode", "echo", "--pidfile", pidfile,
@@ -77,12 +76,12 @@ def _start(cut_left: int, tmp_path: Path) -> tuple[dict, Path, Path]:
 
 
 @pytest.mark.parametrize("cut_left", [4, 9, 20, len(WRAP_TOKEN) - 1, len(WRAP_TOKEN) + 1])
-def test_secret_across_the_cut_of_an_error_and_wrapped_base64(cut_left: int, tmp_path: Path) -> None:
+def test_secret_across_the_cut_of_an_error_and_wrapped_base64(cut_left: int, tmp_path: Path, held_port) -> None:
     """The server echoes a header in an error text whose cut (200 characters) falls inside
     the value, and as line-wrapped base64 (MIME with LF and CRLF, PEM) in its result and on
     stderr (one line per read). No form of the value reaches a file or the console, the
     fragment before the cut included."""
-    got, folder, pidfile = _start(cut_left, tmp_path)
+    got, folder, pidfile = _start(cut_left, tmp_path, held_port())
     try:
         assert got["code"] in (0, 1), got["stderr"][-2000:]
         results = assert_complete(folder, transport=HTTP)

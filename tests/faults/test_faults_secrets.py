@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import free_port, run_cli
+from conftest import refused_port, run_cli
 from faultkit import assert_complete, assert_one_line_error, server, tree_text
 
 HTTP = "Streamable HTTP"
@@ -26,10 +26,10 @@ def assert_absent(secrets, folder: Path | None, *texts: str) -> None:
         assert secret not in haystack, f"the secret {secret[:6]}... was written or printed"
 
 
-def test_header_secrets_never_reach_the_evidence(tmp_path: Path) -> None:
+def test_header_secrets_never_reach_the_evidence(tmp_path: Path, held_port) -> None:
     """The server echoes every request header in its answers, on its stdout and on its
     stderr; the run folder and the console show none of the values."""
-    folder, port = tmp_path / "run", free_port()
+    folder, port = tmp_path / "run", held_port()
     proc = run_cli("run", "--url", f"http://mcpa:{URL_PASSWORD}@127.0.0.1:{port}/mcp",
                    "--server", server("--http", port, "--mode", "echo-headers"),
                    "--header", f"Authorization: Bearer {BEARER}",
@@ -77,7 +77,8 @@ def test_tenant_and_role_are_kept(tmp_path: Path) -> None:
 
 def test_secret_in_a_failing_header_is_not_echoed(tmp_path: Path) -> None:
     """An error about a header names the header, never its value."""
-    proc = run_cli("run", "--url", f"http://127.0.0.1:{free_port()}/mcp",
-                   "--header", f"Authorization: Bearer {BEARER}\u00e9", "--out", str(tmp_path / "run"))
+    with refused_port() as port:  # refused before any connection
+        proc = run_cli("run", "--url", f"http://127.0.0.1:{port}/mcp",
+                       "--header", f"Authorization: Bearer {BEARER}\u00e9", "--out", str(tmp_path / "run"))
     assert_one_line_error(proc, "--header Authorization")
     assert_absent([BEARER], tmp_path / "run", proc.stdout, proc.stderr)

@@ -10,15 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import free_port
 from faultkit import assert_complete, events, hostile, measured, process_gone, read_pids, rows_by_id
 
 HTTP = "Streamable HTTP"
 MIB = 1024 * 1024
 
 
-def http_run(tmp_path: Path, *server_args: str, max_bytes: int = 8 * MIB) -> tuple[dict, Path, list[int]]:
-    folder, port, pidfile = tmp_path / "run", free_port(), tmp_path / "pid"
+def http_run(tmp_path: Path, port: int, *server_args: str, max_bytes: int = 8 * MIB) -> tuple[dict, Path, list[int]]:
+    folder, pidfile = tmp_path / "run", tmp_path / "pid"
     got = measured(["run", "--url", f"http://127.0.0.1:{port}/mcp",
                     "--server", hostile("--http", port, "--pidfile", pidfile, *server_args),
                     "--out", str(folder), "--timeout", "10", "--max-bytes", str(max_bytes)], tmp_path / "console")
@@ -26,8 +25,8 @@ def http_run(tmp_path: Path, *server_args: str, max_bytes: int = 8 * MIB) -> tup
 
 
 @pytest.mark.parametrize("mode", ["gzip-bomb", "deflate-bomb"])
-def test_compression_bomb_stops_at_max_bytes(mode: str, tmp_path: Path) -> None:
-    got, folder, pids = http_run(tmp_path, "--mode", mode, "--size", str(4 * 1024 * MIB))
+def test_compression_bomb_stops_at_max_bytes(mode: str, tmp_path: Path, held_port) -> None:
+    got, folder, pids = http_run(tmp_path, held_port(), "--mode", mode, "--size", str(4 * 1024 * MIB))
     assert got["code"] == 1, got["stderr"][-2000:]
     results = assert_complete(folder, transport=HTTP)
     rows = rows_by_id(results)
@@ -38,12 +37,12 @@ def test_compression_bomb_stops_at_max_bytes(mode: str, tmp_path: Path) -> None:
     assert rows["E01"]["status"] == "PASS", "the run went on after the bomb"
     for pid in pids:
         assert process_gone(pid)
-    print(f"{mode} (4 GiB decoded): {got['seconds']:.1f}s, peak RSS {got['rss_mib']:.0f} MiB")
-    assert got["seconds"] < 120 and got["rss_mib"] < 1024, got
+    print(f"{mode} (4 GiB decoded): peak RSS {got['rss_mib']:.0f} MiB")  # its time: benchmarks/hostile.py
+    assert got["rss_mib"] < 1024, got
 
 
-def test_unasked_brotli_is_refused_not_decoded(tmp_path: Path) -> None:
-    got, folder, pids = http_run(tmp_path, "--mode", "br")
+def test_unasked_brotli_is_refused_not_decoded(tmp_path: Path, held_port) -> None:
+    got, folder, pids = http_run(tmp_path, held_port(), "--mode", "br")
     assert got["code"] == 1, got["stderr"][-2000:]
     results = assert_complete(folder, transport=HTTP)
     assert rows_by_id(results)["T01"]["status"] == "FAIL"
@@ -53,12 +52,12 @@ def test_unasked_brotli_is_refused_not_decoded(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mode", ["flood", "stray-flood"])
 @pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_flood_is_capped_per_step(transport: str, mode: str, tmp_path: Path) -> None:
+def test_flood_is_capped_per_step(transport: str, mode: str, tmp_path: Path, held_port) -> None:
     """50,000 notifications (or answers to ids never asked) before one answer: about 1000
     are recorded, one violation says the rest were dropped, and the answer still counts."""
     flood = ("--mode", mode, "--count", "50000")
     if transport == "http":
-        got, folder, pids = http_run(tmp_path, *flood, max_bytes=64 * MIB)
+        got, folder, pids = http_run(tmp_path, held_port(), *flood, max_bytes=64 * MIB)
     else:
         folder, pidfile = tmp_path / "run", tmp_path / "pid"
         got = measured(["run", "--server", hostile("--pidfile", pidfile, *flood), "--out", str(folder),
@@ -77,5 +76,5 @@ def test_flood_is_capped_per_step(transport: str, mode: str, tmp_path: Path) -> 
     assert (folder / "wire.jsonl").stat().st_size < 8 * MIB
     for pid in pids:
         assert process_gone(pid)
-    print(f"{mode} over {transport}: {got['seconds']:.1f}s, peak RSS {got['rss_mib']:.0f} MiB")
-    assert got["seconds"] < 120 and got["rss_mib"] < 1024, got
+    print(f"{mode} over {transport}: peak RSS {got['rss_mib']:.0f} MiB")  # its time: benchmarks/hostile.py
+    assert got["rss_mib"] < 1024, got

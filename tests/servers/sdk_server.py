@@ -7,7 +7,8 @@ embedded resource) and ``find_link`` (a ``resource_link`` to ``docs://search/{qu
 served by a resource template and not listed by ``resources/list``).
 
     python sdk_server.py                               # stdio
-    python sdk_server.py --http PORT                   # Streamable HTTP, sessions
+    python sdk_server.py --http PORT                   # Streamable HTTP, sessions (0: the port it got,
+                                                       # said as "listening on URL" on stdout)
     python sdk_server.py --http PORT --stateless       # Streamable HTTP, no sessions
     python sdk_server.py --http PORT --json-response   # answers as application/json, not SSE
 """
@@ -100,9 +101,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.http is None:
         server.run("stdio")
         return 0
-    print(f"listening on http://127.0.0.1:{args.http}/mcp", flush=True)
-    server.run("streamable-http", host="127.0.0.1", port=args.http, stateless_http=args.stateless,
-               json_response=args.json_response)
+    import socket
+
+    import uvicorn
+
+    # bound here, so that --http 0 says the port it got before serving on it
+    sock = socket.create_server(("127.0.0.1", args.http))
+    print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
+    app = server.streamable_http_app(stateless_http=args.stateless, json_response=args.json_response,
+                                     host="127.0.0.1")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return 0
 
 

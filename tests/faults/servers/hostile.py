@@ -318,6 +318,7 @@ def serve_http(args) -> int:
     server = ThreadingHTTPServer(("127.0.0.1", args.http), Handler)
     server.daemon_threads = True
     log(f"serving http on 127.0.0.1:{server.server_address[1]}, mode {args.mode}, target {args.on}")
+    print(f"listening on http://127.0.0.1:{server.server_address[1]}/mcp", flush=True)  # --http 0: the port got
     server.serve_forever()
     return 0
 

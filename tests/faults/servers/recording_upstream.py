@@ -158,7 +158,7 @@ def main() -> int:
     Upstream.log_path = args.log
     server = ThreadingHTTPServer(("127.0.0.1", args.http), Upstream)
     server.daemon_threads = True
-    print(f"listening on http://127.0.0.1:{args.http}/mcp", flush=True)
+    print(f"listening on http://127.0.0.1:{server.server_address[1]}/mcp", flush=True)  # --http 0: the port got
     try:
         server.serve_forever()
     except KeyboardInterrupt:
