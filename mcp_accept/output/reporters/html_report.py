@@ -3,8 +3,9 @@ over every run (runs, hosts and servers; the runs that tested nothing, each with
 cause, first; the runs that failed, by rule kind), one line per run, then every FAIL row
 opened onto its checks, then each run with its other rows closed, then the wire messages the
 checks rest on, each once, linked from every check that cites it. CSS and JavaScript sit
-inline, so the file works from ``file://`` with no network; no link leaves the run folders
-but an http(s) one (:func:`mcp_accept.output.render.link_target`). Everything a server sent is
+inline, so the file works from ``file://`` with no network; the Content-Security-Policy runs
+the page's own script alone, pinned by its hash, and no link leaves the run folders but an
+http(s) one (:func:`mcp_accept.output.render.link_target`). Everything a server sent is
 escaped (Jinja autoescape) and its control characters made visible (``finalize``): it is
 hostile text.
 """
@@ -149,14 +150,25 @@ def _visible(value):
     return "\n".join(plain_line(line) for line in value.split("\n"))
 
 
+def csp_hash(script: str) -> str:
+    """The Content-Security-Policy source that lets exactly this inline script run
+    (CSP Level 3, hash-source): the page's own script, and nothing a results file could add."""
+    import base64
+    import hashlib
+
+    return "sha256-" + base64.b64encode(hashlib.sha256(str(script).encode("utf-8")).digest()).decode("ascii")
+
+
 @functools.cache
 def _environment():
     import jinja2
 
     from mcp_accept.output.render import templates_dir
 
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=True,
-                              undefined=jinja2.StrictUndefined, finalize=_visible)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=True,
+                             undefined=jinja2.StrictUndefined, finalize=_visible)
+    env.filters["csp_hash"] = csp_hash
+    return env
 
 
 class HtmlReporter(Reporter):
