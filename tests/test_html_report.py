@@ -294,3 +294,63 @@ def test_the_verdict_names_host_and_server_versions_and_keeps_runs_apart(runs, t
     assert "2 failed" in verdict and "app (sheet or profile) 4" in verdict
     assert page.count('<tr class="run-line"') == 2
     assert " / " not in page[page.index('<table class="matrix">'):page.index("</table>", page.index('<table class="matrix">'))]
+
+
+SMUGGLED = "<script>window.smuggled = 1</script><img src=x onerror=\"window.smuggled = 2\">"
+
+
+def csp_of(page: str) -> dict[str, list[str]]:
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', page).group(1)
+    return {d.split()[0]: d.split()[1:] for d in (p.strip() for p in policy.split(";")) if d}
+
+
+def smuggling(runs, tmp_path: Path) -> Path:
+    """A copy of the failing run whose server name, reason and check detail carry a script."""
+    folder = tmp_path / "smuggled"
+    shutil.copytree(runs[0], folder)
+    data = results(folder)
+    data["conditions"]["server_name"] = SMUGGLED
+    next(r for r in data["rows"] if r["id"] == "S03")["reason"] = SMUGGLED
+    (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    return folder
+
+
+def test_the_policy_runs_the_pages_own_script_alone(runs, tmp_path):
+    import base64
+    import hashlib
+
+    page = render(tmp_path, smuggling(runs, tmp_path)).read_text(encoding="utf-8")
+    csp = csp_of(page)
+    assert csp["default-src"] == ["'none'"] and csp["base-uri"] == ["'none'"]
+    assert "'unsafe-inline'" not in csp["script-src"] and "'unsafe-eval'" not in csp["script-src"]
+    scripts = re.findall(r"<script>(.*?)</script>", page, re.S)
+    assert len(scripts) == page.count("<script") == 1  # the smuggled one is text, not an element
+    digest = base64.b64encode(hashlib.sha256(scripts[0].encode("utf-8")).digest()).decode("ascii")
+    assert csp["script-src"] == [f"'sha256-{digest}'"]
+
+
+@needs_chromium
+def test_a_script_smuggled_through_results_json_never_runs(runs, driver, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    out = render(tmp_path, smuggling(runs, tmp_path))
+    driver.get(out.resolve().as_uri())
+    assert driver.execute_script("return window.smuggled") is None
+    assert len(driver.find_elements(By.TAG_NAME, "script")) == 1
+    assert not driver.find_elements(By.CSS_SELECTOR, "img")
+    assert SMUGGLED in driver.find_element(By.ID, "run-1-S03").text  # shown as text
+    assert driver.find_element(By.ID, "count").text  # the page's own script ran
+    # Were the escaping ever to fail, the policy still stops the script: written in raw ...
+    page = out.read_text(encoding="utf-8")
+    escaped = "&lt;script&gt;window.smuggled = 1&lt;/script&gt;"
+    assert escaped in page
+    raw = tmp_path / "raw.html"
+    raw.write_text(page.replace(escaped, "<script>window.smuggled = 1</script>"), encoding="utf-8")
+    driver.get(raw.resolve().as_uri())
+    assert len(driver.find_elements(By.TAG_NAME, "script")) > 1
+    assert driver.execute_script("return window.smuggled") is None
+    # ... or added to the page as it runs
+    driver.execute_script("var s = document.createElement('script'); s.textContent = 'window.smuggled = 3';"
+                          "document.body.appendChild(s);")
+    assert driver.execute_script("return window.smuggled") is None
+    assert driver.find_element(By.ID, "count").text

@@ -37,7 +37,8 @@ LABELS = {
            "source": "Spec source", "must": "must", "should": "should", "app": "app (sheet or profile)",
            "cause": "Nothing could be tested", "sheet": "Sheet",
            "untested": "Nothing was tested: the server could not be started or reached",
-           "conditions_given": "Given values the wire contradicted (kept, not used)"},
+           "conditions_given": "Given values the wire contradicted (kept, not used)",
+           "evidence_missing": "missing from the run folder"},
     "ja": {"PASS": "PASS", "FAIL": "FAIL", "UNOBTAINABLE": "取得不可", "PENDING": "未記入",
            "conditions": "実行条件", "rows": "試験", "id": "ID", "kind": "種別", "title": "項目",
            "status": "結果", "reason": "理由", "evidence": "証拠", "normative": "規範",
@@ -54,7 +55,8 @@ LABELS = {
            "check": "検査", "layer": "段", "rule": "規則", "source": "仕様の出典", "must": "MUST",
            "should": "SHOULD", "app": "本票・プロファイルの規則", "cause": "試験できなかった理由",
            "sheet": "試験票", "untested": "何も試験できなかった（サーバーを起動できない、または接続できない）",
-           "conditions_given": "通信で観測した値と異なる指定値（記録のみ、不使用）"},
+           "conditions_given": "通信で観測した値と異なる指定値（記録のみ、不使用）",
+           "evidence_missing": "実行フォルダにない"},
 }
 
 
@@ -162,13 +164,65 @@ def joined(path: str | None, base: str = "") -> str:
     return path if not base or base == "." else f"{base.rstrip('/')}/{path}"
 
 
-def href(path: str | None, base: str = "") -> str:
-    """The same, as a Markdown link target."""
+def _quoted(text: str, safe: str) -> str:
     # a folder name that is not UTF-8 (surrogate escapes) is quoted as its bytes, not a crash
     try:
-        return urllib.parse.quote(joined(path, base), safe="/._-~:", errors="surrogateescape")
+        return urllib.parse.quote(text, safe=safe, errors="surrogateescape")
     except UnicodeEncodeError:
-        return urllib.parse.quote(joined(path, base), safe="/._-~:", errors="backslashreplace")
+        return urllib.parse.quote(text, safe=safe, errors="backslashreplace")
+
+
+# What an http(s) link keeps as it is; quotes, brackets, parentheses and spaces are quoted, so
+# the target can close neither an HTML attribute nor a Markdown link destination.
+_URL_SAFE = "/:?#@!$&*+,;=%~-._"
+
+
+def _web_url(text: str) -> bool:
+    try:
+        parts = urllib.parse.urlsplit(text)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname) \
+        and text[:len(parts.scheme) + 3].lower() == parts.scheme.lower() + "://"
+
+
+def inside_folder(path: str) -> bool:
+    """Whether ``path`` names a file inside the folder it is relative to, read as a browser
+    would read a link: nothing before a ``:`` in its first segment (a browser takes that for a
+    scheme: ``javascript:``, ``data:``, ``file:``, ``C:``), no leading ``/`` (absolute, or
+    ``//host``), no backslash (read as ``/``), no ``..`` climbing out, no control character
+    (a browser drops tabs and line breaks from a URL, which can join ``java\tscript:``)."""
+    if not isinstance(path, str) or not path.strip() or "\\" in path or path.startswith("/"):
+        return False
+    if not path.isprintable() or ":" in path.split("/", 1)[0]:
+        return False
+    depth = 0
+    for segment in path.split("/"):
+        depth += -1 if segment == ".." else 0 if segment in ("", ".") else 1
+        if depth < 0:
+            return False
+    return True
+
+
+def link_target(path, base: str = "") -> str | None:
+    """The one rule for every link a report makes of a string a results file carries (an
+    evidence path above all): a file inside its run folder (seen from the report's folder
+    through ``base``) or an http(s) URL becomes a quoted link target; anything else
+    (``javascript:``, ``data:``, ``file:``, an absolute path, ``..`` out of the folder,
+    ``//host``) gives None, and the report shows the string as text, never as a link."""
+    if not isinstance(path, str) or not path:
+        return None
+    if path.isprintable() and _web_url(path):
+        return _quoted(path, _URL_SAFE)
+    if not inside_folder(path):
+        return None
+    return _quoted(joined(path, base), "/._-~")  # a ":" left in could read as a scheme
+
+
+def href(path: str | None, base: str = "") -> str:
+    """The same as a template filter: the link target, or "" when the string may not be one
+    (a template tests it before making a link)."""
+    return link_target(path, base) or ""
 
 
 def _template(template: Path | None, default: str):

@@ -12,11 +12,13 @@ report sits.
 from __future__ import annotations
 
 import os
+import posixpath
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from mcp_accept.errors import InputError
-from mcp_accept.output.render import href, joined
+from mcp_accept.output.render import inside_folder, joined, link_target
 
 
 # The conditions that tell one host line of the summary from another, in column order.
@@ -46,6 +48,44 @@ class Run:
         from mcp_accept.inputs.results import untested_cause
 
         return untested_cause(self.results)
+
+    def evidence(self, path) -> dict:
+        """An evidence string of this run as a report shows it: ``text`` (seen from the
+        report's folder when it names a file of the run folder, else as written), ``href``
+        (:func:`mcp_accept.output.render.link_target`, and None for a file the folder does
+        not hold, so no link leads nowhere) and ``missing``."""
+        if not isinstance(path, str) or not path:
+            return {"text": "", "href": None, "missing": False}
+        if not inside_folder(path):
+            return {"text": path, "href": link_target(path, self.base), "missing": False}
+        missing = not plain_file(self.folder, path)
+        return {"text": joined(path, self.base), "href": None if missing else link_target(path, self.base),
+                "missing": missing}
+
+    @property
+    def missing_evidence(self) -> list[str]:
+        """The evidence paths of its rows that name no plain file in the run folder (a folder
+        copied without its rows/, a file removed since)."""
+        return [row["evidence"] for row in self.results["rows"] if self.evidence(row.get("evidence"))["missing"]]
+
+
+def plain_file(folder: Path, path: str) -> bool:
+    """Whether ``path`` (inside the folder, see :func:`mcp_accept.output.render.inside_folder`)
+    is a plain file of one name reached through real folders: a link planted on the way
+    would take a report's link out of the run folder."""
+    parts = [part for part in posixpath.normpath(path).split("/") if part not in ("", ".")]
+    current = Path(folder)
+    for i, part in enumerate(parts):
+        current = current / part
+        try:
+            st = os.lstat(current)
+        except (OSError, ValueError):
+            return False
+        if i == len(parts) - 1:
+            return stat.S_ISREG(st.st_mode) and st.st_nlink == 1
+        if not stat.S_ISDIR(st.st_mode):
+            return False
+    return False
 
 
 def server_version(results: dict) -> str | None:
@@ -123,11 +163,10 @@ def host_summary(runs: list[Run]) -> dict:
             **dict(zip(HOST_KEYS, run.host)), "runs": [], "cells": {i: [] for i in ids}})
         line["runs"].append(run.base)
         for row in run.results["rows"]:
+            evidence = run.evidence(row.get("evidence"))
             line["cells"][row["id"]].append({
-                "status": row["status"],
-                "evidence": joined(row.get("evidence"), run.base) or None,
-                "href": href(row.get("evidence"), run.base),
-                "run": run.base,
+                "status": row["status"], "evidence": evidence["text"] or None,
+                "href": evidence["href"], "evidence_missing": evidence["missing"], "run": run.base,
             })
     return {"row_ids": ids, "lines": list(lines.values())}
 

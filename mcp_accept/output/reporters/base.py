@@ -44,8 +44,11 @@ class Reporter(abc.ABC):
 
 
 def failed_checks(row_file: dict | None) -> list[dict]:
-    """The checks of a row's evidence (rows/<ID>.json) that failed."""
-    return [c for c in (row_file or {}).get("checks") or [] if c.get("status") == "FAIL"]
+    """The checks of a row's evidence (rows/<ID>.json) that failed. The file comes from the
+    run folder as it was handed over: a ``checks`` that is no list of mappings holds none."""
+    checks = (row_file or {}).get("checks")
+    return [c for c in checks if isinstance(c, dict) and c.get("status") == "FAIL"] \
+        if isinstance(checks, list) else []
 
 
 def spec_sources(checks: list[dict]) -> list[str]:
@@ -53,7 +56,7 @@ def spec_sources(checks: list[dict]) -> list[str]:
     seen: list[str] = []
     for check in checks:
         source = check.get("source")
-        if source and source not in seen:
+        if source and isinstance(source, str) and source not in seen:
             seen.append(source)
     return seen
 

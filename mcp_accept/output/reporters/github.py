@@ -45,7 +45,6 @@ class GithubReporter(Reporter):
     name = "github"
 
     def render(self, runs: list) -> str:
-        from mcp_accept.output.render import joined
         from mcp_accept.output.runs import run_label, untested_runs
 
         L, lang = self.labels, self.lang
@@ -63,9 +62,10 @@ class GithubReporter(Reporter):
                 message = f"{row.get('reason') or title}\n{L['kind']}: {row['kind']}; rule: {rule}"
                 if sources:
                     message += f"\nspec: {', '.join(sources)}"
-                evidence = joined(row.get("evidence"), run.base)
-                if evidence:
-                    message += f"\n{L['evidence']}: {evidence}"
+                evidence = run.evidence(row.get("evidence"))
+                if evidence["text"]:
+                    message += f"\n{L['evidence']}: {evidence['text']}"
+                    message += f" ({L['evidence_missing']})" if evidence["missing"] else ""
                 lines.append(annotation(COMMAND_BY_RULE.get(rule, "notice"), message,
                                         title=f"{row['id']} {L['FAIL']} [{rule}] {title} — {label}"))
         return "".join(line + "\n" for line in lines)

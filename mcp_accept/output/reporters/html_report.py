@@ -3,7 +3,9 @@ over every run (runs, hosts and servers; the runs that tested nothing, each with
 cause, first; the runs that failed, by rule kind), one line per run, then every FAIL row
 opened onto its checks, then each run with its other rows closed, then the wire messages the
 checks rest on, each once, linked from every check that cites it. CSS and JavaScript sit
-inline, so the file works from ``file://`` with no network. Everything a server sent is
+inline, so the file works from ``file://`` with no network; the Content-Security-Policy runs
+the page's own script alone, pinned by its hash, and no link leaves the run folders but an
+http(s) one (:func:`mcp_accept.output.render.link_target`). Everything a server sent is
 escaped (Jinja autoescape) and its control characters made visible (``finalize``): it is
 hostile text.
 """
@@ -82,6 +84,12 @@ def message_view(entry: dict, template: str) -> dict:
     return view
 
 
+def _listed(value) -> list:
+    """A list a row file should hold, as a list of mappings: a row file is read from someone
+    else's folder, and a string or number where a list belongs is no evidence, not a crash."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
 def run_evidence(run, n: int, template: str) -> tuple[dict, dict]:
     """A run's rows files read once, and the wire messages their checks cite, each once, by
     its sequence number in the run's ``wire.jsonl``: the page shows a message in one place
@@ -90,27 +98,42 @@ def run_evidence(run, n: int, template: str) -> tuple[dict, dict]:
     for row in run.results["rows"]:
         data = load_row_file(run, row)
         files[row["id"]] = data
-        for entry in (data or {}).get("messages") or []:
+        for entry in _listed((data or {}).get("messages")):
             seq = entry.get("seq")
             if isinstance(seq, int) and seq not in messages:
                 messages[seq] = {**message_view(entry, template), "anchor": f"m-{n}-{seq}", "cited_by": []}
     return files, messages
 
 
-def row_view(run, n: int, row: dict, lang: str, evidence_file: dict | None, messages: dict) -> dict:
-    from mcp_accept.output.render import href
+def _text(value) -> str:
+    return value if isinstance(value, str) else "" if value is None else str(value)
 
+
+def check_view(check: dict, messages: dict) -> dict:
+    """One check as the page shows it, from rows/<ID>.json or, when that file is missing,
+    the shorter record in results.json (no detail, no messages)."""
+    seqs = check.get("wire_seqs")
+    cited = [messages[s] for s in (seqs if isinstance(seqs, list) else [])
+             if isinstance(s, int) and s in messages]
+    return {"check": _text(check.get("check")), "status": _text(check.get("status")),
+            "layer": _text(check.get("layer")), "rule": _text(check.get("rule")),
+            "source": _text(check.get("source")), "detail": _text(check.get("detail")), "messages": cited}
+
+
+def row_view(run, n: int, row: dict, lang: str, evidence_file: dict | None, messages: dict) -> dict:
     checks = []
-    for check in (evidence_file or {}).get("checks") or row.get("checks") or []:
-        cited = [messages[s] for s in check.get("wire_seqs") or [] if s in messages]
-        for message in cited:
+    recorded = _listed((evidence_file or {}).get("checks")) or _listed(row.get("checks"))
+    for check in recorded:
+        view = check_view(check, messages)
+        for message in view["messages"]:
             if row["id"] not in message["cited_by"]:
                 message["cited_by"].append(row["id"])
-        checks.append({**check, "messages": cited})
+        checks.append(view)
+    evidence = run.evidence(row.get("evidence"))
     return {"id": row["id"], "anchor": f"run-{n}-{row['id']}", "status": row["status"], "kind": row["kind"],
             "title": row["title"].get(lang) or row["title"]["en"], "reason": row.get("reason") or "",
             "note": row.get("note") or "", "rule": row.get("failed_rule"),
-            "evidence": row.get("evidence") or "", "href": href(row.get("evidence"), run.base),
+            "evidence": row.get("evidence") or "", "href": evidence["href"], "missing": evidence["missing"],
             "checks": checks}
 
 
@@ -127,14 +150,25 @@ def _visible(value):
     return "\n".join(plain_line(line) for line in value.split("\n"))
 
 
+def csp_hash(script: str) -> str:
+    """The Content-Security-Policy source that lets exactly this inline script run
+    (CSP Level 3, hash-source): the page's own script, and nothing a results file could add."""
+    import base64
+    import hashlib
+
+    return "sha256-" + base64.b64encode(hashlib.sha256(str(script).encode("utf-8")).digest()).decode("ascii")
+
+
 @functools.cache
 def _environment():
     import jinja2
 
     from mcp_accept.output.render import templates_dir
 
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=True,
-                              undefined=jinja2.StrictUndefined, finalize=_visible)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir())), autoescape=True,
+                             undefined=jinja2.StrictUndefined, finalize=_visible)
+    env.filters["csp_hash"] = csp_hash
+    return env
 
 
 class HtmlReporter(Reporter):

@@ -28,7 +28,7 @@ class JsonReporter(Reporter):
                          for u in untested_runs(runs, self.labels)],
             "row_ids": summary["row_ids"],
             "hosts": [{**{k: line[k] for k in HOST_KEYS}, "runs": line["runs"],
-                       "cells": {rid: [{k: c[k] for k in ("status", "evidence", "run")}
+                       "cells": {rid: [{k: c[k] for k in ("status", "evidence", "evidence_missing", "run")}
                                        for c in cells] for rid, cells in line["cells"].items()}}
                       for line in summary["lines"]],
             "runs": [{"folder": run.base, "results": run.results} for run in runs],

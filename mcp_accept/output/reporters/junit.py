@@ -24,7 +24,6 @@ class JunitReporter(Reporter):
 
         from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
-        from mcp_accept.output.render import joined
         from mcp_accept.output.runs import run_label
         from mcp_accept.untrusted import plain_line
 
@@ -63,8 +62,10 @@ class JunitReporter(Reporter):
                     lines.append(f"{L['reason']}: {reason}")
                 if row.get("note"):
                     lines.append(f"{L['note']}: {plain_line(row['note'])}")
-                if row.get("evidence"):
-                    lines.append(f"{L['evidence']}: {plain_line(joined(row['evidence'], run.base))}")
+                evidence = run.evidence(row.get("evidence"))
+                if evidence["text"]:
+                    missing = f" ({L['evidence_missing']})" if evidence["missing"] else ""
+                    lines.append(f"{L['evidence']}: {plain_line(evidence['text'])}{missing}")
                 case.system_out = "\n".join(lines)
                 suite.add_testcase(case)
             xml.add_testsuite(suite)

@@ -75,7 +75,6 @@ def run_lines(runs: list) -> dict:
     """One line per run, in the shape of :func:`mcp_accept.output.runs.host_summary` (so a
     template written for that still works), each line with its run's number, counts, the
     rule kinds of its failures and its cause when it tested nothing."""
-    from mcp_accept.output.render import href, joined
     from mcp_accept.output.runs import row_ids
 
     ids = row_ids(runs)
@@ -92,9 +91,10 @@ def run_lines(runs: list) -> dict:
         cause = run.untested
         cells = {i: [] for i in ids}
         for row in rows:
+            evidence = run.evidence(row.get("evidence"))
             cells[row["id"]].append({
-                "status": row["status"], "evidence": joined(row.get("evidence"), run.base) or None,
-                "href": href(row.get("evidence"), run.base), "run": run.base})
+                "status": row["status"], "evidence": evidence["text"] or None, "href": evidence["href"],
+                "evidence_missing": evidence["missing"], "run": run.base})
         lines.append({
             "n": n, "base": run.base, "runs": [run.base], "cells": cells,
             "host_product": conditions.get("host_product"), "host_version": conditions.get("host_version"),

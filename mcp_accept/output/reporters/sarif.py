@@ -26,7 +26,6 @@ class SarifReporter(Reporter):
 
     def render(self, runs: list) -> str:
         from mcp_accept import __version__
-        from mcp_accept.output.render import joined
         from mcp_accept.output.runs import run_label
 
         L, lang = self.labels, self.lang
@@ -47,7 +46,7 @@ class SarifReporter(Reporter):
                 checks = failed_checks(load_row_file(run, row)) or [
                     c for c in row.get("checks") or [] if c.get("status") == "FAIL"]
                 sources = spec_sources(checks)
-                evidence = joined(row.get("evidence"), run.base)
+                evidence = run.evidence(row.get("evidence"))
                 text = f"{row['id']} {L['FAIL']} [{rule}]: {row.get('reason') or title}"
                 if sources:
                     text += f" (spec: {', '.join(sources)})"
@@ -60,8 +59,13 @@ class SarifReporter(Reporter):
                                    "checks": [c.get("check") for c in checks],
                                    "run_folder": run.base},
                 }
-                if evidence:
-                    result["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": evidence}}}]
+                # A viewer makes the location a link: only a file the run folder holds (or an
+                # http(s) URL) is one; any other evidence string stays a property, as text.
+                if evidence["href"]:
+                    result["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": evidence["href"]}}}]
+                elif evidence["text"]:
+                    result["properties"]["evidence"] = evidence["text"]
+                    result["properties"]["evidence_missing"] = evidence["missing"]
                 results.append(result)
             conditions = {k: v for k, v in (run.results.get("conditions") or {}).items() if v is not None}
             cause = run.untested
