@@ -34,6 +34,18 @@ class HostContext:
     def work(self) -> Path:
         return self.folder / "work"
 
+    @property
+    def fence(self) -> Path:
+        return self.work / ".git"
+
+    def fence_work(self) -> None:
+        """Make the working folder a repository root of its own (a ``.git`` file pointing at a
+        folder that does not exist): hosts that collect instruction files (AGENTS.md,
+        GEMINI.md, QWEN.md) or settings from the folders above, up to the enclosing repository's
+        root, stop here, so nothing of the folders that hold the run folder reaches the host."""
+        if not self.fence.exists():
+            self.fence.write_text(f"gitdir: {self.folder / 'no-repository'}\n", encoding="utf-8")
+
     def base_env(self) -> dict[str, str]:
         """A fresh environment, not the user's: a private HOME and XDG folders, no key or proxy
         setting of the user's, PATH kept so that ``#!/usr/bin/env node`` launchers work."""
@@ -43,6 +55,7 @@ class HostContext:
                 "TMPDIR": home / "tmp"}
         for path in (home, self.work, *dirs.values()):
             path.mkdir(parents=True, exist_ok=True)
+        self.fence_work()
         env = {"HOME": str(home), "USERPROFILE": str(home), "PATH": os.environ.get("PATH", os.defpath),
                "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb", "NO_COLOR": "1", "CI": "1",
                "NO_PROXY": "*", "no_proxy": "*"}

@@ -14,6 +14,8 @@ Settings and where they come from:
 * offline: ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`` (with ``DISABLE_TELEMETRY``,
   ``DISABLE_AUTOUPDATER``, ``DISABLE_ERROR_REPORTING``, ``DISABLE_BUG_COMMAND``), same page
   ("Environment variables"); measured: with it the only connection is the stand-in's port.
+  ``CLAUDE_CODE_DISABLE_CLAUDE_MDS=1`` and ``CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`` (same page): no
+  CLAUDE.md is read from the folders above the working folder, nor memory from an earlier run;
   ``ENABLE_TOOL_SEARCH=false`` keeps the MCP tools in the request's tool list (with tool search
   on, they are named only in a reminder text and fetched through a search tool).
 """
@@ -54,6 +56,8 @@ class ClaudeCode(HostAdapter):
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
             "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1", "DISABLE_BUG_COMMAND": "1",
             "ENABLE_TOOL_SEARCH": "false", "CLAUDE_CONFIG_DIR": str(ctx.home / ".claude"),
+            # no CLAUDE.md of the folders above the working folder, nor memory kept across runs
+            "CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1", "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1",
         })
         if ctx.mcp_url:
             server = {"type": "http", "url": ctx.mcp_url}

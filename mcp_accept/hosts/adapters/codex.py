@@ -12,6 +12,7 @@ Settings and where they come from (https://github.com/openai/codex/blob/main/doc
   a JSONL transcript, no git repository needed, nothing kept, no approval asked;
 * tools reach the model grouped per server (``{"type": "namespace", "name": "mcp__NAME"}``);
   the built-in ``read_mcp_resource {server, uri}`` reads a resource for the model;
+* ``project_doc_max_bytes = 0``: no AGENTS.md is read (docs/config.md, "project_doc_max_bytes");
 * the host's own tools off: ``[features]`` ``shell_tool``, ``unified_exec``, ``multi_agent``,
   ``goals``, ``view_image``, ``image_generation`` = false (the flags ``codex features list``
   prints; docs/config.md, "features"); its MCP resource tools stay;
@@ -68,6 +69,8 @@ class Codex(HostAdapter):
             'approval_policy = "never"',
             'sandbox_mode = "danger-full-access"',
             "check_for_update_on_startup = false",
+            # no AGENTS.md of the folders above the working folder reaches the model
+            "project_doc_max_bytes = 0",
             "",
             "[features]", "plugins = false", *(f"{f} = false" for f in OWN_TOOL_FEATURES), "",
             "[analytics]", "enabled = false", "",

@@ -116,9 +116,9 @@ class Opencode(HostAdapter):
         manifest.write_text(json.dumps({"dependencies": dependencies}), encoding="utf-8")
         lock.write_text(json.dumps({"lockfileVersion": 3, "packages": {"": {"dependencies": dependencies}}}),
                         encoding="utf-8")
-        # the nearest .git above the working folder would be taken as the project and written to
-        fence = ctx.work / ".git"
-        fence.write_text(f"gitdir: {ctx.folder / 'no-repository'}\n", encoding="utf-8")
+        # the working folder is fenced as a repository of its own (HostContext.fence_work): the
+        # nearest .git above it would be taken as the project and written to
+        fence = ctx.fence
         argv = [binary, "run", "--format", "json", "--print-logs", ctx.prompt]
         return Launch(argv, env, ctx.work, [path, manifest, lock, fence])
 
