@@ -21,6 +21,7 @@ import threading
 
 import httpx
 import pytest
+from httpx_sse import EventSource
 from jsonschema import Draft7Validator, Draft202012Validator
 from referencing import Registry
 
@@ -953,31 +954,11 @@ def rpc(response: httpx.Response) -> dict:
     """The JSON-RPC message of an answer, JSON or SSE."""
     kind = response.headers.get("content-type", "")
     if kind.startswith("text/event-stream"):
-        events = parse_sse(response.text)
-        payloads = [e["data"] for e in events if e["data"]]
-        assert len(payloads) == 1, events
+        payloads = [e.data for e in EventSource(response).iter_sse() if e.data]
+        assert len(payloads) == 1, payloads
         return json.loads(payloads[0])
     assert kind.startswith("application/json"), kind
     return response.json()
-
-
-def parse_sse(text: str) -> list[dict]:
-    """A tolerant SSE parser: LF or CRLF, with or without id lines."""
-    events, current = [], {"event": None, "id": None, "data_lines": []}
-    for line in re.split(r"\r\n|\n|\r", text):
-        if line == "":
-            if current["data_lines"] or current["event"] or current["id"]:
-                events.append({"event": current["event"], "id": current["id"],
-                               "data": "\n".join(current["data_lines"])})
-            current = {"event": None, "id": None, "data_lines": []}
-            continue
-        field, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
-        if field == "data":
-            current["data_lines"].append(value)
-        elif field in ("event", "id"):
-            current[field] = value
-    return events
 
 
 @pytest.fixture(scope="module")
@@ -1177,13 +1158,6 @@ def test_http_sse_framing(framing):
         assert refused.headers["content-type"].startswith("application/json")
     finally:
         server.kill()
-
-
-def test_sse_parser_takes_all_framings():
-    for text in ("data:\n\nevent: message\nid: 3\ndata: {\"a\":1}\n\n",
-                 "data:\r\n\r\nevent: message\r\ndata: {\"a\":1}\r\n\r\n"):
-        events = parse_sse(text)
-        assert [e["data"] for e in events if e["data"]] == ['{"a":1}']
 
 
 def test_http_session_ttl_and_reinitialize():

@@ -548,3 +548,56 @@ def test_https_certificates_are_verified(tmp_path):
     assert int(done.status) == 3
     assert "CERTIFICATE_VERIFY_FAILED" in load_results(tmp_path / "run")["cause"]
     assert posts == []
+
+
+def test_a_stream_that_stalls_is_let_go_when_the_caller_gives_up():
+    """Notifications for 2 s, then nothing: the request fails at its deadline, and the thread
+    reading the stream ends then too, not a whole timeout after its last read began."""
+    import http.server
+    import threading
+    import time
+
+    from mcp_accept.evidence.wirelog import WireLog
+    from mcp_accept.transport.http import HttpTransport
+
+    release = threading.Event()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):  # noqa: N802 - the name http.server calls
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+            if "id" not in body:  # the cancellation that follows the timeout
+                self.send_response(202)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for _ in range(8):  # a notification every 0.25 s, then nothing
+                self.wfile.write(b'data: {"jsonrpc": "2.0", "method": "notifications/message", "params": {}}\n\n')
+                self.wfile.flush()
+                time.sleep(0.25)
+            release.wait(30)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    transport = HttpTransport(f"http://127.0.0.1:{server.server_address[1]}/mcp", WireLog(None))
+    transport.open()
+    try:
+        start = time.monotonic()
+        reply = transport.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=2)
+        assert reply.message is None and reply.failure == "no answer within 2s"
+        for thread in transport._threads:
+            thread.join(timeout=5)
+        assert not any(t.is_alive() for t in transport._threads)
+        assert time.monotonic() - start < 3.2  # the last read's own timeout would end it at 4 s
+    finally:
+        release.set()
+        transport.close()
+        server.shutdown()
+        server.server_close()

@@ -8,6 +8,7 @@ import json
 
 import httpx
 import pytest
+from httpx_sse import EventSource
 
 from mcp_accept.model.script import Script, Step, ToolNaming, ToolOffer, Turn, value_for_schema
 from mcp_accept.model.server import StandIn
@@ -18,19 +19,8 @@ def script(scheme: str = "mcp__{server}__{tool}") -> Script:
                   naming=ToolNaming(server="s", scheme=scheme))
 
 
-def sse_events(text: str) -> list[tuple[str | None, str]]:
-    events, name, data = [], None, []
-    for line in text.splitlines():
-        if line.startswith("event:"):
-            name = line[6:].strip()
-        elif line.startswith("data:"):
-            data.append(line[5:].strip())
-        elif not line.strip() and data:
-            events.append((name, "\n".join(data)))
-            name, data = None, []
-    if data:
-        events.append((name, "\n".join(data)))
-    return events
+def sse_events(response: httpx.Response) -> list[tuple[str, str]]:
+    return [(e.event, e.data) for e in EventSource(response).iter_sse()]
 
 
 @pytest.fixture
@@ -99,7 +89,7 @@ def test_anthropic_messages_script_and_sdk_types(standin, tmp_path, stream):
     first = httpx.post(url, json=anthropic_request([{"role": "user", "content": "go"}], stream))
     assert first.status_code == 200
     if stream:
-        events = [(n, json.loads(d)) for n, d in sse_events(first.text)]
+        events = [(n, json.loads(d)) for n, d in sse_events(first)]
         assert [n for n, _ in events] == ["message_start", "content_block_start", "content_block_delta",
                                           "content_block_stop", "message_delta", "message_stop"]
         block = events[1][1]["content_block"]
@@ -187,7 +177,7 @@ def test_openai_responses_with_namespaces(standin, stream):
                    {"type": "function", "name": "search_text", "parameters": {"type": "object"}}]}]}
     answer = httpx.post(standin.url + "/v1/responses", json=request)
     if stream:
-        events = [json.loads(d) for _, d in sse_events(answer.text)]
+        events = [json.loads(d) for _, d in sse_events(answer)]
         assert events[0]["type"] == "response.created" and events[-1]["type"] == "response.completed"
         item = events[-1]["response"]["output"][0]
         openai = pytest.importorskip("openai", reason="the openai SDK checks the event shapes")
@@ -215,7 +205,7 @@ def test_openai_chat_completions(standin, stream):
     except ImportError:
         pass
     if stream:
-        chunks = [d for _, d in sse_events(answer.text)]
+        chunks = [d for _, d in sse_events(answer)]
         assert chunks[-1] == "[DONE]"
         first = json.loads(chunks[0])
         call = first["choices"][0]["delta"]["tool_calls"][0]
@@ -237,7 +227,7 @@ def test_gemini_generate_content(standin, method):
                "tools": [{"functionDeclarations": [{"name": "mcp_s_search_text"}]}]}
     path = f"/v1beta/models/gemini-x:{method}" + ("?alt=sse" if method.startswith("stream") else "")
     answer = httpx.post(standin.url + path, json=request)
-    data = json.loads(sse_events(answer.text)[-1][1]) if method.startswith("stream") else answer.json()
+    data = json.loads(sse_events(answer)[-1][1]) if method.startswith("stream") else answer.json()
     part = data["candidates"][0]["content"]["parts"][0]
     assert part["functionCall"] == {"name": "mcp_s_search_text", "args": {"q": "MCP"}}
     assert data["candidates"][0]["finishReason"] == "STOP"

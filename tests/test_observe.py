@@ -11,9 +11,9 @@ import json
 import shutil
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 
+import httpx
 import pytest
 
 from conftest import FIXTURE, host_session_stdio, load_results, run_cli, start_http_server, statuses, stop_http_server
@@ -232,7 +232,7 @@ class HttpHost:
 
     def __init__(self, url: str):
         self.url, self.session, self.n = url, None, 0
-        self.opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        self.client = httpx.Client(trust_env=False, timeout=10)
 
     def ask(self, method: str, params: dict) -> dict:
         self.n += 1
@@ -241,10 +241,10 @@ class HttpHost:
         if self.session:
             headers.update({"Mcp-Session-Id": self.session, "MCP-Protocol-Version": "2025-11-25"})
         body = json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
-        request = urllib.request.Request(self.url, body.encode("utf-8"), headers, method="POST")
-        with self.opener.open(request, timeout=10) as response:
-            self.session = response.headers.get("Mcp-Session-Id") or self.session
-            return json.loads(response.read())
+        response = self.client.post(self.url, content=body.encode("utf-8"), headers=headers)
+        response.raise_for_status()
+        self.session = response.headers.get("Mcp-Session-Id") or self.session
+        return response.json()
 
 
 def test_marker_answer_over_http_with_the_link_read(run_dir, tmp_path):

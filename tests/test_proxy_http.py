@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from httpx_sse import EventSource
 
 from conftest import FIXTURE, SERVERS, load_results, refused_port, start_http_server, stop_http_server
 
@@ -71,8 +72,7 @@ def post(client: httpx.Client, url: str, message: dict, headers: dict) -> httpx.
 
 def body_messages(response: httpx.Response) -> list[dict]:
     if response.headers.get("content-type", "").startswith("text/event-stream"):
-        return [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")
-                and line[5:].strip()]
+        return [json.loads(e.data) for e in EventSource(response).iter_sse() if e.data.strip()]
     return [response.json()] if response.content else []
 
 

@@ -16,9 +16,11 @@ Both eras:
   on a session request means the session is gone: one new ``initialize``, then the
   request once more; ``DELETE`` ends the session.
 
-Each POST runs on its own thread so that the caller's deadline bounds the whole
-answer, a dripping SSE stream included; the thread stops reading when the answer
-has come, when the caller gave up, or when the body grows past ``max_bytes``.
+Requests go out through httpx and event streams are read by httpx-sse (:mod:`.sse`), the
+client the official MCP Python SDK uses. Each POST runs on its own thread so that the
+caller's deadline bounds the whole answer, a dripping SSE stream included; the thread stops
+reading when the answer has come, when the caller gave up, or when the body grows past
+``max_bytes``.
 Every HTTP exchange is recorded in the wire log, in order, with its method, URL,
 status and headers (values of credentials masked) and its body (the messages, or
 the raw text when it is not a message).
@@ -27,16 +29,17 @@ the raw text when it is not a message).
 from __future__ import annotations
 
 import base64
-import http.client
 import itertools
 import os
-import select
 import signal
+import socket
 import threading
 import time
 from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import unquote, urlsplit, urlunsplit
+
+import httpx
 
 from mcp_accept import __version__
 from mcp_accept.errors import ServerError
@@ -48,7 +51,7 @@ from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport, wire_
 from mcp_accept.transport.headers import header_value as _header_value, param_headers
 from mcp_accept.transport.messages import (BAD_MESSAGE, DECODED_ANYWAY, HTTP_ANSWER, OWN_LIMIT, SESSION_ID, TOOL_HEADER,
                                            Inbox, decode_message)
-from mcp_accept.transport.sse import events as sse_events, text_encoding
+from mcp_accept.transport.sse import read_events
 
 
 ACCEPT = "application/json, text/event-stream"
@@ -154,95 +157,44 @@ def _decoders(header: str | None) -> list:
     return out
 
 
-READ_STEP = 64 * 1024  # bytes asked of the socket per read
-# What a failed exchange raises: socket and TLS errors (a timeout is one) and HTTP framing errors
-HTTP_ERRORS = (OSError, http.client.HTTPException)
+# What a failed exchange raises: httpx's errors (a timeout is one) and socket errors
+HTTP_ERRORS = (httpx.HTTPError, OSError)
 
 
-class _Pool:
-    """Connections to the endpoint's origin, kept alive between exchanges.
+class _Endpoint:
+    """The endpoint's origin and the one httpx client that speaks to it.
 
-    ``http.client`` rather than an HTTP library: a run makes a dozen requests to one origin,
-    and httpx with httpcore and h11 cost a tenth of a second to import, more than the
-    requests themselves. An idle connection is reused only when the server has neither
-    closed it nor sent on it unasked (httpcore's test before reuse); an exchange still
-    reading takes a connection of its own. No proxy and no ``.netrc`` from the environment
-    (``http.client`` reads neither); redirects are never followed; ``https://`` is verified
-    against certifi's CA store when it is installed, else the system's."""
+    The client's pool keeps connections alive between exchanges and reuses an idle one only
+    when the server has neither closed it nor sent on it unasked; an exchange still reading
+    holds its connection alone. No proxy and no ``.netrc`` from the environment
+    (``trust_env=False``); redirects are never followed; ``https://`` is verified against
+    certifi's CA store, and a plain ``http://`` endpoint never loads it (no redirect can lead
+    to TLS)."""
 
     def __init__(self, url: str):
         parts = urlsplit(url)
-        self.https = parts.scheme == "https"
-        self.host = parts.hostname or ""
-        self.port = parts.port or (443 if self.https else 80)
-        self.target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         self.authority = parts.netloc.rpartition("@")[2]
+        # user:password travel as the Authorization header this transport writes and records
+        self.url = urlunsplit((parts.scheme, self.authority, parts.path or "/", parts.query, ""))
         self.basic = None
         if parts.username is not None or parts.password is not None:
             pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
             self.basic = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
-        self.lock = threading.Lock()
-        self.idle: list[http.client.HTTPConnection] = []
-        self.live: set[http.client.HTTPConnection] = set()
-        self.context = None
+        verify: Any = False
+        if parts.scheme == "https":
+            import ssl
 
-    def take(self, timeout: float) -> http.client.HTTPConnection:
-        with self.lock:
-            while self.idle:
-                conn = self.idle.pop()
-                if conn.sock is not None and not _readable(conn.sock):
-                    return conn
-                self._drop(conn)
-        if self.https:
-            if self.context is None:
-                import ssl
+            import certifi
 
-                try:
-                    import certifi
-
-                    self.context = ssl.create_default_context(cafile=certifi.where())
-                except ImportError:
-                    self.context = ssl.create_default_context()
-            conn = http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=self.context)
-        else:
-            conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
-        with self.lock:
-            self.live.add(conn)
-        return conn
-
-    def give_back(self, conn: http.client.HTTPConnection) -> None:
-        with self.lock:
-            self.idle.append(conn)
-
-    def drop(self, conn: http.client.HTTPConnection) -> None:
-        with self.lock:
-            self._drop(conn)
-
-    def _drop(self, conn) -> None:
-        self.live.discard(conn)
-        try:
-            conn.close()
-        except OSError:
-            pass
+            verify = ssl.create_default_context(cafile=certifi.where())
+        self.client = httpx.Client(trust_env=False, follow_redirects=False, verify=verify)
 
     def close(self) -> None:
-        with self.lock:
-            for conn in list(self.live):
-                self._drop(conn)
-            self.idle = []
+        self.client.close()
 
 
-def _readable(sock) -> bool:
-    """Whether an idle connection has something to read: the server closed it, or sent
-    bytes nobody asked for. Either way it cannot carry the next request."""
-    poller = select.poll()  # not select(): it refuses descriptors above 1023
-    poller.register(sock, select.POLLIN | select.POLLERR | select.POLLHUP)
-    return bool(poller.poll(0))
-
-
-class IncompleteBody(http.client.HTTPException):
-    """The connection ended before the body its Content-Length announced (``http.client``
-    reports that only to a caller that asks for a size)."""
+class IncompleteBody(httpx.RemoteProtocolError):
+    """The connection ended before the body its Content-Length announced."""
 
 
 class _Request:
@@ -256,19 +208,19 @@ class _Request:
 
 
 class _Response:
-    """An answer being read: status, headers as received, and the body as byte chunks, each
-    read with what is left of the deadline as the socket's timeout."""
+    """An answer being read: status, headers as received, and the body as byte chunks as they
+    arrive, undecoded (:class:`_Bounded` decodes them)."""
 
-    def __init__(self, pool: _Pool, conn: http.client.HTTPConnection, raw: http.client.HTTPResponse,
-                 deadline: float):
-        self.pool = pool
-        self.conn = conn
+    def __init__(self, raw: httpx.Response):
         self.raw = raw
-        self.deadline = deadline
-        self.status = raw.status
-        self.reason_phrase = raw.reason or ""
-        self.headers: list[tuple[str, str]] = raw.getheaders()
+        self.status = raw.status_code
+        self.reason_phrase = raw.reason_phrase
+        # names in the server's case; values as the bytes received, read as Latin-1
+        self.headers: list[tuple[str, str]] = [(k.decode("latin-1"), v.decode("latin-1"))
+                                               for k, v in raw.headers.raw]
         self.stream: Iterable[bytes] = self.chunks()
+        network = raw.extensions.get("network_stream")
+        self.socket = network.get_extra_info("socket") if network is not None else None
 
     def header(self, name: str) -> str | None:
         """Every value of ``name``, joined as one field value (RFC 9110 section 5.3)."""
@@ -276,57 +228,36 @@ class _Response:
         return ", ".join(values) if values else None
 
     def raw_values(self, name: str) -> list[bytes]:
-        # http.client decodes header bytes as Latin-1: encoding gives back what was received
-        return [v.encode("latin-1", "replace") for k, v in self.headers if k.lower() == name]
+        return [v for k, v in self.raw.headers.raw if k.lower() == name.encode("ascii")]
 
     def chunks(self):
-        announced, received = self.raw.length, 0
-        while True:
-            _set_timeout(self.conn, self.deadline)
-            chunk = self.raw.read1(READ_STEP)
-            if not chunk:
-                if self.raw.length:
-                    raise IncompleteBody(f"the server closed the connection without sending the complete "
-                                         f"message body: {received} of {announced} bytes (Content-Length)")
-                if self.raw.length == 0:
-                    self.raw.close()  # http.client leaves a body read to its length open
-                return
-            received += len(chunk)
-            yield chunk
+        received = 0
+        try:
+            for chunk in self.raw.iter_raw():
+                received += len(chunk)
+                yield chunk
+        except httpx.RemoteProtocolError:
+            announced = (self.header("content-length") or "").strip()
+            if announced.isdigit() and received < int(announced):
+                raise IncompleteBody(f"the server closed the connection without sending the complete "
+                                     f"message body: {received} of {announced} bytes (Content-Length)") from None
+            raise
 
     def read(self) -> bytes:
         return b"".join(self.stream)
 
     def close(self) -> None:
-        if self.raw.isclosed() and not self.raw.will_close:
-            self.pool.give_back(self.conn)  # read to its end: the connection can carry the next one
-        else:
-            self.pool.drop(self.conn)
+        self.raw.close()  # read to its end, the connection carries the next exchange; else it is closed
 
 
-def _set_timeout(conn: http.client.HTTPConnection, deadline: float) -> None:
-    remaining = max(0.05, deadline - time.monotonic())
-    if conn.sock is not None:
-        conn.sock.settimeout(remaining)
-    else:
-        conn.timeout = remaining
-
-
-def _send(pool: _Pool, request: _Request) -> _Response:
-    """Send ``request`` on a connection of ``pool``; the answer's head has been read on return."""
-    conn = pool.take(max(0.05, request.deadline - time.monotonic()))
-    try:
-        _set_timeout(conn, request.deadline)
-        conn.putrequest(request.method, pool.target, skip_host=True, skip_accept_encoding=True)
-        for name, value in request.headers:
-            conn.putheader(name, value)
-        conn.endheaders(request.body)
-        _set_timeout(conn, request.deadline)
-        raw = conn.getresponse()
-    except BaseException:
-        pool.drop(conn)
-        raise
-    return _Response(pool, conn, raw, request.deadline)
+def _send(endpoint: _Endpoint, request: _Request) -> _Response:
+    """Send ``request``; the answer's head has been read on return. Each read waits at most
+    what was left of the deadline when the request went out."""
+    remaining = max(0.05, request.deadline - time.monotonic())
+    outgoing = httpx.Request(request.method, endpoint.url,
+                             headers=[(n.encode("ascii"), v.encode("latin-1")) for n, v in request.headers],
+                             content=request.body, extensions={"timeout": httpx.Timeout(remaining).as_dict()})
+    return _Response(endpoint.client.send(outgoing, stream=True))
 
 
 class _Bounded:
@@ -378,9 +309,30 @@ class _Exchange:
         self.deadline = deadline
         self.abandoned = threading.Event()
         self.done = threading.Event()
+        self._lock = threading.Lock()
+        self._socket: socket.socket | None = None
         self.status: int | None = None
         self.session_expired = False
         self.failure: str | None = None
+
+    def reading(self, sock: socket.socket | None) -> None:
+        """The socket the answer is being read from; None once the reading is over."""
+        with self._lock:
+            self._socket = sock
+
+    def interrupt(self) -> None:
+        """The caller stopped waiting: a read still waiting on the server ends now, not when its
+        timeout passes."""
+        with self._lock:
+            sock, self._socket = self._socket, None
+        if sock is None:
+            return
+        try:
+            # the plain socket's shutdown, also for TLS: ssl.SSLSocket's own would drop the TLS
+            # state under the thread still reading
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     @property
     def request_id(self) -> Any:
@@ -408,7 +360,7 @@ class HttpTransport(Transport):
         self.stdout_path = stdout_path
         self.startup_wait = startup_wait
         self.process = None
-        self.client: _Pool | None = None
+        self.client: _Endpoint | None = None
         self.session_id: str | None = None
         self.reinitialized = 0
         self._answered: set = set()
@@ -419,7 +371,7 @@ class HttpTransport(Transport):
 
     # -- life cycle -------------------------------------------------------------------------
     def open(self) -> None:
-        self.client = _Pool(self.url)
+        self.client = _Endpoint(self.url)
         if self.server_command and self.process is None:
             try:
                 self._start_server()
@@ -448,7 +400,7 @@ class HttpTransport(Transport):
             try:
                 response = _send(self.client, request)
                 status = response.status
-                self.client.drop(response.conn)  # a GET may open an endless event stream: not read
+                response.close()  # a GET may open an endless event stream: not read
             except HTTP_ERRORS:
                 if time.monotonic() >= deadline:
                     raise ServerError(f"{self.shown_url} did not answer within {self.startup_wait:g}s "
@@ -593,6 +545,8 @@ class HttpTransport(Transport):
                        answer=self._answer_server_request)
         if reply.message is None or not exchange.done.is_set():
             exchange.abandoned.set()
+        if reply.message is None:
+            exchange.interrupt()
         return exchange
 
     def _build(self, message: dict, deadline: float) -> tuple[bytes, _Request]:
@@ -615,7 +569,7 @@ class HttpTransport(Transport):
             reason = str(exc)
             if not exchange.abandoned.is_set():
                 inbox.violation(reason, kind=BAD_MESSAGE, http={"exchange": exchange.number})
-        except TimeoutError:
+        except (httpx.TimeoutException, TimeoutError):
             reason = HTTP_TIMED_OUT
         except HTTP_ERRORS as exc:
             reason = f"HTTP exchange failed: {_describe_error(exc)}"
@@ -635,9 +589,11 @@ class HttpTransport(Transport):
     def _send_and_read(self, exchange: _Exchange, request: _Request, inbox: Inbox) -> str | None:
         assert self.client is not None
         response = _send(self.client, request)
+        exchange.reading(response.socket)
         try:
             return self._read(exchange, response, inbox)
         finally:
+            exchange.reading(None)
             response.close()
 
     def _read(self, exchange: _Exchange, response: _Response, inbox: Inbox) -> str | None:
@@ -682,7 +638,7 @@ class HttpTransport(Transport):
                             raw=raw or None, http=where)
             return f"HTTP {status}: the server sent no answer"
         if ctype == "text/event-stream":
-            return self._read_sse(exchange, bounded, text_encoding(content_type), inbox)
+            return self._read_sse(exchange, bounded, content_type, inbox)
         if ctype == "application/json":
             inbox.put_decoded(decode_message(response.read()), http=where)
             return None
@@ -741,9 +697,9 @@ class HttpTransport(Transport):
         self.log.record("event", event="http-error", detail=what, raw=raw or None, http=where)
         return what
 
-    def _read_sse(self, exchange: _Exchange, bounded: _Bounded, encoding: str, inbox: Inbox) -> str | None:
+    def _read_sse(self, exchange: _Exchange, bounded: _Bounded, content_type: str, inbox: Inbox) -> str | None:
         events = 0
-        for event in sse_events(bounded, encoding):
+        for event in read_events(bounded, content_type):  # --max-bytes is _Bounded's
             bounded.mark()
             if exchange.abandoned.is_set():
                 raise _Abandoned()
@@ -804,7 +760,7 @@ class HttpTransport(Transport):
                         http=self._http(number, "DELETE", request.headers))
         try:
             response = _send(self.client, request)
-            self.client.drop(response.conn)  # the session's last exchange: its body is not needed
+            response.close()  # the session's last exchange: its body is not needed
         except HTTP_ERRORS as exc:
             self.log.record("event", event="http-error", detail=f"DELETE failed: {_describe_error(exc)}",
                             http={"exchange": number})
@@ -842,6 +798,7 @@ class HttpTransport(Transport):
         thread.start()
         if not exchange.done.wait(max(0.0, deadline - time.monotonic())):
             exchange.abandoned.set()
+            exchange.interrupt()
             return "no HTTP answer in time"
         if exchange.status is not None and not 200 <= exchange.status < 300:
             return exchange.failure or f"HTTP {exchange.status}"

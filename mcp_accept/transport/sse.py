@@ -1,139 +1,149 @@
-"""Server-sent events read from a stream of byte chunks (WHATWG HTML, "Interpreting an event
-stream"): lines end at CR LF, CR or LF, a line starting with ``:`` is a comment, a field's
-value loses one leading space, a blank line dispatches the event, and an event the stream
-cut off before its blank line is never dispatched.
+"""Server-sent events (``text/event-stream``) read by httpx-sse, the reader the official MCP
+Python SDK uses, as a body's chunks arrive: the Streamable HTTP transport reads its answers
+with it, the recording proxy the events it forwards.
 
-Why not a library: httpx-sse holds the same two decoders, but importing it imports httpx
-(a tenth of a second of every HTTP run, for a client that no longer uses httpx), and
-sseclient-py joins each event's bytes by repeated concatenation, quadratic in a large
-result. The behaviour here is httpx-sse's, field by field (``tests/test_sse.py`` holds the
-two side by side on generated streams cut at every boundary): text is decoded as the
-answer's charset says (UTF-8 otherwise, undecodable bytes replaced) and the event id keeps
-its last value across events, as the standard says.
+httpx-sse follows the standard (WHATWG HTML, "Interpreting an event stream"): lines end at
+CR LF, CR or LF, a field's value loses one leading space, a blank line dispatches the event,
+the event id keeps its last value across events, and an event the stream cut off before its
+blank line is never dispatched. Text is decoded as the answer's ``charset`` says (UTF-8
+otherwise, undecodable bytes replaced).
+
+httpx-sse holds the line and the event it is reading whole. With a ``limit`` (the proxy's,
+which forwards every event whole but records only those it can hold), an event that grows
+past it is not held: from there to its blank line each of its lines reaches httpx-sse as one
+byte of no field, except an ``id`` line, whose id outlives the event. The event's end is
+still found by httpx-sse's own line rules; it comes out as :class:`Oversized`, and the events
+after it are read as usual. Without one (the transport's, whose ``--max-bytes`` ends the
+exchange instead) the chunks reach httpx-sse as they are.
 """
 
 from __future__ import annotations
 
-import codecs
+import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+import httpx
+from httpx_sse import EventSource, ServerSentEvent
+
+__all__ = ["Oversized", "ServerSentEvent", "read_events"]
+
+# One line with its ending (CR LF counts once), or the start of a line still coming
+_PIECE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+ID_CAP = 4096  # an id line is kept whole up to this or the limit, whichever is more
+
 
 @dataclass(frozen=True)
-class Event:
-    event: str = ""
-    data: str = ""
-    id: str = ""
-    retry: int | None = None
+class Oversized:
+    """An event larger than the limit: at least ``size`` bytes, its data not kept."""
+
+    size: int
+    id: str
 
 
-def _split(text: str) -> list[str]:
-    """``text`` cut at CR LF, CR and LF only (``str.splitlines`` also cuts at other code points)."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text.split("\n")
+class _Feed(httpx.SyncByteStream):
+    """The chunks as httpx-sse reads them: counted since the last event, and from where an
+    event passes ``limit`` to its blank line, reduced line by line: an ``id`` line whole (the
+    id outlives the event), any other line to one byte of no field."""
 
+    def __init__(self, chunks: Iterable[bytes], limit: int | None):
+        self.chunks = chunks
+        self.limit = limit
+        self.id_cap = max(ID_CAP, limit or 0)
+        self.size = 0  # bytes since the last event
+        self.over = False
+        self.after_cr = False
+        # the line httpx-sse is reading: its first three bytes and its length
+        self.head = b""
+        self.length = 0
+        # past the limit: whether this line has been given its byte, or its id was too long, and
+        # whether the event still needs the data line that makes httpx-sse give it out
+        self.marked = False
+        self.id_dropped = False
+        self.owe_data = False
 
-class Lines:
-    """Text chunks in, whole lines out; a CR at a chunk's end waits for the next chunk, which
-    may begin with the LF of the same line ending."""
+    def dispatched(self) -> None:
+        self.size = 0
+        self.over = False
 
-    def __init__(self) -> None:
-        self.pending: list[str] = []
-        self.cr = False
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.chunks:
+            if self.limit is None:
+                yield chunk
+                continue
+            if self.after_cr and chunk.startswith(b"\n"):
+                # the LF of a CR LF cut between chunks: its CR went in as CR LF (below), and
+                # this LF must not become a blank line
+                chunk = chunk[1:]
+                self.size += 1
+            self.after_cr = chunk.endswith(b"\r")
+            if not chunk:
+                continue
+            if not self.over and self.size + len(chunk) <= self.limit:
+                yield self._whole(chunk)
+                continue
+            # near or past the limit: a line at a time, so an event ending in this chunk is whole
+            for match in _PIECE.finditer(chunk):
+                piece = match.group()
+                if not self.over and self.size + len(piece) <= self.limit:
+                    yield self._whole(piece)
+                    continue
+                if not self.over:
+                    self.over, self.owe_data, self.marked, self.id_dropped = True, True, False, False
+                self.size += len(piece)
+                yield self._reduced(piece)
 
-    def feed(self, text: str) -> list[str]:
-        if self.cr:
-            text = "\r" + text
-            self.cr = False
-        if text.endswith("\r"):
-            self.cr = True
-            text = text[:-1]
-        if not text:
-            return []
-        parts = _split(text)
-        # the last part is the start of a line still coming (empty when text ended a line)
-        tail = parts.pop()
-        if parts and self.pending:
-            parts[0] = "".join(self.pending) + parts[0]
-            self.pending = []
-        if tail:
-            self.pending.append(tail)
-        return parts
+    def _whole(self, data: bytes) -> bytes:
+        self.size += len(data)
+        data = _lf(data)
+        end = max(data.rfind(b"\r"), data.rfind(b"\n"))
+        if end >= 0:
+            self.head, self.length = data[end + 1:end + 4], len(data) - end - 1
+        else:
+            self.head, self.length = (self.head + data)[:3], self.length + len(data)
+        return data
 
-    def end(self) -> list[str]:
-        if not self.pending and not self.cr:
-            return []
-        line = "".join(self.pending)
-        self.pending = []
-        self.cr = False
-        return [line]
-
-
-class Events:
-    """Lines in, events out."""
-
-    def __init__(self) -> None:
-        self.event = ""
-        self.data: list[str] = []
-        self.last_id = ""
-        self.retry: int | None = None
-
-    def feed(self, line: str) -> Event | None:
-        if not line:
-            if not self.event and not self.data and not self.last_id and self.retry is None:
-                return None
-            # an event with no type is a "message" (the standard's default)
-            out = Event(self.event or "message", "\n".join(self.data), self.last_id, self.retry)
-            self.event, self.data, self.retry = "", [], None  # the id is kept, as the standard says
+    def _reduced(self, piece: bytes) -> bytes:
+        text = piece.rstrip(b"\r\n")
+        ends = len(text) < len(piece)
+        out = b""
+        if text:
+            head = (self.head + text)[:3]
+            is_id = head == b"id:" or (ends and head == b"id")
+            if is_id or (not ends and b"id:".startswith(head)):  # an id line, or maybe one
+                if self.length + len(text) <= self.id_cap:
+                    out = text
+                elif not self.id_dropped:
+                    out, self.id_dropped = b"\0", True  # an id holding NUL is ignored
+            elif not self.marked:
+                out, self.marked = b"x", True
+            self.head, self.length = head, self.length + len(text)
+        if not ends:
             return out
-        if line.startswith(":"):
-            return None
-        name, _, value = line.partition(":")
-        if value.startswith(" "):
-            value = value[1:]
-        if name == "event":
-            self.event = value
-        elif name == "data":
-            self.data.append(value)
-        elif name == "id":
-            if "\0" not in value:
-                self.last_id = value
-        elif name == "retry":
-            try:
-                self.retry = int(value)
-            except ValueError:
-                pass
-        return None
+        blank = self.length == 0
+        out += b"\n"
+        if self.owe_data:
+            out, self.owe_data = (b"data\n" + out if blank else out + b"data\n"), False
+        self.head, self.length, self.marked, self.id_dropped = b"", 0, False, False
+        return out
 
 
-def text_encoding(content_type: str | None) -> str:
-    """The codec the answer's ``charset`` names when Python knows it, else UTF-8."""
-    for param in (content_type or "").split(";")[1:]:
-        key, _, value = param.partition("=")
-        if key.strip().lower() == "charset":
-            name = value.strip().strip("'\"")
-            try:
-                return codecs.lookup(name).name
-            except LookupError:
-                break
-    return "utf-8"
+def _lf(data: bytes) -> bytes:
+    """A CR at the end made CR LF: httpx-sse would hold it back until the next chunk shows
+    whether an LF follows, and with it the event that line may end (a following LF is dropped
+    instead)."""
+    return data + b"\n" if data.endswith(b"\r") else data
 
 
-def events(chunks: Iterable[bytes], encoding: str = "utf-8") -> Iterator[Event]:
-    """Every event ``chunks`` hold, as soon as its blank line has arrived."""
-    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
-    lines, parser = Lines(), Events()
-    for chunk in chunks:
-        text = decoder.decode(chunk)
-        if not text:
-            continue
-        for line in lines.feed(text):
-            event = parser.feed(line)
-            if event is not None:
-                yield event
-    rest = decoder.decode(b"", final=True)
-    for line in (lines.feed(rest) if rest else []) + lines.end():
-        event = parser.feed(line)
-        if event is not None:
-            yield event
+def read_events(chunks: Iterable[bytes], content_type: str | None = None, *,
+                limit: int | None = None) -> Iterator[ServerSentEvent | Oversized]:
+    """Every event ``chunks`` hold, as soon as its blank line has arrived. A chunk is asked
+    for only when every event the one before completed has been taken."""
+    params = (content_type or "").partition(";")[2]
+    feed = _Feed(chunks, limit)
+    # httpx-sse reads an httpx response; this one carries the chunks and the charset
+    media = "text/event-stream" + (";" + params if params else "")
+    response = httpx.Response(200, headers={"Content-Type": media}, stream=feed)
+    for event in EventSource(response).iter_sse():
+        yield Oversized(feed.size, event.id) if feed.over else event
+        feed.dispatched()

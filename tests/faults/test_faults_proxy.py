@@ -23,11 +23,13 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 from pathlib import Path
 from urllib.parse import quote
 
 import httpx
 import pytest
+from httpx_sse import EventSource
 
 from conftest import ROOT, fixture_command, load_results, start_http_server, stop_http_server
 from faultkit import assert_no_traceback, assert_one_line_error, events, hostile, server as misbehave, wire
@@ -431,7 +433,7 @@ def test_an_event_stream_is_split_in_linear_time_and_a_huge_event_is_not_recorde
                                              "params": {"events": 2000, "huge": 256 * 1024}}, timeout=60)
     finally:
         proxy.stop()
-    got = [json.loads(line[6:]) for line in answer.text.splitlines() if line.startswith("data: ")]
+    got = [json.loads(e.data) for e in EventSource(answer).iter_sse()]
     assert len(got) == 2002 and got[-1] == {"jsonrpc": "2.0", "id": 3, "result": {"events": 2000}}
     assert len(got[1001]["params"]["data"]) == 256 * 1024  # forwarded whole
     recorded = [e for e in wire(proxy.folder) if e["dir"] == "in"]
@@ -440,18 +442,28 @@ def test_an_event_stream_is_split_in_linear_time_and_a_huge_event_is_not_recorde
     assert "forwarded whole, not recorded" in large["detail"]
 
 
-def test_the_sse_splitter_is_linear():
-    from mcp_accept.hosts.proxy.http import SseSplitter
+def test_the_event_reader_is_linear_and_holds_no_event_past_the_limit():
+    from mcp_accept.transport.sse import Oversized, read_events
 
     many = b"".join(b"data: {\"n\":%d}\r\n\r\n" % n for n in range(200_000))  # one chunk, 200,000 events
-    events_seen = SseSplitter().feed(many)  # that it is linear: benchmarks/hostile.py (h1)
-    assert len(events_seen) == 200_000 and events_seen[-1][0] == b'{"n":199999}'
-    splitter = SseSplitter(limit=1024)  # a line that never ends is not held
-    for _ in range(2000):
-        assert splitter.feed(b"data: " + b"q" * 4096) == []
-    assert len(splitter._buffer) <= 1024 + 4096
-    [(dropped, _, size), ok] = splitter.feed(b"\n\ndata: ok\n\n")
-    assert dropped is None and size >= 2000 * 4096 and ok == (b"ok", None, 3)
+    events_seen = list(read_events([many], limit=MIB))
+    assert len(events_seen) == 200_000 and events_seen[-1].data == '{"n":199999}'
+    # that it is linear: benchmarks/hostile.py (h1)
+    held = []
+
+    def endless_line():  # a line that never ends is not held
+        for _ in range(2000):
+            yield b"data: " + b"q" * 4096
+        held.append(tracemalloc.get_traced_memory()[1])
+        yield b"\n\ndata: ok\n\n"
+
+    tracemalloc.start()
+    try:
+        [dropped, ok] = list(read_events(endless_line(), limit=1024))
+    finally:
+        tracemalloc.stop()
+    assert held[0] < 2 * MIB, held
+    assert isinstance(dropped, Oversized) and dropped.size >= 2000 * 4096 and ok.data == "ok"
 
 
 def _run_stdio(argv: list[str], lines: list[bytes], answers: int) -> tuple[list[dict], int, int]:
@@ -679,7 +691,7 @@ def test_a_quiet_event_stream_outlives_the_write_timeout(tmp_path):
         try:
             with httpx.Client(timeout=httpx.Timeout(30.0)) as client, \
                     client.stream("GET", proxy.url, headers={"Accept": "text/event-stream"}) as stream:
-                got = [json.loads(line[6:]) for line in stream.iter_lines() if line.startswith("data: ")]
+                got = [json.loads(e.data) for e in EventSource(stream).iter_sse()]
         finally:
             results, _, _ = proxy.stop()
     finally:

@@ -39,11 +39,13 @@ no read timeout, not on the host. A keep-alive connection idle for that long is 
 HTTP lets a server do (RFC 9112 section 9.3); the host opens a new one.
 
 Built on the standard library's ``ThreadingHTTPServer`` (one thread per connection, enough
-for one host on loopback; no ASGI stack to add as a dependency) and ``httpx`` (already a
-dependency) for the upstream side. Header values are recorded through the Redactor: the
-sensitive names (Authorization, Cookie, any name with token/secret/key/auth/password in
-it) and every ``--header`` are masked, and every value that looks like a credential and
-every secret-looking query parameter becomes a secret of the run, masked wherever it shows.
+for one host on loopback; no ASGI stack to add as a dependency) and ``httpx`` for the upstream
+side, the client of ``mcp-accept run``, whose event-stream reader
+(:mod:`mcp_accept.transport.sse`) finds the events to record. Header values are recorded
+through the Redactor: the sensitive names (Authorization, Cookie, any name with
+token/secret/key/auth/password in it) and every ``--header`` are masked, and every value that
+looks like a credential and every secret-looking query parameter becomes a secret of the run,
+masked wherever it shows.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ from mcp_accept.hosts.proxy.bounds import CHUNK, WRITE_TIMEOUT, JsonHead, descri
 from mcp_accept.hosts.proxy.folder import ProxyRecord
 from mcp_accept.running.execute import url_secrets
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES
+from mcp_accept.transport.sse import Oversized, read_events
 
 # RFC 9110 7.6.1: connection-specific fields are not forwarded; content-length is recomputed;
 # Expect is answered here (the standard library sends 100 Continue).
@@ -81,67 +84,6 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 # Origin-form (RFC 9112 section 3.2.1): one "/", then visible ASCII; no fragment, no backslash
 # (which some servers read as "/"), percent signs only as escapes.
 _ORIGIN_FORM = re.compile(r"/(?!/)(?:[!$&-;=?-\[\]_a-z~]|%[0-9A-Fa-f]{2})*", re.ASCII)
-_LINE_END = re.compile(rb"\r\n|\r|\n")
-
-
-class SseSplitter:
-    """Incremental text/event-stream reader: feed bytes, get each event's data as it completes.
-    Takes ``\\n``, ``\\r\\n`` and ``\\r`` line ends (html.spec.whatwg.org, server-sent events).
-
-    Linear in what is fed: each byte is searched once, the buffer is cut once per feed.
-    What it holds is bounded by ``limit``: an event whose data (or a line) exceeds it is
-    given as ``None`` (its bytes were forwarded; they are not kept for the record)."""
-
-    def __init__(self, limit: int = DEFAULT_MAX_BYTES):
-        self._buffer = bytearray()
-        self._scan_from = 0  # no line end lies before this offset of the buffer
-        self._data: list[bytes] = []
-        self._size = 0
-        self._too_large = False
-        self._skipping = False  # inside a line too long to keep: the rest of it is dropped
-        self._id: str | None = None
-        self.limit = limit
-
-    def feed(self, chunk: bytes) -> list[tuple[bytes | None, str | None, int]]:
-        """The events completed by ``chunk``: (data or None when too large, last event id, size)."""
-        buffer = self._buffer
-        buffer += chunk
-        events: list[tuple[bytes | None, str | None, int]] = []
-        start = 0
-        for match in _LINE_END.finditer(buffer, self._scan_from):
-            if match.group() == b"\r" and match.end() == len(buffer):
-                break  # a "\r" at the end may be the first half of "\r\n"
-            line = bytes(buffer[start:match.start()])
-            start = match.end()
-            if self._skipping:
-                self._skipping = False
-                self._size += len(line)
-                continue
-            self._line(line, events)
-        del buffer[:start]
-        if len(buffer) > self.limit:
-            self._size += len(buffer)
-            del buffer[:]
-            self._skipping = self._too_large = True
-        self._scan_from = len(buffer) - 1 if buffer.endswith(b"\r") else len(buffer)
-        return events
-
-    def _line(self, line: bytes, events: list) -> None:
-        if not line:
-            if self._data or self._too_large:
-                events.append((None if self._too_large else b"\n".join(self._data), self._id, self._size))
-            self._data, self._size, self._too_large = [], 0, False
-            return
-        field, _, value = line.partition(b":")
-        value = value[1:] if value.startswith(b" ") else value
-        if field == b"data":
-            self._size += len(value) + 1
-            if self._size > self.limit:
-                self._too_large, self._data = True, []
-            elif not self._too_large:
-                self._data.append(value)
-        elif field == b"id":
-            self._id = value.decode("utf-8", "replace")
 
 
 def is_loopback(host: str) -> bool:
@@ -411,21 +353,23 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
 
     def _relay_events(self, proxy: "HttpProxy", number: int, response: httpx.Response, chunked: bool) -> None:
-        splitter = SseSplitter(proxy.max_bytes)
-        try:
+        def forwarded():
             for chunk in response.iter_raw():
-                if not chunk:
-                    continue
-                # queued before the host has it, so the host's next request comes after
-                for data, event_id, size in splitter.feed(chunk):
-                    if data is None:
-                        proxy.record.event("too-large", f"an event of {size} bytes or more, over --max-bytes "
-                                           f"{proxy.max_bytes}: forwarded whole, not recorded as a message",
-                                           http={"exchange": number, "sse_id": event_id})
-                    else:
-                        proxy.record.put("in", data, http={"exchange": number, "sse_id": event_id})
+                yield chunk
+                # asked for the next chunk: every event this one completed is queued for the
+                # record, so the host's next request comes after it
                 self._write(chunk, chunked)
                 self.wfile.flush()
+
+        ctype = response.headers.get("content-type")
+        try:
+            for event in read_events(forwarded(), ctype, limit=proxy.max_bytes):
+                where = {"exchange": number, "sse_id": event.id or None}
+                if isinstance(event, Oversized):
+                    proxy.record.event("too-large", f"an event of {event.size} bytes or more, over --max-bytes "
+                                       f"{proxy.max_bytes}: forwarded whole, not recorded as a message", http=where)
+                elif event.data:
+                    proxy.record.put("in", event.data.encode("utf-8"), http=where)
             if chunked:
                 self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
