@@ -28,10 +28,18 @@ NPM_INSTALL = "npm install --prefix tests/hosts (see .ci/run)"
 FORMS = ("text", "structured", "embedded")
 
 
-def host_bin(name: str, folder: Path = HOSTS_BIN, install: str = NPM_INSTALL) -> str:
-    """The binary of host NAME (a key of ADAPTERS) to test: the pinned one under FOLDER, else one
-    on PATH. With neither the test skips, saying how to install it."""
+# A host from PyPI (fast-agent) is pinned in a virtual environment of its own (see .ci/run).
+PYPI_HOSTS_BIN = ROOT / "tests" / "hosts" / "fast-agent-venv" / "bin"
+PYPI_INSTALL = "the fast-agent-venv .ci/run makes"
+
+
+def host_bin(name: str, folder: Path | None = None, install: str | None = None) -> str:
+    """The binary of host NAME (a key of ADAPTERS) to test: the pinned one under FOLDER (by
+    default where the npm hosts or the PyPI host are pinned), else one on PATH. With neither the
+    test skips, saying how to install it."""
     adapter = ADAPTERS[name]
+    folder = folder or (PYPI_HOSTS_BIN if adapter.pypi_package else HOSTS_BIN)
+    install = install or (PYPI_INSTALL if adapter.pypi_package else NPM_INSTALL)
     local = folder / adapter.binary
     found = str(local) if local.exists() else shutil.which(adapter.binary)
     if not found:

@@ -30,14 +30,6 @@ SHELLS = {
 }
 
 
-def binary_of(name: str) -> str | None:
-    if name == "fast-agent":
-        from test_host_fast_agent import fast_agent_bin
-
-        return fast_agent_bin()
-    return None
-
-
 @pytest.mark.parametrize("host", sorted(SHELLS))
 def test_a_server_tool_named_like_the_hosts_shell_never_runs_the_hosts_shell(tmp_path, host):
     shell, prefixed = SHELLS[host]
@@ -48,7 +40,7 @@ def test_a_server_tool_named_like_the_hosts_shell_never_runs_the_hosts_shell(tmp
         "text": {"name": shell, "body": "text", "arguments": {"command": command, "cmd": command}}}}))
     # where the only tool the profile names is refused, the run measured nothing: exit 3
     folder = run_host(tmp_path, host, "--server", f"{sys.executable} {SERVER}", "--profile", str(profile),
-                      binary=binary_of(host), codes=(0, 1) if prefixed else (3,))
+                      codes=(0, 1) if prefixed else (3,))
     rows, _ = rows_of(folder)
     facts = facts_of(folder)
     assert not canary.exists(), "a shell ran the profile's command"

@@ -18,14 +18,6 @@ PLANTED = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md", "QWEN.md", 
            ".clinerules", ".github/copilot-instructions.md")
 
 
-def binary_of(name: str) -> str | None:
-    if name == "fast-agent":
-        from test_host_fast_agent import fast_agent_bin
-
-        return fast_agent_bin()
-    return None
-
-
 @pytest.mark.parametrize("host", sorted(ADAPTERS))
 def test_instruction_files_above_the_run_folder_never_reach_the_model(tmp_path, host):
     token = "PLANTED-" + secrets.token_hex(6)
@@ -37,6 +29,6 @@ def test_instruction_files_above_the_run_folder_never_reach_the_model(tmp_path, 
     if shutil.which("git"):
         subprocess.run(["git", "init", "-q", str(project)], check=True)
     out = project / "mcp-accept-runs" / "run"
-    folder = run_host(project, host, binary=binary_of(host), out=out)
+    folder = run_host(project, host, out=out)
     seen = [entry["seq"] for entry in model_log(folder) if token in str(entry.get("message"))]
     assert not seen, f"{host} handed its model a planted instruction file (model.jsonl seq {seen})"
