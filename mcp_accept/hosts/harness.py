@@ -69,6 +69,28 @@ class HostTestOptions:
 
 
 @dataclass
+class HostJob:
+    """What the re-executed harness (inside the network namespace) is handed: written to the run
+    folder's ``job.json`` by ``host_test`` and read back by ``main``, the one way across."""
+
+    options: HostTestOptions
+    cwd: str  # where the user ran mcp-accept: a --server word naming a file there is made absolute
+    binary: str
+    version: str | None
+    guard: str
+
+    def write(self, path: Path) -> None:
+        atomic_write_json(path, {"options": asdict(self.options), "cwd": self.cwd, "binary": self.binary,
+                                 "version": self.version, "guard": self.guard})
+
+    @classmethod
+    def read(cls, path: Path) -> "HostJob":
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(options=HostTestOptions(**data["options"]), cwd=data["cwd"], binary=data["binary"],
+                   version=data.get("version"), guard=data["guard"])
+
+
+@dataclass
 class HostOutcome:
     folder: Path
     results: dict
@@ -125,9 +147,9 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
     try:
         prefix = netguard.unshare_argv() if opts.netns else None
         version = host_version(adapter, binary, folder, prefix or [])
-        job = {"options": {**asdict(opts), "cwd": os.getcwd()}, "binary": os.path.abspath(binary), "version": version,
-               "guard": netguard.NETNS if prefix else netguard.SETTINGS_ONLY}
-        atomic_write_json(folder / "job.json", job)
+        job = HostJob(options=opts, cwd=os.getcwd(), binary=os.path.abspath(binary), version=version,
+                      guard=netguard.NETNS if prefix else netguard.SETTINGS_ONLY)
+        job.write(folder / "job.json")
         started = time.monotonic()
         if prefix:
             try:
@@ -151,7 +173,7 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
     why_not = _not_measured(folder)
     # nothing was measured: the host run did not happen, as a server run that reached nothing
     status = ExitStatus.SERVER if why_not else (ExitStatus.FAILED if failed else ExitStatus.OK)
-    return HostOutcome(folder, results, status, wall, job["guard"], not_measured=why_not)
+    return HostOutcome(folder, results, status, wall, job.guard, not_measured=why_not)
 
 
 # Files only a run of mcp-accept writes: a folder holding one of them may be emptied by --replace.
@@ -187,13 +209,13 @@ def _not_measured(folder: Path) -> str | None:
 
 # --------------------------------------------------------------------------- inside the guard
 
-def server_argv(opts: dict, folder: Path) -> list[str]:
-    if opts.get("server"):
+def server_argv(job: HostJob, folder: Path) -> list[str]:
+    if job.options.server:
         # The host starts the proxy, and the proxy the server, in the host's own working folder:
         # a word of the command that names a file where the user ran us is made absolute.
-        here = Path(opts.get("cwd") or os.getcwd())
+        here = Path(job.cwd or os.getcwd())
         return [str((here / word).resolve()) if not os.path.isabs(word) and (here / word).exists() else word
-                for word in command_words(opts["server"])]
+                for word in command_words(job.options.server)]
     return marker_argv(folder / "fixture-log")
 
 
@@ -299,37 +321,37 @@ def complete_proxy_folder(run: Path) -> None:
                         interrupted=True)
 
 
-def run_inside(job: dict, folder: Path) -> None:
+def run_inside(job: HostJob, folder: Path) -> None:
     """Everything of one host run, in this process (inside the namespace when there is one)."""
     from mcp_accept.inputs.profile import load_profile
-    opts = job["options"]
-    adapter = adapter_for(opts["host"])
-    if job["guard"] == netguard.NETNS:
+    opts = job.options
+    adapter = adapter_for(opts.host)
+    if job.guard == netguard.NETNS:
         netguard.loopback_up()
-    profile = load_profile(opts.get("profile"))
-    fixture = not opts.get("server") and not opts.get("url")
-    script = build_script(adapter, profile, large=opts.get("large", True) and fixture)
+    profile = load_profile(opts.profile)
+    fixture = not opts.server and not opts.url
+    script = build_script(adapter, profile, large=opts.large and fixture)
     redactor = Redactor()
     server_proc = proxy_proc = None
     stand_in = StandIn(script, folder / "model.jsonl", redactor).start()
     ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME)
     logs = []
     try:
-        http = bool(opts.get("url")) or (fixture and opts.get("transport") == "http")
+        http = bool(opts.url) or (fixture and opts.transport == "http")
         if http:
-            url = opts.get("url")
-            if url is None or opts.get("server"):
+            url = opts.url
+            if url is None or opts.server:
                 if url is None:
                     url = free_port_url()
-                    argv = server_argv(opts, folder) + ["--http", url.rsplit(":", 1)[1].split("/")[0]]
+                    argv = server_argv(job, folder) + ["--http", url.rsplit(":", 1)[1].split("/")[0]]
                 else:
-                    argv = server_argv(opts, folder)
+                    argv = server_argv(job, folder)
                 log = open(folder / "server-stderr.txt", "wb")
                 logs.append(log)
                 server_proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                                start_new_session=True)
                 _wait_port(url, 30)
-            if opts.get("proxy", True):
+            if opts.proxy:
                 said = folder / "proxy-stdout.txt"
                 out = open(said, "wb")
                 logs.append(out)
@@ -347,15 +369,15 @@ def run_inside(job: dict, folder: Path) -> None:
                 ctx.mcp_url = m.group(1)
             else:
                 ctx.mcp_url = url
-        elif opts.get("proxy", True):
-            ctx.mcp_command = proxy_command(folder / "proxy", SERVER_NAME, server=shlex.join(server_argv(opts, folder)))
+        elif opts.proxy:
+            ctx.mcp_command = proxy_command(folder / "proxy", SERVER_NAME, server=shlex.join(server_argv(job, folder)))
         else:
             # Only to measure what the proxy costs: the rows still come from model.jsonl, the wire
             # facts (clientInfo, protocol, the host's own reads) are then unknown.
-            ctx.mcp_command = server_argv(opts, folder)
-        launch = adapter.prepare(ctx, job["binary"])
+            ctx.mcp_command = server_argv(job, folder)
+        launch = adapter.prepare(ctx, job.binary)
         trace = folder / "connect-trace.txt"
-        prefix = netguard.strace_prefix(str(trace)) if opts.get("trace", True) else None
+        prefix = netguard.strace_prefix(str(trace)) if opts.trace else None
         out, err = open(folder / "host-stdout.txt", "wb"), open(folder / "host-stderr.txt", "wb")
         logs += [out, err]
         started = time.monotonic()
@@ -363,7 +385,7 @@ def run_inside(job: dict, folder: Path) -> None:
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
         timed_out = False
         try:
-            code = host.wait(opts.get("timeout", HOST_TIMEOUT))
+            code = host.wait(opts.timeout)
         except subprocess.TimeoutExpired:
             timed_out, code = True, None
             _stop(host)
@@ -525,7 +547,7 @@ def _link_reads(facts: dict, model_entries: list[dict]) -> list[dict]:
     return reads
 
 
-def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, entries: list[dict], *,
+def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile, entries: list[dict], *,
                        connects: dict | None, host_exit, timed_out: bool, host_seconds: float,
                        redactor: Redactor) -> dict:
     from mcp_accept.inputs.results import build
@@ -588,7 +610,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
     client = (facts.get("client_info") or {}).get("value") or {}
     conditions = {
         "host_product": adapter.product,
-        "host_version": job.get("version") or "unknown",
+        "host_version": job.version or "unknown",
         "client_sdk_and_version": f"{client.get('name')} {client.get('version')}".strip() if client else None,
         "transport": (facts.get("transport") or {}).get("value") or "stdio",
         "protocol_version_on_wire": (facts.get("protocol_version_on_wire") or {}).get("value"),
@@ -606,7 +628,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
     attempts = protocol_attempts(exchanges)
     shutdown = server_shutdown(proxy_folder, facts, over_http=conditions.get("transport") == "Streamable HTTP")
     host_facts = {
-        "host": adapter.name, "product": adapter.product, "version": job.get("version"),
+        "host": adapter.name, "product": adapter.product, "version": job.version,
         "api": view.api, "tool_name_scheme": scheme, "offered_tools": view.offers,
         "client_info": client or None,
         "client_capabilities": (facts.get("client_capabilities") or {}).get("value"),
@@ -614,8 +636,8 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
         "protocol_attempts": attempts,
         "server_shutdown": shutdown,
         "host_quirks": host_quirks(facts, attempts, shutdown),
-        "proxy": job["options"].get("proxy", True),
-        "network_guard": job["guard"], "connects": connects,
+        "proxy": job.options.proxy,
+        "network_guard": job.guard, "connects": connects,
         "offline_settings": adapter.offline, "settings_sources": list(adapter.sources),
         "own_tools_off": adapter.own_tools_off, "refused_calls": view.refused,
         "host_exit": host_exit, "timed_out": timed_out, "host_seconds": round(host_seconds, 2),
@@ -624,7 +646,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
         "extra_forms": extra,
     }
     offered = any(any(naming.find(offers, ref.name)) for ref in profile.tools.values())
-    why_not = not_measured(view, attempts, host_exit, timed_out, job["options"].get("timeout"),
+    why_not = not_measured(view, attempts, host_exit, timed_out, job.options.timeout,
                            _last_line(folder / "host-stderr.txt"), adapter.product, offered)
     host_facts["outcome"] = {"not_measured": why_not} if why_not else {"not_measured": None}
     atomic_write_json(folder / "host-run.json", host_facts, redactor)
@@ -638,7 +660,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
         if why_not and verdict.status == "UNOBTAINABLE":
             reason = f"{why_not}; " + reason
         elif timed_out:
-            reason = f"the host did not finish within {job['options'].get('timeout')} s; " + reason
+            reason = f"the host did not finish within {job.options.timeout} s; " + reason
         evidence = f"rows/{row.id}.json"
         atomic_write_json(folder / evidence, {
             "id": row.id, "status": verdict.status, "reason": reason, "source": "host test",
@@ -646,7 +668,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: dict, profile, e
         rows.append({"id": row.id, "kind": row.kind, "title": row.title, "status": verdict.status,
                      "reason": reason, "evidence": evidence, "filled_by": "runner",
                      "observed": {"mode": "host test", "host": adapter.name, "facts": "host-run.json",
-                                  "network_guard": job["guard"],
+                                  "network_guard": job.guard,
                                   "non_loopback_connects": sorted((connects or {}).get("other") or {})
                                   if connects is not None else "not traced (no strace)",
                                   **verdict.observed}})
@@ -705,8 +727,7 @@ def not_measured(view: model_view.ModelView, attempts: list[dict], host_exit, ti
 
 def main(argv: list[str]) -> int:
     job_file = Path(argv[0])
-    job = json.loads(job_file.read_text(encoding="utf-8"))
-    run_inside(job, job_file.parent)
+    run_inside(HostJob.read(job_file), job_file.parent)
     return 0
 
 
