@@ -373,7 +373,7 @@ def host_test(
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier run's folder: empty it first (without this, a folder that is not empty is refused)."),
 ) -> None:
     """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
-    from mcp_accept.hosts.harness import HostTestOptions, host_test as run_host_test
+    from mcp_accept.hosts.harness import HostRunInterrupted, HostTestOptions, host_test as run_host_test
     from mcp_accept.output.host_run import print_host_test
 
     try:
@@ -385,6 +385,9 @@ def host_test(
                                                 timeout=timeout, proxy=not no_proxy, replace=replace))
     except (InputError, ServerError) as exc:
         raise fail(exc)
+    except HostRunInterrupted as exc:
+        typer.echo(f"mcp-accept: host test {exc}", err=True)
+        raise typer.Exit(exc.status)
     if json_:
         typer.echo(json.dumps(outcome.results, ensure_ascii=False, indent=2))
     else:

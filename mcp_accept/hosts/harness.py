@@ -23,7 +23,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -49,6 +51,72 @@ HOST_TIMEOUT = 180.0
 
 class HostMissing(ServerError):
     """The host's binary is not installed (exit 3, as a server that cannot be started)."""
+
+
+# The signals that end a host run early. Each stops the host and everything the run started,
+# the folder is written and marked interrupted, and the exit status is 128 + the signal's
+# number, as a shell reports a process the signal ended (130 for SIGINT, 143 for SIGTERM).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class HostInterrupted(Exception):
+    """A stop signal arrived during a host run."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+
+
+class HostRunInterrupted(Exception):
+    """``host test`` was stopped by a signal: the folder is written and marked interrupted."""
+
+    def __init__(self, signum: int, folder: Path):
+        self.signum, self.folder = signum, folder
+        self.status = 128 + signum
+        try:
+            marked = json.loads((folder / "results.json").read_text(encoding="utf-8")).get("interrupted")
+        except (OSError, ValueError):
+            marked = None
+        what = ("the folder is marked interrupted" if marked else
+                "the host had finished: the folder is complete" if marked is False else "no folder was written")
+        super().__init__(f"interrupted by {signal.Signals(signum).name}: the host and everything the run "
+                         f"started are stopped; {what}: {folder}")
+
+
+def _raise_stop(signum, _frame):
+    raise HostInterrupted(signum)
+
+
+@contextmanager
+def stopping_on_signals():
+    """While inside, a stop signal raises ``HostInterrupted`` in the main thread (the first
+    process of a PID namespace gets no signal it has no handler for, so SIGTERM needs one)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {sig: signal.signal(sig, _raise_stop) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+def _hold_off_signals() -> None:
+    """Once stopping, a second signal must not break the writing of the folder."""
+    if threading.current_thread() is threading.main_thread():
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+
+
+def _harness_pid(unshare: subprocess.Popen) -> int | None:
+    """The harness ``unshare --fork`` started (its only child), as this namespace numbers it."""
+    try:
+        children = Path(f"/proc/{unshare.pid}/task/{unshare.pid}/children").read_text().split()
+    except OSError:
+        return None
+    return int(children[0]) if children else None
 
 
 @dataclass
@@ -127,7 +195,17 @@ def default_folder(host: str) -> Path:
 
 
 def host_test(opts: HostTestOptions) -> HostOutcome:
-    """Check the inputs, make the run folder, run the host (in its namespace), read the result."""
+    """Check the inputs, make the run folder, run the host (in its namespace), read the result.
+    A stop signal at any moment from here on ends it as ``HostRunInterrupted``."""
+    with stopping_on_signals():
+        try:
+            return _host_test(opts)
+        except HostInterrupted as exc:  # before the run folder was opened: nothing started yet
+            _hold_off_signals()
+            raise HostRunInterrupted(exc.signum, Path(opts.out or ".")) from None
+
+
+def _host_test(opts: HostTestOptions) -> HostOutcome:
     adapter = adapter_for(opts.host)
     if opts.profile:
         from mcp_accept.inputs.profile import load_profile
@@ -142,30 +220,34 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
                           "or give --host-bin PATH")
     folder = Path(opts.out) if opts.out else default_folder(adapter.name)
     fresh_folder(folder, opts.replace)
-    lock = open_run_folder(folder)
     folder = folder.resolve()
+    lock = open_run_folder(folder)
     try:
-        prefix = netguard.unshare_argv() if opts.netns else None
-        version = host_version(adapter, binary, folder, prefix or [])
-        job = HostJob(options=opts, cwd=os.getcwd(), binary=os.path.abspath(binary), version=version,
-                      guard=netguard.NETNS if prefix else netguard.SETTINGS_ONLY)
-        job.write(folder / "job.json")
-        started = time.monotonic()
-        if prefix:
+        with stopping_on_signals():
             try:
-                done = subprocess.run([*prefix, sys.executable, "-m", "mcp_accept.hosts.harness",
-                                       str(folder / "job.json")], timeout=opts.timeout + 60,
-                                      stdin=subprocess.DEVNULL, capture_output=True)
-            except subprocess.TimeoutExpired:
-                raise ServerError(f"the host run did not end within {opts.timeout + 60:g} s") from None
-            if done.returncode != 0 or not (folder / "results.json").is_file():
-                (folder / "harness-stderr.txt").write_bytes(done.stderr[-65536:])
-                tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(no output)"]
-                raise ServerError(f"the host run stopped (exit {done.returncode}): {tail[0][:300]} "
-                                  f"(see {folder / 'harness-stderr.txt'})")
-        else:
-            run_inside(job, folder)
-        wall = time.monotonic() - started
+                prefix = netguard.unshare_argv() if opts.netns else None
+                version = host_version(adapter, binary, folder, prefix or [])
+                job = HostJob(options=opts, cwd=os.getcwd(), binary=os.path.abspath(binary), version=version,
+                              guard=netguard.NETNS if prefix else netguard.SETTINGS_ONLY)
+                job.write(folder / "job.json")
+            except HostInterrupted as exc:  # before the host started: nothing of it to stop
+                _hold_off_signals()
+                write_interrupted_early(folder, adapter, exc.name)
+                raise HostRunInterrupted(exc.signum, folder) from None
+            started = time.monotonic()
+            if prefix:
+                done = _run_harness([*prefix, sys.executable, "-m", "mcp_accept.hosts.harness",
+                                     str(folder / "job.json")], opts.timeout + 60, folder)
+                if done.returncode != 0 or not (folder / "results.json").is_file():
+                    (folder / "harness-stderr.txt").write_bytes(done.stderr[-65536:])
+                    tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(no output)"]
+                    raise ServerError(f"the host run stopped (exit {done.returncode}): {tail[0][:300]} "
+                                      f"(see {folder / 'harness-stderr.txt'})")
+            else:
+                stopped_by = run_inside(job, folder)
+                if stopped_by:
+                    raise HostRunInterrupted(stopped_by, folder)
+            wall = time.monotonic() - started
     finally:
         lock.release()
     results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
@@ -174,6 +256,61 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
     # nothing was measured: the host run did not happen, as a server run that reached nothing
     status = ExitStatus.SERVER if why_not else (ExitStatus.FAILED if failed else ExitStatus.OK)
     return HostOutcome(folder, results, status, wall, job.guard, not_measured=why_not)
+
+
+def write_interrupted_early(folder: Path, adapter: HostAdapter, signal_name: str) -> None:
+    """The folder of a run stopped before its host started: the host rows, each saying so."""
+    from mcp_accept.inputs.profile import load_profile
+    from mcp_accept.inputs.results import build
+    from mcp_accept.inputs.sheet import load_sheet
+    from mcp_accept.output.render import write_results
+
+    sheet = load_sheet()
+    reason = f"interrupted by {signal_name} before {adapter.product} started"
+    rows = [{"id": row.id, "kind": row.kind, "title": row.title, "status": "UNOBTAINABLE", "reason": reason,
+             "evidence": None, "filled_by": "runner"} for row in sheet.rows if row.id in ("H01", "H02", "H03")]
+    from mcp_accept.running.execute import merge_conditions
+
+    now = utc_now()
+    conditions = merge_conditions({"host_product": adapter.product, "executed_at_utc": now,
+                                   "evidence_path_or_id": folder.name}, {}, None)
+    results = build(sheet=sheet, profile=load_profile(None), conditions=conditions, rows=rows, schemas=[],
+                    started_at=now, finished_at=now, interrupted=True)
+    write_results(folder, results, Redactor())
+
+
+def _run_harness(argv: list[str], timeout: float, folder: Path) -> subprocess.CompletedProcess:
+    """Run the harness in its namespaces and wait. A stop signal is passed on to the harness,
+    which stops the host and writes the folder; if it has not ended within a minute, ``unshare``
+    is killed, and with it every process of the namespace."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        with stopping_on_signals():
+            out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise ServerError(f"the host run did not end within {timeout:g} s") from None
+    except (KeyboardInterrupt, HostInterrupted) as exc:
+        _hold_off_signals()
+        signum = exc.signum if isinstance(exc, HostInterrupted) else signal.SIGINT
+        harness = _harness_pid(proc)
+        if harness is not None:
+            try:
+                os.kill(harness, signum)
+            except OSError:
+                pass
+        try:
+            proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+        raise HostRunInterrupted(signum, folder) from None
+    if proc.returncode - 128 in STOP_SIGNALS:
+        # the harness itself was signalled (by the user's terminal, or a parent that signals
+        # the whole process group): it wrote its folder, marked interrupted
+        raise HostRunInterrupted(proc.returncode - 128, folder)
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 # Files only a run of mcp-accept writes: a folder holding one of them may be emptied by --replace.
@@ -321,8 +458,10 @@ def complete_proxy_folder(run: Path) -> None:
                         interrupted=True)
 
 
-def run_inside(job: HostJob, folder: Path) -> None:
-    """Everything of one host run, in this process (inside the namespace when there is one)."""
+def run_inside(job: HostJob, folder: Path) -> int | None:
+    """Everything of one host run, in this process (inside the namespace when there is one).
+    Returns the stop signal that ended it early, if one did (the folder is written all the same,
+    marked interrupted)."""
     from mcp_accept.inputs.profile import load_profile
     opts = job.options
     adapter = adapter_for(opts.host)
@@ -336,6 +475,9 @@ def run_inside(job: HostJob, folder: Path) -> None:
     stand_in = StandIn(script, folder / "model.jsonl", redactor).start()
     ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME)
     logs = []
+    host = None
+    code, timed_out, host_seconds, interrupted = None, False, 0.0, None
+    trace = folder / "connect-trace.txt"
     try:
         http = bool(opts.url) or (fixture and opts.transport == "http")
         if http:
@@ -376,14 +518,12 @@ def run_inside(job: HostJob, folder: Path) -> None:
             # facts (clientInfo, protocol, the host's own reads) are then unknown.
             ctx.mcp_command = server_argv(job, folder)
         launch = adapter.prepare(ctx, job.binary)
-        trace = folder / "connect-trace.txt"
         prefix = netguard.strace_prefix(str(trace)) if opts.trace else None
         out, err = open(folder / "host-stdout.txt", "wb"), open(folder / "host-stderr.txt", "wb")
         logs += [out, err]
         started = time.monotonic()
         host = subprocess.Popen([*(prefix or []), *launch.argv], env=launch.env, cwd=launch.cwd,
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
-        timed_out = False
         try:
             code = host.wait(opts.timeout)
         except subprocess.TimeoutExpired:
@@ -393,17 +533,27 @@ def run_inside(job: HostJob, folder: Path) -> None:
         _stop(proxy_proc, signal.SIGINT, 15)  # ours (HTTP): it completes its folder and ends
         wait_for_proxies(folder / "proxy", 20)
         _stop(host, wait=5)  # whatever the host left in its process group
+    except HostInterrupted as exc:
+        _hold_off_signals()
+        interrupted = exc
+        host_seconds = time.monotonic() - started if host is not None else 0.0
+        _stop(host, wait=5)  # the host and the proxies it started, in its process group
+        _stop(proxy_proc, signal.SIGINT, 15)
+        wait_for_proxies(folder / "proxy", 10)
     finally:
         stand_in.stop()
         _stop(proxy_proc, signal.SIGINT, 15)
         _stop(server_proc)
         for handle in logs:
             handle.close()
+    _hold_off_signals()  # the host has ended: what it did is written whole, whatever arrives now
     connects = netguard.connects(trace.read_text("utf-8", "replace")) if trace.is_file() else None
     if connects is not None:
         atomic_write_json(folder / "connects.json", connects)
     write_host_results(folder, adapter, job, profile, stand_in.log.entries, connects=connects,
-                       host_exit=code, timed_out=timed_out, host_seconds=host_seconds, redactor=redactor)
+                       host_exit=code, timed_out=timed_out, host_seconds=host_seconds, redactor=redactor,
+                       interrupted=interrupted.name if interrupted else None)
+    return interrupted.signum if interrupted else None
 
 
 # --------------------------------------------------------------------------- the rows
@@ -549,7 +699,7 @@ def _link_reads(facts: dict, model_entries: list[dict]) -> list[dict]:
 
 def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile, entries: list[dict], *,
                        connects: dict | None, host_exit, timed_out: bool, host_seconds: float,
-                       redactor: Redactor) -> dict:
+                       redactor: Redactor, interrupted: str | None = None) -> dict:
     from mcp_accept.inputs.results import build
     from mcp_accept.inputs.sheet import load_sheet
     from mcp_accept.output.render import write_results
@@ -648,7 +798,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
     offered = any(any(naming.find(offers, ref.name)) for ref in profile.tools.values())
     why_not = not_measured(view, attempts, host_exit, timed_out, job.options.timeout,
                            _last_line(folder / "host-stderr.txt"), adapter.product, offered)
-    host_facts["outcome"] = {"not_measured": why_not} if why_not else {"not_measured": None}
+    host_facts["outcome"] = {"not_measured": why_not, "interrupted": interrupted}
     atomic_write_json(folder / "host-run.json", host_facts, redactor)
     sheet = load_sheet()
     rows = []
@@ -657,7 +807,9 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
             continue
         verdict = verdicts[row.id]
         reason = verdict.reason
-        if why_not and verdict.status == "UNOBTAINABLE":
+        if interrupted:
+            reason = f"interrupted by {interrupted} before the host finished; " + reason
+        elif why_not and verdict.status == "UNOBTAINABLE":
             reason = f"{why_not}; " + reason
         elif timed_out:
             reason = f"the host did not finish within {job.options.timeout} s; " + reason
@@ -673,7 +825,8 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
                                   if connects is not None else "not traced (no strace)",
                                   **verdict.observed}})
     results = build(sheet=sheet, profile=profile, conditions=conditions, rows=rows, schemas=[],
-                    started_at=conditions["executed_at_utc"], finished_at=utc_now())
+                    started_at=conditions["executed_at_utc"], finished_at=utc_now(),
+                    interrupted=bool(interrupted))
     write_results(folder, results, redactor)
     return results
 
@@ -727,8 +880,9 @@ def not_measured(view: model_view.ModelView, attempts: list[dict], host_exit, ti
 
 def main(argv: list[str]) -> int:
     job_file = Path(argv[0])
-    run_inside(HostJob.read(job_file), job_file.parent)
-    return 0
+    with stopping_on_signals():
+        stopped_by = run_inside(HostJob.read(job_file), job_file.parent)
+    return 128 + stopped_by if stopped_by else 0
 
 
 if __name__ == "__main__":

@@ -24,11 +24,16 @@ INSIDE_ENV = "MCP_ACCEPT_IN_NETNS"
 
 
 def unshare_argv() -> list[str] | None:
-    """The command prefix that runs a command in a new network namespace, if one can be made."""
+    """The command prefix that runs a command in a new network namespace, if one can be made.
+    The command also runs as the first process of a PID namespace of its own (``--pid --fork
+    --mount-proc``): when it ends, however it ends, the kernel ends every process left in the
+    namespace, a server that double-forked into a session of its own included; and when
+    ``unshare`` itself is killed, so is the command (``--kill-child``)."""
     tool = shutil.which("unshare")
     if tool is None:
         return None
-    argv = [tool, "--net"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
+    argv = [tool, "--net", "--pid", "--fork", "--mount-proc", "--kill-child"] + \
+        ([] if os.geteuid() == 0 else ["--map-root-user"])
     try:
         done = subprocess.run([*argv, "true"], capture_output=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
