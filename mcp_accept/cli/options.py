@@ -77,7 +77,6 @@ def number_option(kind: type, default, *names: str, min: float | None = None, ma
 
 
 NEW_RUN_FOLDER = "Run folder to write (default: a new folder under ./mcp-accept-runs/)."
-SCHEMA_DIR = "Folder of official schemas as <version>/schema.json (also MCP_ACCEPT_SCHEMA_DIR)."
 
 
 def out_option(help: str = NEW_RUN_FOLDER, default: Path | None = None):
@@ -126,7 +125,7 @@ def json_option(help: str):
 
 
 def schema_dir_option():
-    return typer.Option(None, "--schema-dir", help=SCHEMA_DIR)
+    return typer.Option(None, "--schema-dir", help="Folder of official schemas as <version>/schema.json (also MCP_ACCEPT_SCHEMA_DIR).")
 
 
 def offline_option():
