@@ -165,6 +165,27 @@ def test_every_package_says_what_it_may_import():
         assert "import" in doc.lower(), f"{path.relative_to(ROOT)}: the docstring says what it may import"
 
 
+def test_the_entry_point_packages_hold_their_modules_in_their_stage():
+    mods = modules()
+    for package in ("mcp_accept.cli", "mcp_accept.verify"):
+        inside = [name for name in mods if name.startswith(package + ".")]
+        assert inside, f"{package} is a package of modules"
+        for name in inside:
+            assert STAGES[stage_of(name)][0] == "entry points", name
+
+
+def test_a_command_module_shares_only_the_options_and_the_outcome():
+    # one module per command group: what commands share is in options and outcome, so a
+    # command's module never reaches into another group's (nor verify into the command line)
+    shared = {"mcp_accept.cli.options", "mcp_accept.cli.outcome"}
+    wrong = []
+    for name, targets in graph().items():
+        if name.startswith(("mcp_accept.cli.", "mcp_accept.verify")) and name not in shared:
+            wrong += [f"{name} imports {target}" for target in sorted(targets)
+                      if target.startswith("mcp_accept.cli") and target not in shared]
+    assert not wrong, "\n".join(wrong)
+
+
 def test_the_cycle_finder_finds_a_cycle(tmp_path, monkeypatch):
     # the test above could pass by finding nothing at all: show it on two modules that import each other
     pkg = tmp_path / "mcp_accept"

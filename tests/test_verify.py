@@ -355,7 +355,7 @@ def test_an_http_run_is_judged_on_its_own(verify_run):
 
 def test_a_mode_without_a_condition_is_caught(verify_run, monkeypatch):
     _, folder = verify_run
-    monkeypatch.setattr(vf, "break_modes", lambda: [*fx.BREAK_MODES, "a-new-defect"])
+    monkeypatch.setattr(vf.conditions, "break_modes", lambda: [*fx.BREAK_MODES, "a-new-defect"])
     got = rejudge(folder, lambda views: None)
     every = got[("every-mode", None)]
     assert every.status == FAIL and "a-new-defect" in every.observed

@@ -24,7 +24,8 @@ import subprocess
 
 from mcp_accept.server_command import split_words
 
-# The proxy command's options (cli.proxy): those that take a value, and its one flag.
+# The proxy command's options (mcp_accept.cli.host.proxy): those that take a value, and its
+# one flag.
 _VALUED = frozenset({"--server", "--url", "--listen", "--header", "--max-bytes", "--write-timeout",
                      "--out", "--name", "--set"})
 _FLAGS = frozenset({"--allow-remote"})

@@ -1,0 +1,230 @@
+"""What hosts do: ``proxy`` (record a real host with a real server), ``observe`` (fill the
+host rows of a run folder) and the ``host`` group (``config``, ``test``, ``matrix``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from mcp_accept.cli.options import (MAX_WAIT, CommandGroup, header_option, json_option, lang_option,
+                                    max_bytes_option, number_option, out_option, profile_option, server_option,
+                                    set_option, timeout_option, url_option)
+from mcp_accept.cli.outcome import console_safe, environment, fail
+from mcp_accept.errors import ExitStatus, InputError, ServerError
+
+def proxy(
+    server: Optional[str] = server_option("stdio: the real server's command (split like a shell would). A host launches `mcp-accept proxy --server CMD` as its MCP server."),
+    url: Optional[str] = url_option("Streamable HTTP: the real server's endpoint; the host connects to --listen instead."),
+    listen: str = typer.Option("127.0.0.1:0", "--listen", help="With --url: HOST:PORT to listen on, a loopback address (port 0: any free port; the URL is printed)."),
+    allow_remote: bool = typer.Option(False, "--allow-remote", help="With --url: allow a --listen address that is not loopback (a warning is printed; requests still need a Host naming the proxy)."),
+    header: List[str] = header_option("With --url: \"Name: value\" added to every upstream request; value may be env:VAR. Never recorded. Repeatable."),
+    max_bytes: int = max_bytes_option("Largest message held whole, in bytes: a stdio line or an HTTP request body over it is not forwarded (the host gets a JSON-RPC error); an HTTP answer over it is forwarded but not recorded."),
+    write_timeout: float = number_option(float, 30.0, "--write-timeout", min=0.1, max=MAX_WAIT, help="Seconds a write may wait for its reader to take a byte: a server that stops reading its stdin (the host's request gets a JSON-RPC error), a host that stops reading its stdout (the session ends) or an HTTP answer, and an HTTP request body that stops arriving. Each is recorded as an event."),
+    out: Optional[Path] = out_option("Folder under which each start writes a run folder of its own (default: ./mcp-accept-runs/proxy)."),
+    name: Optional[str] = typer.Option(None, "--name", help="Label for the run folders' names (e.g. the server's name)."),
+    set_: List[str] = set_option("KEY=VALUE for an execution condition the wire cannot show (e.g. model_and_settings). Repeatable."),
+) -> None:
+    """Record what a real host does with a real server: forward every message unchanged, record both directions."""
+    from mcp_accept.hosts.proxy.folder import DEFAULT_OUT, new_run_folder
+
+    try:
+        if bool(server) == bool(url):
+            raise InputError("give --server CMD (stdio) or --url URL (Streamable HTTP), one of them",
+                             field="--server")
+        if url or header:
+            from mcp_accept.running.execute import RunOptions, check_target
+
+            headers, redactor = check_target(RunOptions(server=server, url=url, headers=list(header)))
+        else:  # a host waits for this start: the run's machinery is not imported for a stdio proxy
+            from mcp_accept.server_command import command_words
+
+            command_words(server)
+        given = {}
+        if set_:
+            from mcp_accept.hosts.observe import given_conditions
+
+            given = given_conditions(None, None, list(set_))
+        if url:
+            from mcp_accept.hosts.proxy.http import listen_address, serve_http_proxy
+
+            address = listen_address(listen, allow_remote)
+        base = out or DEFAULT_OUT
+        try:
+            base.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot write the output folder: {exc.strerror or exc}", file=str(base),
+                             field="--out") from None
+        if server:
+            from mcp_accept.hosts.proxy.stdio import run_stdio_proxy
+
+            run_stdio_proxy(server, base, name, given=given, max_bytes=max_bytes, write_timeout=write_timeout)
+            return
+        try:
+            folder = new_run_folder(base, name)
+            serve_http_proxy(url, address, folder, headers=headers, redactor=redactor, given=given,
+                             max_bytes=max_bytes, write_timeout=write_timeout,
+                             say=lambda text: typer.echo(text) or sys.stdout.flush())
+        except OSError as exc:
+            raise InputError(f"cannot listen: {exc.strerror or exc}", field="--listen") from None
+    except (InputError, ServerError) as exc:
+        raise fail(exc)
+
+
+
+def observe(
+    run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="Run folder written by `mcp-accept run`."),
+    row: Optional[str] = typer.Argument(None, metavar="ROW", help="Row to fill by hand (e.g. H03); with --answer, only that marker row."),
+    status: Optional[str] = typer.Option(None, "--status", help="PASS, FAIL or UNOBTAINABLE (filling one row by hand)."),
+    evidence: Optional[Path] = typer.Option(None, "--evidence", help="File backing the row; copied into RUN_DIR/evidence/ when it lies outside the run folder."),
+    note: Optional[str] = typer.Option(None, "--note", help="What was seen, in a few words (the reason of a row filled by hand)."),
+    answer: Optional[str] = typer.Option(None, "--answer", help="Marker mode: the model's answer or a host's debug trace (a file, or - for standard input)."),
+    fixture_log: Optional[Path] = typer.Option(None, "--fixture-log", help="Marker mode: the folder given to fixture.py --log (default: RUN_DIR/fixture-log)."),
+    host: Optional[str] = typer.Option(None, "--host", help="Host product observed, e.g. \"Claude Code\" (condition host_product)."),
+    host_version: Optional[str] = typer.Option(None, "--host-version", help="Version of that host (condition host_version)."),
+    set_: List[str] = set_option("KEY=VALUE for an execution condition. Repeatable."),
+    sheet: Optional[Path] = typer.Option(None, "--sheet", help="The sheet the run used, when not the built-in one."),
+    transcript: Optional[str] = typer.Option(None, "--transcript", help="Marker mode: a host's debug transcript (a file, or -); its tool results are what the model was handed. Needs --format."),
+    format_: Optional[str] = typer.Option(None, "--format", help="The transcript's format: claude-code-stream-json (claude -p --output-format stream-json --verbose)."),
+) -> None:
+    """Fill host observation rows: one row by hand, or H01/H02 from a marker answer or a host's transcript."""
+    from mcp_accept.hosts import observe as obs
+
+    try:
+        if transcript is not None or format_ is not None:
+            if transcript is None or format_ is None:
+                raise InputError("--transcript FILE and --format NAME go together",
+                                 field="--transcript" if transcript is None else "--format")
+            if answer is not None or status is not None or evidence is not None:
+                raise InputError("--transcript fills the marker rows by itself; not with --answer, "
+                                 "--status or --evidence", field="--transcript")
+            filled = obs.fill_from_markers(run_dir, transcript, fixture_log=fixture_log, row_id=row,
+                                           note=note, host=host, host_version=host_version,
+                                           sets=list(set_), sheet_path=sheet, transcript_format=format_)
+        elif answer is not None:
+            if status is not None or evidence is not None:
+                raise InputError("--answer fills the marker rows by itself; --status and "
+                                 "--evidence are for one row filled by hand", field="--answer")
+            filled = obs.fill_from_markers(run_dir, answer, fixture_log=fixture_log, row_id=row,
+                                           note=note, host=host, host_version=host_version,
+                                           sets=list(set_), sheet_path=sheet)
+        elif row is None or status is None:
+            raise InputError("give ROW --status STATUS --evidence FILE, or --answer FILE "
+                             "(see mcp-accept observe --help)", field="ROW" if row is None else "--status")
+        else:
+            filled = obs.fill_manual(run_dir, row, status, evidence, note=note, host=host,
+                                     host_version=host_version, sets=list(set_))
+    except InputError as exc:
+        raise fail(exc)
+    for entry in filled.rows:
+        typer.echo(console_safe(f"{entry['id']} {entry['status']}: {entry['reason']} (evidence: {entry['evidence']})"))
+    for change in filled.changed:
+        typer.echo(f"condition changed: {change}")
+    typer.echo(f"Updated {filled.folder / 'results.json'} and sheet.md")
+
+
+
+host_app = CommandGroup(help="Hosts: how to make one launch the recording proxy.",
+                       no_args_is_help=True, rich_markup_mode=None)
+
+
+@host_app.command("config")
+def host_config(
+    host: str = typer.Argument(..., metavar="HOST", help="claude-code, vscode, claude-desktop or cursor."),
+    server: Optional[str] = server_option("The real server's command."),
+    out: Path = out_option("Folder the proxy writes its run folders under (made absolute).", default=Path("mcp-accept-runs") / "proxy"),
+    name: str = typer.Option("mcp-accept-proxy", "--name", help="Name the host shows for the server."),
+    markers: bool = typer.Option(False, "--markers", help="Point the host at the fixture in marker mode (its log under OUT/fixture-log); not with --server."),
+) -> None:
+    """Print the snippet or command that makes HOST launch `mcp-accept proxy`."""
+    from mcp_accept.hosts.config import config
+
+    try:
+        typer.echo(config(host, server, out, name=name, markers=markers), nl=False)
+    except InputError as exc:
+        raise fail(exc)
+
+
+@host_app.command("test")
+def host_test(
+    host: str = typer.Argument(..., metavar="HOST", help="claude-code, codex, gemini-cli, qwen-code, opencode, continue or fast-agent."),
+    server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),
+    url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint; the host reaches it through the recording proxy."),
+    profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form (default: the fixture's)."),
+    host_bin: Optional[str] = typer.Option(None, "--host-bin", help="The host's executable (default: found on PATH)."),
+    out: Optional[Path] = out_option(),
+    transport: str = typer.Option("stdio", "--transport", help="With the built-in fixture: stdio, or http (the fixture over Streamable HTTP behind the proxy)."),
+    timeout: float = timeout_option("Seconds the host may take before it is stopped.", default=180.0, min=5.0, max=3600.0),
+    json_: bool = json_option("Print results.json on stdout instead of the table."),
+    no_proxy: bool = typer.Option(False, "--no-proxy", help="For measuring the proxy's cost: the host reaches the server directly; the H rows still come from model.jsonl, the wire facts are left unknown."),
+    replace: bool = typer.Option(False, "--replace", help="--out names an earlier run's folder: empty it first (without this, a folder that is not empty is refused)."),
+) -> None:
+    """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
+    from mcp_accept.hosts.harness import HostRunInterrupted, HostTestOptions, host_test as run_host_test
+    from mcp_accept.output.host_run import print_host_test
+
+    try:
+        if transport not in ("stdio", "http"):
+            raise InputError(f"must be stdio or http (found {transport!r})", field="--transport")
+        outcome = run_host_test(HostTestOptions(host=host, server=server, url=url,
+                                                profile=str(profile) if profile else None, host_bin=host_bin,
+                                                out=str(out) if out else None, transport=transport,
+                                                timeout=timeout, proxy=not no_proxy, replace=replace))
+    except (InputError, ServerError) as exc:
+        raise fail(exc)
+    except HostRunInterrupted as exc:
+        typer.echo(f"mcp-accept: host test {exc}", err=True)
+        raise typer.Exit(exc.status)
+    if json_:
+        typer.echo(json.dumps(outcome.results, ensure_ascii=False, indent=2))
+    else:
+        print_host_test(outcome, environment())
+    if outcome.not_measured:
+        typer.echo(f"mcp-accept: the host run measured nothing: {outcome.not_measured} "
+                   f"(evidence: {outcome.folder})", err=True)
+    raise typer.Exit(int(outcome.status))
+
+
+@host_app.command("matrix")
+def host_matrix(
+    hosts: Optional[str] = typer.Option(None, "--hosts", help="Comma-separated hosts to run (default: every host mcp-accept has an adapter for; one not installed is a row that says so)."),
+    server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode)."),
+    url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint."),
+    profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form."),
+    out: Optional[Path] = out_option("Folder for matrix.json, matrix.md, matrix.html (and .ja versions) and one host-test folder per host (default: a new folder under ./mcp-accept-runs/)."),
+    jobs: int = number_option(int, 1, "--jobs", min=1, max=16, help="Hosts to run at once."),
+    transport: str = typer.Option("stdio", "--transport", help="With the built-in fixture: stdio or http."),
+    timeout: float = timeout_option("Seconds each host may take.", default=180.0, min=5.0, max=3600.0),
+    lang: str = lang_option("Language of the table printed: en or ja (both are written)."),
+    json_: bool = json_option("Print matrix.json instead of the Markdown table."),
+    replace: bool = typer.Option(False, "--replace", help="--out names an earlier matrix's folder: empty it first (without this, a folder that is not empty is refused)."),
+) -> None:
+    """Run `host test` for every installed host and write one table of what each hands its model."""
+    import time
+
+    from mcp_accept.hosts.harness import HostTestOptions
+    from mcp_accept.hosts.matrix import pick_hosts, run_matrix
+    from mcp_accept.output.host_matrix import render_markdown
+    from mcp_accept.output.render import check_lang
+
+    try:
+        check_lang(lang)
+        if transport not in ("stdio", "http"):
+            raise InputError(f"must be stdio or http (found {transport!r})", field="--transport")
+        chosen = pick_hosts(hosts)
+        if profile:
+            from mcp_accept.inputs.profile import load_profile
+
+            load_profile(profile)
+        folder = out or Path("mcp-accept-runs") / time.strftime("matrix-%Y%m%dT%H%M%SZ", time.gmtime())
+        matrix = run_matrix(HostTestOptions(host=chosen[0], server=server, url=url,
+                                            profile=str(profile) if profile else None, transport=transport,
+                                            timeout=timeout, replace=replace), chosen, folder, jobs)
+    except (InputError, ServerError) as exc:
+        raise fail(exc)
+    typer.echo(json.dumps(matrix, ensure_ascii=False, indent=2) if json_ else render_markdown(matrix, lang))
+    measured = [r for r in matrix["rows"] if not r.get("error")]
+    raise typer.Exit(int(ExitStatus.OK if measured else ExitStatus.SERVER))

@@ -1,0 +1,140 @@
+"""How commands and their options are declared: the usage line, number options, and the
+options several commands share, each defined once here (a command whose option says
+something of its own passes its own help)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import typer
+
+
+class PlainUsage(typer.core.TyperCommand):
+    """A usage line in the usual Unix shape (``RUN_DIR...``, ``[ROW]``): Typer 0.29 wraps
+    every required argument in braces (``{RUN_DIR}``), which reads like a set of choices."""
+
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name != "argument":
+                pieces.extend(param.get_usage_pieces(ctx))
+                continue
+            name = param.metavar or (param.name or "").upper()
+            name = name if param.required else f"[{name}]"
+            pieces.append(name + ("..." if param.nargs != 1 else ""))
+        return pieces
+
+
+class CommandGroup(typer.Typer):
+    """Every command of mcp-accept takes the plain usage line."""
+
+    def command(self, *args, cls=None, **kwargs):
+        return super().command(*args, cls=cls or PlainUsage, **kwargs)
+
+
+# Upper bounds of the numeric options: far above any real need, low enough that every
+# value is a finite number the clocks and buffers below can hold (inf, nan and 10**30 are
+# refused where the option is read, not found out as a crash deep in a run).
+MAX_WAIT = 86400.0  # one answer may take a day
+MAX_RUN = 7 * 86400.0  # one run may take a week
+MAX_BYTES = 1 << 32  # one message of 4 GiB
+
+
+class _Number:
+    """Reads a number option's value in click's words (``'x' is not a valid integer.``,
+    ``0.0 is not in the range x>=0.1.``), which the options' errors have always used: typer
+    from 0.29 on words them as pydantic does (``Input should be greater than or equal to
+    0.1``). Given as the option's ``parser``; its ``min`` and ``max`` are still given to
+    typer, which shows them in the help."""
+
+    def __init__(self, kind: type, low: float | None, high: float | None):
+        self.kind, self.low, self.high = kind, low, high
+
+    def __call__(self, value):
+        shown = repr(value) if len(str(value)) <= 40 else repr(f"{str(value)[:20]}...{str(value)[-8:]}")
+        ranged = self.low is not None or self.high is not None
+        try:
+            number = self.kind(value)
+        except (TypeError, ValueError):
+            name = {(int, True): "int range", (float, True): "float range", (int, False): "integer",
+                    (float, False): "float"}[self.kind, ranged]
+            raise typer.BadParameter(f"{shown} is not a valid {name}.") from None
+        if self.kind is float and not math.isfinite(number):
+            raise typer.BadParameter(f"{shown} is not a finite number.")
+        low, high = self.low, self.high
+        if (low is not None and number < low) or (high is not None and number > high):
+            bounds = f"x<={high}" if low is None else f"x>={low}" if high is None else f"{low}<=x<={high}"
+            raise typer.BadParameter(f"{shown if len(str(number)) > 40 else number} is not in the range {bounds}.")
+        return number
+
+
+def number_option(kind: type, default, *names: str, min: float | None = None, max: float | None = None,
+                  **options):
+    """A ``typer.Option`` for a number, read by :class:`_Number`."""
+    return typer.Option(default, *names, min=min, max=max, parser=_Number(kind, min, max), **options)
+
+
+
+NEW_RUN_FOLDER = "Run folder to write (default: a new folder under ./mcp-accept-runs/)."
+
+
+def out_option(help: str = NEW_RUN_FOLDER, default: Path | None = None):
+    return typer.Option(default, "--out", help=help)
+
+
+def timeout_option(help: str = "Seconds to wait for each answer.", default: float = 10.0, min: float = 0.1,
+                   max: float = MAX_WAIT):
+    return number_option(float, default, "--timeout", min=min, max=max, help=help)
+
+
+def max_bytes_option(help: str):
+    return number_option(int, 64 * 1024 * 1024, "--max-bytes", min=1024, max=MAX_BYTES, help=help)
+
+
+def lang_option(help: str):
+    return typer.Option("en", "--lang", help=help)
+
+
+def server_option(help: str):
+    return typer.Option(None, "--server", help=help)
+
+
+def url_option(help: str):
+    return typer.Option(None, "--url", help=help)
+
+
+def header_option(help: str):
+    return typer.Option([], "--header", help=help)
+
+
+def protocol_option(help: str):
+    return typer.Option("auto", "--protocol", help=help)
+
+
+def set_option(help: str):
+    return typer.Option([], "--set", help=help)
+
+
+def profile_option(help: str):
+    return typer.Option(None, "--profile", help=help)
+
+
+def json_option(help: str):
+    return typer.Option(False, "--json", help=help)
+
+
+def schema_dir_option():
+    return typer.Option(None, "--schema-dir", help="Folder of official schemas as <version>/schema.json (also MCP_ACCEPT_SCHEMA_DIR).")
+
+
+def offline_option():
+    return typer.Option(False, "--offline", help="Never download an official schema (also MCP_ACCEPT_OFFLINE=1). Every protocol version this release pins ships inside it, so a run downloads nothing anyway; this matters only for a pin with no bundled copy, whose schema checks are then UNOBTAINABLE instead of fetched.")
+
+
+def quiet_option():
+    return typer.Option(False, "-q", "--quiet", help="Print only the summary line (and errors).")
+
+
+def verbose_option():
+    return typer.Option(False, "-v", "--verbose", help="Show each row's checks, with rule kind and spec source, below it.")
