@@ -124,15 +124,15 @@ class SheetPlugin:
         """Check the options and read the sheet at start-up: a mistake is a usage error
         naming the file and field, before any server starts."""
         from mcp_accept.errors import InputError
-        from mcp_accept.running.execute import check_target
-        from mcp_accept.protocol import VERSIONS
+        from mcp_accept.running.execute import check_options, check_target
         from mcp_accept.inputs.profile import load_profile
         from mcp_accept.inputs.sheet import load_sheet
 
-        protocol = self.config.getoption("mcp_protocol")
-        if protocol not in ("auto", *VERSIONS):
-            raise pytest.UsageError(f"--mcp-protocol: must be auto or one of {', '.join(VERSIONS)}")
         opts = self._options()
+        try:
+            check_options(opts)
+        except InputError as exc:  # named as this plugin's option: --protocol is --mcp-protocol here
+            raise pytest.UsageError(f"--mcp-{exc.field.removeprefix('--')}: {exc.message}") from None
         try:
             check_target(opts)
             load_profile(opts.profile)

@@ -23,7 +23,7 @@ from conftest import ROOT, fixture_command, load_results, run_cli
 
 from mcp_accept.checks.base import MUST, REGISTRY, SHOULD
 from mcp_accept.checks.registry import load_all
-from mcp_accept.inputs.results import failures_by_rule
+from mcp_accept.output.results_writer import failures_by_rule
 from mcp_accept.output.console import summary_line
 from mcp_accept.protocol import VERSIONS
 

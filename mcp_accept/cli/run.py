@@ -14,7 +14,7 @@ from mcp_accept.cli.options import (MAX_RUN, header_option, json_option, lang_op
                                     url_option, verbose_option)
 from mcp_accept.cli.outcome import console_safe, environment, fail
 from mcp_accept.errors import InputError, InternalError, ServerError
-from mcp_accept.protocol import MODERN, VERSIONS, VERSIONS_IN_WORDS
+from mcp_accept.protocol import MODERN, VERSIONS_IN_WORDS
 
 
 def run(
@@ -43,21 +43,17 @@ def run(
     verbose: bool = verbose_option(),
 ) -> None:
     """Drive a server through the sheet and write a filled run folder."""
-    from mcp_accept.running.execute import RunOptions, run as do_run
-    from mcp_accept.output.render import check_lang
+    from mcp_accept.running.execute import RunOptions, check_options, run as do_run
 
     env = environment(quiet, verbose)
+    opts = RunOptions(server=server, url=url, headers=list(header), protocol=protocol, timeout=timeout,
+                      run_timeout=run_timeout, out=out, conditions=conditions, sets=list(set_),
+                      profile=profile, sheet=sheet, schema_dir=schema_dir, offline=offline,
+                      max_bytes=max_bytes, fail_on=fail_on, max_rounds=max_rounds, lang=lang)
     try:
-        check_lang(lang)
+        check_options(opts, every_version=True)
     except InputError as exc:
         raise fail(exc)
-
-    from mcp_accept.checks.base import RULES
-
-    if fail_on not in RULES:
-        raise fail(InputError(f"must be one of {', '.join(RULES)}", field="--fail-on"))
-    if protocol not in ("auto", "all", *VERSIONS):
-        raise fail(InputError(f"must be auto, all or one of {', '.join(VERSIONS)}", field="--protocol"))
     if protocol == "all" and targets is not None:
         raise fail(InputError("all runs one server: not with --targets", field="--protocol"))
     if targets is not None and (server or url):
@@ -67,10 +63,6 @@ def run(
         raise fail(InputError("--jobs goes with --targets", field="--jobs"))
     if shard is not None and targets is None:
         raise fail(InputError("--shard goes with --targets", field="--shard"))
-    opts = RunOptions(server=server, url=url, headers=list(header), protocol=protocol, timeout=timeout,
-                      run_timeout=run_timeout, out=out, conditions=conditions, sets=list(set_),
-                      profile=profile, sheet=sheet, schema_dir=schema_dir, offline=offline,
-                      max_bytes=max_bytes, fail_on=fail_on, max_rounds=max_rounds, lang=lang)
     if protocol == "all":
         from mcp_accept.running.eras import print_all, run_all
 

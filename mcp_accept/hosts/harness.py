@@ -250,20 +250,20 @@ def _host_test(opts: HostTestOptions) -> HostOutcome:
             wall = time.monotonic() - started
     finally:
         lock.release()
+    from mcp_accept.output.exit_status import exit_status
+
     results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
-    failed = any(r["status"] == "FAIL" for r in results["rows"])
     why_not = _not_measured(folder)
     # nothing was measured: the host run did not happen, as a server run that reached nothing
-    status = ExitStatus.SERVER if why_not else (ExitStatus.FAILED if failed else ExitStatus.OK)
+    status = exit_status(results, not_measured=why_not)
     return HostOutcome(folder, results, status, wall, job.guard, not_measured=why_not)
 
 
 def write_interrupted_early(folder: Path, adapter: HostAdapter, signal_name: str) -> None:
     """The folder of a run stopped before its host started: the host rows, each saying so."""
     from mcp_accept.inputs.profile import load_profile
-    from mcp_accept.inputs.results import build
     from mcp_accept.inputs.sheet import load_sheet
-    from mcp_accept.output.render import write_results
+    from mcp_accept.output.results_writer import assemble, write_results
 
     sheet = load_sheet()
     reason = f"interrupted by {signal_name} before {adapter.product} started"
@@ -274,9 +274,9 @@ def write_interrupted_early(folder: Path, adapter: HostAdapter, signal_name: str
     now = utc_now()
     conditions = merge_conditions({"host_product": adapter.product, "executed_at_utc": now,
                                    "evidence_path_or_id": folder.name}, {}, None)
-    results = build(sheet=sheet, profile=load_profile(None), conditions=conditions, rows=rows, schemas=[],
-                    started_at=now, finished_at=now, interrupted=True)
-    write_results(folder, results, Redactor())
+    results = assemble(sheet=sheet, profile=load_profile(None), conditions=conditions, rows=rows, schemas=[],
+                       started_at=now, finished_at=now, interrupted=True)
+    write_results(folder, results, redactor=Redactor())
 
 
 def _run_harness(argv: list[str], timeout: float, folder: Path) -> subprocess.CompletedProcess:
@@ -700,9 +700,8 @@ def _link_reads(facts: dict, model_entries: list[dict]) -> list[dict]:
 def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile, entries: list[dict], *,
                        connects: dict | None, host_exit, timed_out: bool, host_seconds: float,
                        redactor: Redactor, interrupted: str | None = None) -> dict:
-    from mcp_accept.inputs.results import build
     from mcp_accept.inputs.sheet import load_sheet
-    from mcp_accept.output.render import write_results
+    from mcp_accept.output.results_writer import assemble, write_results
 
     facts, proxy_folder = _proxy_facts(folder)
     markers_path = folder / "fixture-log" / "markers.json"
@@ -801,7 +800,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
     host_facts["outcome"] = {"not_measured": why_not, "interrupted": interrupted}
     atomic_write_json(folder / "host-run.json", host_facts, redactor)
     sheet = load_sheet()
-    rows = []
+    rows, row_files = [], []
     for row in sheet.rows:
         if row.id not in verdicts:
             continue
@@ -814,9 +813,9 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
         elif timed_out:
             reason = f"the host did not finish within {job.options.timeout} s; " + reason
         evidence = f"rows/{row.id}.json"
-        atomic_write_json(folder / evidence, {
+        row_files.append((evidence, {
             "id": row.id, "status": verdict.status, "reason": reason, "source": "host test",
-            "observed": verdict.observed, "model_log": "model.jsonl", "host": host_facts}, redactor)
+            "observed": verdict.observed, "model_log": "model.jsonl", "host": host_facts}))
         rows.append({"id": row.id, "kind": row.kind, "title": row.title, "status": verdict.status,
                      "reason": reason, "evidence": evidence, "filled_by": "runner",
                      "observed": {"mode": "host test", "host": adapter.name, "facts": "host-run.json",
@@ -824,11 +823,9 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
                                   "non_loopback_connects": sorted((connects or {}).get("other") or {})
                                   if connects is not None else "not traced (no strace)",
                                   **verdict.observed}})
-    results = build(sheet=sheet, profile=profile, conditions=conditions, rows=rows, schemas=[],
-                    started_at=conditions["executed_at_utc"], finished_at=utc_now(),
-                    interrupted=bool(interrupted))
-    write_results(folder, results, redactor)
-    return results
+    results = assemble(sheet=sheet, profile=profile, conditions=conditions, rows=rows, schemas=[],
+                       started_at=conditions["executed_at_utc"], finished_at=utc_now(), interrupted=bool(interrupted))
+    return write_results(folder, results, row_files=row_files, redactor=redactor)
 
 
 def _last_line(path: Path, limit: int = 8192) -> str | None:

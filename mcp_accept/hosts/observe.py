@@ -172,11 +172,8 @@ def apply_conditions(results: dict, conditions: dict) -> list[str]:
 
 
 def save(folder: Path, results: dict) -> None:
-    from mcp_accept.inputs.results import failures_by_rule, summary
-    from mcp_accept.output.render import write_results
+    from mcp_accept.output.results_writer import write_results
 
-    results["summary"] = summary(results["rows"])
-    results["failures_by_rule"] = failures_by_rule(results["rows"])
     write_results(Path(folder), results)
 
 

@@ -1,5 +1,7 @@
-"""What people and CI read: the console table (:mod:`.console`), one filled sheet
-(:mod:`.render`: ``sheet.md``, Jinja, labels), reports over many runs (:mod:`.runs` loads
+"""What people and CI read: the console table (:mod:`.console`), ``results.json`` and
+``rows/<ID>.json`` assembled and written by the one writer every command uses
+(:mod:`.results_writer`), the exit status of a run or host test (:mod:`.exit_status`), one
+filled sheet (:mod:`.render`: ``sheet.md``, Jinja, labels), reports over many runs (:mod:`.runs` loads
 them, :mod:`.report` renders them through the reporter classes of :mod:`.reporters`),
 ``mcp-accept diff`` (:mod:`.diff`) and the Japanese texts (:mod:`.i18n`); what ``host test``
 prints (:mod:`.host_run`) and the cross-host table of ``host matrix`` (:mod:`.host_matrix`),

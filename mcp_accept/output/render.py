@@ -13,8 +13,6 @@ from pathlib import Path
 
 from mcp_accept.data import data_dir
 from mcp_accept.errors import InputError
-from mcp_accept.evidence.files import atomic_write_json, atomic_write_text
-from mcp_accept.evidence.redaction import Redactor
 
 
 LANGS = ("en", "ja")
@@ -281,15 +279,3 @@ def render_run(results: dict, *, lang: str = "en", template: Path | None = None)
 def check_lang(lang: str) -> None:
     if lang not in LANGS:
         raise InputError(f"must be one of {', '.join(LANGS)} (found {lang!r})", field="--lang")
-
-
-# --------------------------------------------------------------------------- the run's files
-
-def write_results(folder: Path, results: dict, redactor: Redactor | None = None, lang: str | None = None) -> None:
-    """Write results.json and sheet.md; sheet.md keeps the language it was first written in
-    (``sheet.lang``), so a later ``observe`` does not switch it."""
-    if lang is not None:
-        results["sheet"]["lang"] = lang
-    atomic_write_json(folder / "results.json", results, redactor)
-    shown = (results.get("sheet") or {}).get("lang") or "en"
-    atomic_write_text(folder / "sheet.md", (redactor or Redactor()).text(render_run(results, lang=shown)))

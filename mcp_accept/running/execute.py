@@ -18,19 +18,21 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mcp_accept import __version__
-from mcp_accept.checks.base import FAIL, PENDING, UNOBTAINABLE, breaks_threshold
+from mcp_accept.checks.base import PENDING, UNOBTAINABLE
 from mcp_accept.running.sdk_replay import start_worker
 from mcp_accept.evidence.bounded import DeadlinePassed, hard_deadline, judging_deadline
 from mcp_accept.errors import DiskFull, ExitStatus, InputError, InternalError, ServerError, is_disk_full
 from mcp_accept.evidence.files import write_crash_report
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import compact_size
-from mcp_accept.evidence.files import durable_only, open_run_folder, utc_now
+from mcp_accept.evidence.files import open_run_folder, utc_now
 from mcp_accept.transport.session import Session
-from mcp_accept.inputs.results import build, keep_observed, load_previous, row_entry, row_seconds, write_row_files
-from mcp_accept.output.render import write_results
+from mcp_accept.inputs.results import load_previous
+from mcp_accept.output.exit_status import exit_status
+from mcp_accept.output.results_writer import assemble, keep_observed, row_entry, row_seconds, run_row_files, write_results
 from mcp_accept.running.runner import Recorder, Recording, RowResult, judge
 from mcp_accept.schemas import SchemaStore
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES
@@ -58,6 +60,48 @@ class RunOptions:
     cwd: Path | None = None  # folder a started server runs in (run --targets: the targets file's folder)
     # rerun: how the repeated run named its inputs, recorded instead of the copies read now
     recorded_as: dict | None = None
+
+
+def check_options(opts: RunOptions, *, every_version: bool = False) -> None:
+    """The values of the options themselves, checked before anything is read or started:
+    ``--lang``, ``--fail-on`` and ``--protocol`` (``all`` only where the caller runs every
+    version, ``every_version``). What they name is checked where it is read: the target
+    by :func:`check_target`, the schemas' folder, sheet, profile and conditions by :func:`run`."""
+    from mcp_accept.checks.base import RULES
+    from mcp_accept.output.render import check_lang
+    from mcp_accept.protocol import VERSIONS
+
+    check_lang(opts.lang)
+    if opts.fail_on not in RULES:
+        raise InputError(f"must be one of {', '.join(RULES)}", field="--fail-on")
+    if opts.protocol not in ("auto", *(("all",) if every_version else ()), *VERSIONS):
+        named = "auto, all" if every_version else "auto"
+        raise InputError(f"must be {named} or one of {', '.join(VERSIONS)}", field="--protocol")
+
+
+@dataclass
+class RunState:
+    """One run, handed from stage to stage: what it was given and loaded before anything
+    started, then what it recorded and judged, until its folder is written."""
+
+    opts: RunOptions
+    folder: Path
+    redactor: Redactor
+    headers: list[tuple[str, str]]
+    sheet: Any
+    profile: Any
+    given: dict  # conditions handed over (--conditions and --set)
+    row_options: dict  # --set ROW.option=VALUE
+    invocation: dict | None  # how to repeat the run (running.invocation)
+    previous: dict | None = None  # the folder's earlier results.json: rows filled by observe survive
+    started: str = ""  # UTC, as results.json says it
+    clock: float = 0.0  # time.monotonic() at the start: --run-timeout counts from here
+    store: SchemaStore | None = None
+    transport: Any = None
+    recording: Recording = field(default_factory=Recording)
+    rows: list[RowResult] = field(default_factory=list)
+    cause: str | None = None  # why nothing could be tested
+    interrupted: bool = False
 
 
 @dataclass
@@ -333,6 +377,7 @@ def run(opts: RunOptions) -> RunOutcome:
 
     from mcp_accept.schemas import require_dir
 
+    check_options(opts)
     require_dir(opts.schema_dir)
     headers, redactor = check_target(opts)  # secrets are known before anything is written
     sheet = load_sheet(opts.sheet)
@@ -340,14 +385,15 @@ def run(opts: RunOptions) -> RunOutcome:
     given = load_conditions(opts.conditions)
     set_conditions, row_options = parse_set(opts.sets, sheet)
     given.update(set_conditions)
-    invocation = _invocation(opts, sheet, profile)
-    folder = opts.out or default_out()
+    state = RunState(opts, opts.out or default_out(), redactor, headers, sheet, profile, given, row_options,
+                     _invocation(opts, sheet, profile))
+    folder = state.folder
     lock = open_run_folder(folder)
     try:
-        return _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options, invocation)
+        return _run_locked(state)
     except KeyboardInterrupt:  # at a moment no inner step caught (stopping the server...)
         with signals_held():
-            return _interrupted_outcome(opts, folder, sheet, profile, given, redactor, invocation)
+            return _interrupted_outcome(state)
     except (InputError, ServerError, InternalError):
         raise
     except OSError as exc:
@@ -377,17 +423,17 @@ def _invocation(opts: RunOptions, sheet, profile) -> dict:
                          file=getattr(exc, "filename", None)) from None
 
 
-def _interrupted_outcome(opts, folder, sheet, profile, given, redactor, invocation=None) -> RunOutcome:
+def _interrupted_outcome(state: RunState) -> RunOutcome:
     """The run folder of a run interrupted where nothing else could write it: every row
     unreached, marked interrupted; wire.jsonl stays as it was (whole lines only)."""
     from types import SimpleNamespace
 
-    transport = SimpleNamespace(name="Streamable HTTP" if opts.url else "stdio")
-    store = SchemaStore(opts.schema_dir, allow_fetch=False)
-    rows = unreached_rows(sheet, "interrupted")
-    return _write_outcome(folder, sheet, profile, given, load_previous(folder), rows, Recording(entries=[]),
-                          transport, store, utc_now(), redactor, None, interrupted=True, lang=opts.lang,
-                          invocation=invocation)
+    state.transport = SimpleNamespace(name="Streamable HTTP" if state.opts.url else "stdio")
+    state.store = SchemaStore(state.opts.schema_dir, allow_fetch=False)
+    state.rows = unreached_rows(state.sheet, "interrupted")
+    state.previous, state.recording, state.started = load_previous(state.folder), Recording(entries=[]), utc_now()
+    state.cause, state.interrupted = None, True
+    return _write_outcome(state)
 
 
 def _judging_imports() -> None:
@@ -438,52 +484,49 @@ def _warm_up(imports) -> threading.Thread:
     return thread
 
 
-def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_options, invocation=None) -> RunOutcome:
+def _run_locked(state: RunState) -> RunOutcome:
     from mcp_accept.transport.factory import make_transport
 
-    previous = load_previous(folder)
-    started, clock = utc_now(), time.monotonic()
-    transport = make_transport(opts, folder=folder, redactor=redactor,
-                               builtin=builtin_server_command(), headers=headers)
-    store = SchemaStore(opts.schema_dir, allow_fetch=False if opts.offline else None)
-    recording: Recording
-    status_override = None
+    opts, folder = state.opts, state.folder
+    state.previous = load_previous(folder)
+    state.started, state.clock = utc_now(), time.monotonic()
+    transport = state.transport = make_transport(opts, folder=folder, redactor=state.redactor,
+                                                 builtin=builtin_server_command(), headers=state.headers)
+    state.store = SchemaStore(opts.schema_dir, allow_fetch=False if opts.offline else None)
     # SIGTERM ends a run like Ctrl-C; only the main thread may set handlers (verify runs in threads).
     in_main = threading.current_thread() is threading.main_thread()
     old_term = signal.signal(signal.SIGTERM, _raise_interrupt) if in_main else None
-    sdk_worker = start_worker(sheet)  # imports the SDK for the sdk layer on another core while the run records
+    sdk_worker = start_worker(state.sheet)  # imports the SDK for the sdk layer on another core while the run records
     try:
         try:
             transport.open()
         except ServerError as exc:
             transport.log.record("event", event="start-failed", detail=str(exc))
-            cause = unreachable_cause(opts, stop_for_cause(transport), folder, str(exc), started_ok=False)
-            rows = unreached_rows(sheet, SEE_RUN_STARTED)
-            return _finish(folder, sheet, profile, given, previous, rows, Recording(entries=transport.log.entries),
-                           transport, store, started, redactor, ExitStatus.SERVER, interrupted=False,
-                           cause=cause, lang=opts.lang, invocation=invocation)
+            state.cause = unreachable_cause(opts, stop_for_cause(transport), folder, str(exc), started_ok=False)
+            state.rows = unreached_rows(state.sheet, SEE_RUN_STARTED)
+            state.recording = Recording(entries=transport.log.entries)
+            return _finish(state)
         except KeyboardInterrupt:  # while the server starts (an HTTP server's readiness wait)
             transport.log.record("event", event="interrupted", detail="the run was interrupted while the server started")
             transport.close()
-            rows = unreached_rows(sheet, "interrupted while the server started")
-            return _finish(folder, sheet, profile, given, previous, rows, Recording(entries=transport.log.entries),
-                           transport, store, started, redactor, None, interrupted=True, lang=opts.lang,
-                           invocation=invocation)
+            state.rows = unreached_rows(state.sheet, "interrupted while the server started")
+            state.recording = Recording(entries=transport.log.entries)
+            state.interrupted = True
+            return _finish(state)
         # Over stdio the judging imports run while the server starts, the report's while it
         # exits. Over HTTP there is neither wait: a thread importing beside the requests only
         # slows them, unless the server is slow to answer (see _SLOW_FIRST_ANSWER).
         over_http = transport.name == "Streamable HTTP"
         warm = None if over_http else _warm_up(_judging_imports)
         session = Session(transport, timeout=opts.timeout)
-        recorder = Recorder(session, profile, deadline=clock + opts.run_timeout, max_rounds=opts.max_rounds)
-        recording = recorder.recording
+        recorder = Recorder(session, state.profile, deadline=state.clock + opts.run_timeout,
+                            max_rounds=opts.max_rounds)
+        recording = state.recording = recorder.recording
         recording.sdk_worker = sdk_worker
-        interrupted = False
-        cause = None
         try:
             try:  # --run-timeout bounds negotiation too, however many requests it takes
                 asked = time.monotonic()
-                with hard_deadline(clock + opts.run_timeout):
+                with hard_deadline(state.clock + opts.run_timeout):
                     negotiation = recorder.negotiate(opts.protocol)
                 ok, why = negotiation.ok, "; ".join(negotiation.attempts) or "no answer"
                 if over_http and ok and time.monotonic() - asked >= _SLOW_FIRST_ANSWER:
@@ -493,9 +536,8 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
                 transport.log.record("event", event="timeout", detail=f"negotiation: {why}")
             if not ok:
                 # the exit code and the last of stderr are known once it has stopped
-                cause = unreachable_cause(opts, stop_for_cause(transport), folder, why, started_ok=True)
-                rows = unreached_rows(sheet, SEE_RUN_SPOKEN)
-                status_override = ExitStatus.SERVER
+                state.cause = unreachable_cause(opts, stop_for_cause(transport), folder, why, started_ok=True)
+                state.rows = unreached_rows(state.sheet, SEE_RUN_SPOKEN)
             else:
                 recorder.run_steps()
                 try:
@@ -503,7 +545,7 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
                 except Exception:  # ending a session is a courtesy; its failure is in the log
                     pass
         except KeyboardInterrupt:
-            interrupted = True
+            state.interrupted = True
             recording.unfinished = "interrupted"
             for step in recording.steps.values():
                 if step.reply is None and step.skipped is None:  # the request in flight
@@ -515,23 +557,21 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
         for thread in (warm, late):  # judging forks (bounded.call): no import may be half done in another thread
             if thread is not None:
                 thread.join()
-        if status_override is None and not interrupted and sdk_worker is not None:
+        if state.cause is None and not state.interrupted and sdk_worker is not None:
             from mcp_accept.running.sdk_replay import hand_over
 
             hand_over(recording)  # the SDK replays in its process while this one judges
-        if status_override is None:
+        if state.cause is None:
             try:
-                with judging_deadline(clock + opts.run_timeout):
-                    rows = judge(sheet, recording, profile, store, row_options)
+                with judging_deadline(state.clock + opts.run_timeout):
+                    state.rows = judge(state.sheet, recording, state.profile, state.store, state.row_options)
             except KeyboardInterrupt:
-                interrupted = True
+                state.interrupted = True
                 transport.log.record("event", event="interrupted", detail="the run was interrupted while judging")
-                rows = unreached_rows(sheet, "interrupted while judging")
-        elif interrupted:
-            rows = unreached_rows(sheet, "interrupted")
-        return _finish(folder, sheet, profile, given, previous, rows, recording, transport, store, started,
-                       redactor, status_override, interrupted=interrupted, fail_on=opts.fail_on, cause=cause,
-                       lang=opts.lang, invocation=invocation)
+                state.rows = unreached_rows(state.sheet, "interrupted while judging")
+        elif state.interrupted:
+            state.rows = unreached_rows(state.sheet, "interrupted")
+        return _finish(state)
     finally:
         if sdk_worker is not None:
             sdk_worker.close()
@@ -540,57 +580,42 @@ def _run_locked(opts, folder, redactor, headers, sheet, profile, given, row_opti
         transport.log.close()
 
 
-def _finish(folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor,
-            status: ExitStatus | None, *, interrupted: bool, fail_on: str = "app",
-            cause: str | None = None, lang: str = "en", invocation: dict | None = None) -> RunOutcome:
+def _finish(state: RunState) -> RunOutcome:
     """Write the run folder. An interrupt while writing does not leave it half done: the
     files are written once more, marked interrupted, with further interrupts held off."""
-    args = (folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor)
-    if not interrupted:
+    if not state.interrupted:
         try:
-            return _write_outcome(*args, status, interrupted=False, fail_on=fail_on, cause=cause, lang=lang,
-                                  invocation=invocation)
+            return _write_outcome(state)
         except KeyboardInterrupt:
-            pass
+            state.interrupted = True
     with signals_held():
-        return _write_outcome(*args, None, interrupted=True, fail_on=fail_on, cause=cause, lang=lang,
-                              invocation=invocation)
+        return _write_outcome(state)
 
 
-def _write_outcome(folder, sheet, profile, given, previous, rows, recording, transport, store, started, redactor,
-                   status: ExitStatus | None, *, interrupted: bool, fail_on: str = "app",
-                   cause: str | None = None, lang: str = "en", invocation: dict | None = None) -> RunOutcome:
-    log = getattr(transport, "log", None)
+def _write_outcome(state: RunState) -> RunOutcome:
+    folder, recording = state.folder, state.recording
+    log = getattr(state.transport, "log", None)
     if log is not None:
         log.stop_if_full()  # wire.jsonl lost a line for want of space: no results.json claims it whole
-    observed = observed_conditions(recording, transport.name, folder, started, getattr(log, "result_sizes", None))
-    conditions = merge_conditions(observed, given, previous)
-    entries = [row_entry(r) for r in rows]
-    for entry, result in zip(entries, rows):
+    observed = observed_conditions(recording, state.transport.name, folder, state.started,
+                                   getattr(log, "result_sizes", None))
+    conditions = merge_conditions(observed, state.given, state.previous)
+    entries = [row_entry(r) for r in state.rows]
+    for entry, result in zip(entries, state.rows):
         seconds = row_seconds(result, recording.entries)
         if seconds is not None:
             entry["seconds"] = seconds
-    entries = keep_observed(entries, previous)
-    results = build(sheet=sheet, profile=profile, conditions=conditions, rows=entries,
-                    schemas=store.used(), started_at=started,
-                    finished_at=None if interrupted else utc_now(), interrupted=interrupted)
-    differing = given_beside(observed, given)
+    entries = keep_observed(entries, state.previous)
+    results = assemble(sheet=state.sheet, profile=state.profile, conditions=conditions, rows=entries,
+                       schemas=state.store.used(), started_at=state.started,
+                       finished_at=None if state.interrupted else utc_now(), interrupted=state.interrupted)
+    differing = given_beside(observed, state.given)
     if differing:
         results["conditions_given"] = differing
-    if cause:
-        results["cause"] = cause
-    if invocation is not None:  # how to repeat the run (mcp-accept rerun); masked below like the rest
-        results["invocation"] = invocation
-    # redacted before anything cuts or escapes it (a Markdown cell escapes "|")
-    results = json.loads(redactor.text(json.dumps(results, ensure_ascii=False)))
-    with durable_only("results.json"):  # one fsync, not one per file (see evidence.durable_only)
-        write_row_files(folder, rows, recording.entries, redactor)
-        write_results(folder, results, redactor, lang=lang)
-    if status is None:
-        if interrupted:
-            status = ExitStatus.INTERRUPTED
-        else:
-            failed = any(r["status"] == FAIL and r["filled_by"] == "runner"
-                         and breaks_threshold(r.get("failed_rule") or "app", fail_on) for r in entries)
-            status = ExitStatus.FAILED if failed else ExitStatus.OK
-    return RunOutcome(folder, results, status, recording)
+    if state.cause:
+        results["cause"] = state.cause
+    if state.invocation is not None:  # how to repeat the run (mcp-accept rerun); masked like the rest
+        results["invocation"] = state.invocation
+    results = write_results(folder, results, row_files=run_row_files(state.rows, recording.entries),
+                            redactor=state.redactor, lang=state.opts.lang)
+    return RunOutcome(folder, results, exit_status(results, fail_on=state.opts.fail_on), recording)

@@ -262,12 +262,12 @@ class Deriver:
     def _keep(self, entry: dict, size: int | None, always: bool = False) -> None:
         """Keep a wire entry for the rows' evidence, within :data:`EVIDENCE_BYTES`; a message
         larger than the inline limit is kept without its body (it stays in wire.jsonl)."""
-        from mcp_accept.inputs.results import INLINE_LIMIT, _larger_than
+        from mcp_accept.output.results_writer import INLINE_LIMIT, larger_than
 
         if entry["seq"] in self.kept:
             return
         if size is None:  # not told: measured, and only as far as the limit
-            large = _larger_than(entry.get("message"), INLINE_LIMIT)
+            large = larger_than(entry.get("message"), INLINE_LIMIT)
             size = INLINE_LIMIT if large else compact_size(entry.get("message"))
         large = size > INLINE_LIMIT
         cost = 512 if large else size

@@ -207,15 +207,12 @@ def write_results(folder: Path, recorded: "derive.Deriver | list[dict]", *, tran
                   redactor: Redactor, given: dict | None = None, interrupted: bool = False) -> dict:
     """``host.json``, the host rows' evidence, ``results.json`` and ``sheet.md``, from a
     deriver fed the whole recording (or the list of its wire entries)."""
-    from mcp_accept.output.render import write_results as write_run_results
+    from mcp_accept.output.results_writer import write_results as write_run_results
 
     host, evidence, results = compose(folder, recorded, transport=transport, started=started, given=given,
                                       interrupted=interrupted)
     atomic_write_json(folder / "host.json", host, redactor)
-    for path, body in evidence.items():
-        atomic_write_json(folder / path, body, redactor)
-    write_run_results(folder, results, redactor)
-    return results
+    return write_run_results(folder, results, row_files=evidence.items(), redactor=redactor)
 
 
 def compose(folder: Path, recorded: "derive.Deriver | list[dict]", *, transport: str, started: str,
@@ -224,7 +221,7 @@ def compose(folder: Path, recorded: "derive.Deriver | list[dict]", *, transport:
     its path in the folder, and the results."""
     from mcp_accept.checks.base import PENDING
     from mcp_accept.running.execute import merge_conditions
-    from mcp_accept.inputs.results import build
+    from mcp_accept.output.results_writer import assemble
     from mcp_accept.inputs.profile import load_profile
     from mcp_accept.inputs.sheet import load_sheet
 
@@ -263,8 +260,8 @@ def compose(folder: Path, recorded: "derive.Deriver | list[dict]", *, transport:
             entry.update(reason=found["reason"], evidence=evidence,
                          observed={"mode": "proxy", **found["observed"], "seqs": found["seqs"]})
         rows.append(entry)
-    results = build(sheet=sheet, profile=load_profile(), conditions=conditions, rows=rows,
-                    schemas=[], started_at=started, finished_at=utc_now(), interrupted=interrupted)
+    results = assemble(sheet=sheet, profile=load_profile(), conditions=conditions, rows=rows,
+                       schemas=[], started_at=started, finished_at=utc_now(), interrupted=interrupted)
     return host, evidence_files, results
 
 

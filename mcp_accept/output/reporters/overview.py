@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 
 from mcp_accept.evidence.wirelog import read_entries
-from mcp_accept.inputs.results import summary
+from mcp_accept.output.results_writer import summary
 from mcp_accept.output.reporters.base import row_rule
 from mcp_accept.protocol import META_SERVER_INFO
 
