@@ -52,8 +52,6 @@ REASONS: dict[str, str] = {
     # W01
     "wire.messages-valid": "{n} checks over {m} messages valid against {version}",
     "wire.no-violations": "no protocol violations on the wire",
-    "wire.uris-valid": "{n} resource URIs are RFC 3986 URIs, and every blob is base64",
-    "wire.no-resource-items": "no resource, link or contents item was received",
     "wire.items-valid": "{n} items: every URI is an RFC 3986 URI, and every blob and image or audio data is base64",
     "wire.no-items": "no resource, link, contents, image or audio item was received",
     "wire.meta-keys": "{n} _meta keys, each a valid key name",
