@@ -20,7 +20,8 @@ PACKAGE = ROOT / "mcp_accept"
 # Earliest first; a module may import from its own stage and from earlier ones only.
 STAGES = [
     ("foundation", ["mcp_accept", "mcp_accept.errors", "mcp_accept.data", "mcp_accept.untrusted",
-                    "mcp_accept.protocol", "mcp_accept.fixture", "mcp_accept.server_command"]),
+                    "mcp_accept.protocol", "mcp_accept.fixture", "mcp_accept.server_command",
+                    "mcp_accept.reasons"]),
     ("evidence", ["mcp_accept.evidence"]),
     ("schemas", ["mcp_accept.schemas"]),
     ("transport", ["mcp_accept.transport"]),

@@ -14,6 +14,7 @@ from conftest import fixture_command, load_results, run_cli
 from mcp_accept.output.console import QUIET, VERBOSE, Environment, cell_width, print_run
 from mcp_accept.output.i18n import translate_reason, untranslated_parts
 from mcp_accept.output.render import render_run
+from mcp_accept.reasons import reason
 from mcp_accept.untrusted import markdown_cell, markdown_prose
 
 BOX = set("┏┃━┡│└┳╇┩┗┛┓─")
@@ -128,15 +129,23 @@ def test_every_reason_of_the_fixture_runs_is_in_the_catalog(runs):
     for folder in runs:
         for row in load_results(folder)["rows"]:
             if row["reason"]:
-                left = [p for p in untranslated_parts(row["reason"]) if not p.startswith("at $")]
+                left = [p for p in untranslated_parts(row) if not p.startswith("at $")]
                 assert not left, (row["id"], left)
 
 
 def test_a_text_the_catalog_does_not_know_stays_english():
-    assert translate_reason("something new happened; no protocol violations on the wire", "ja") == \
-        "something new happened、通信上のプロトコル違反なし"
-    assert translate_reason("meaning [should]: the server's own words", "en") == \
+    said = reason("list.parts", parts=["something new happened", reason("wire.no-violations")])
+    row = {"reason": said.english(), **said.as_json()}
+    assert row["reason"] == "something new happened; no protocol violations on the wire"
+    assert translate_reason(row, "ja") == "something new happened、通信上のプロトコル違反なし"
+    assert translate_reason({"reason": "meaning [should]: the server's own words"}, "en") == \
         "meaning [should]: the server's own words"
+
+
+def test_a_reason_edited_by_hand_is_shown_as_written():
+    said = reason("wire.no-violations")
+    edited = {**said.as_json(), "reason": "checked by hand; see run: the server could not be started"}
+    assert translate_reason(edited, "ja") == "checked by hand、実行全体を参照：サーバーを起動できなかった"
 
 
 def test_observe_keeps_the_language_of_sheet_md(tmp_path):

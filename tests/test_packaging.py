@@ -23,6 +23,8 @@ def test_wheel_runs_the_default_sheet_from_another_folder(tmp_path):
                    "mcp_accept/sheets/profile-fixture.yaml", "mcp_accept/sheets/conditions-template.yaml",
                    "mcp_accept/schemas/pins.json", "mcp_accept/schemas/results.schema.json",
                    "mcp_accept/schemas/mcp/SOURCES.md", "mcp_accept/templates/sheet.md.j2",
+                   "mcp_accept/locale/ja/LC_MESSAGES/mcp_accept.po",
+                   "mcp_accept/locale/ja/LC_MESSAGES/mcp_accept.mo",
                    *(f"mcp_accept/schemas/mcp/{v}/schema.json" for v in VERSIONS)):
         assert needed in names, needed
     site = tmp_path / "site"
@@ -34,7 +36,8 @@ def test_wheel_runs_the_default_sheet_from_another_folder(tmp_path):
     # offline, no schema folder given: the bundled official schemas must be enough
     env.update(PYTHONPATH=str(site), COLUMNS="200", MCP_ACCEPT_OFFLINE="1",
                XDG_CACHE_HOME=str(tmp_path / "empty-cache"))
-    proc = subprocess.run([sys.executable, "-m", "mcp_accept", "run", "--out", "out"], cwd=elsewhere,
+    # in Japanese: the reasons are rendered from the installed message catalog
+    proc = subprocess.run([sys.executable, "-m", "mcp_accept", "run", "--out", "out", "--lang", "ja"], cwd=elsewhere,
                           env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     probe = subprocess.run([sys.executable, "-c", "import mcp_accept; print(mcp_accept.__file__)"],
@@ -44,6 +47,7 @@ def test_wheel_runs_the_default_sheet_from_another_folder(tmp_path):
     assert {got[r] for r in got if not r.startswith("H")} == {"PASS"}
     results = load_results(elsewhere / "out")
     assert {s["source"] for s in results["schemas"]} == {"bundled"}
+    assert "通信上のプロトコル違反なし" in (elsewhere / "out" / "sheet.md").read_text(encoding="utf-8")
 
 
 def test_editable_install_finds_the_top_level_folders(tmp_path):

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from mcp_accept.protocol import MODERN, VERSIONS
+from mcp_accept.reasons import Reason, reason
 
 PASS, FAIL, UNOBTAINABLE, PENDING = "PASS", "FAIL", "UNOBTAINABLE", "PENDING"
 # Which rule a check enforces: a MUST or a SHOULD of the MCP specification (with the spec
@@ -24,14 +25,26 @@ class Verdict:
     check: str
     layer: str
     status: str
-    detail: str
+    detail: str  # given as a Reason, it is kept in ``reason`` and its English is the detail
     seqs: list[int] = field(default_factory=list)  # wire.jsonl entries this verdict rests on
     rule: str | None = None  # must | should | app; None takes the check's registered rule
     source: str | None = None  # spec file and section, for must and should
+    reason: Reason | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.detail, Reason):
+            self.reason, self.detail = self.detail, self.detail.english()
+
+    def said(self) -> Reason | str:
+        """The detail as data when it has a reason id, else its text."""
+        return self.reason if self.reason is not None else self.detail
 
     def as_dict(self) -> dict:
-        return {"check": self.check, "layer": self.layer, "rule": self.rule, "source": self.source,
-                "status": self.status, "detail": self.detail, "wire_seqs": self.seqs}
+        out = {"check": self.check, "layer": self.layer, "rule": self.rule, "source": self.source,
+               "status": self.status, "detail": self.detail, "wire_seqs": self.seqs}
+        if self.reason is not None:
+            out.update(self.reason.as_json())
+        return out
 
 
 SPEC_ROOT = "docs/specification"
@@ -113,30 +126,58 @@ def check(name: str, layer: str, rule: str = APP, source: tuple[str, str] | None
     return wrap
 
 
+LAYER_REASONS = {f"layer.{layer}" for layer in LAYERS}
+
+
 def combine(verdicts: list[Verdict]) -> tuple[str, str]:
     """A row's status and reason from its verdicts: any FAIL, else any UNOBTAINABLE, else PASS."""
+    status, said = combine_reason(verdicts)
+    return status, said.english()
+
+
+def combine_reason(verdicts: list[Verdict]) -> tuple[str, Reason]:
+    """:func:`combine`, its reason as data: the parts (each verdict's reason, or its text
+    where it has none) joined as a list."""
     for status in (FAIL, UNOBTAINABLE):
         hits = [v for v in verdicts if v.status == status]
         if hits:
-            reason = "; ".join(_labelled(v) for v in hits[:3])
+            parts: list = [_labelled(v) for v in hits[:3]]
             if len(hits) > 3:
-                reason += f"; and {len(hits) - 3} more"
-            return status, reason
+                parts.append(reason("row.more", n=len(hits) - 3))
+            return status, reason("list.parts", parts=parts)
     if not verdicts:
-        return UNOBTAINABLE, "the row has no checks"
-    return PASS, "; ".join(v.detail for v in verdicts)
+        return UNOBTAINABLE, reason("row.no-checks")
+    return PASS, reason("list.parts", parts=[v.said() for v in verdicts])
 
 
-def _labelled(v: Verdict) -> str:
+def _labelled(v: Verdict) -> Reason:
     """A verdict as it stands in a row's reason: its layer, and for a FAIL the rule it broke."""
+    layer = reason(f"layer.{v.layer}") if f"layer.{v.layer}" in LAYER_REASONS else v.layer
     if v.status == FAIL and v.rule:
-        return f"{v.layer} [{v.rule}]: {v.detail}"
-    return f"{v.layer}: {v.detail}"
+        return reason("row.part-rule", layer=layer, rule=v.rule, part=v.said())
+    return reason("row.part", layer=layer, part=v.said())
+
+
+
+def first_few(parts: list, shown: int = 3) -> Reason:
+    """The first ``shown`` of ``parts`` (reasons or texts), and how many more there were."""
+    if len(parts) > shown:
+        return reason("list.more", items=list(parts[:shown]), n=len(parts) - shown)
+    return reason("list.parts", parts=list(parts))
 
 
 def row_status(verdicts: list[Verdict]) -> tuple[str, str]:
     """A row's status and reason: :func:`combine` over the verdicts of the deciding layers."""
-    return combine([v for v in verdicts if v.layer not in ADVISORY_LAYERS])
+    return combine(deciding(verdicts))
+
+
+def row_reason(verdicts: list[Verdict]) -> Reason:
+    """:func:`row_status`'s reason as data."""
+    return combine_reason(deciding(verdicts))[1]
+
+
+def deciding(verdicts: list[Verdict]) -> list[Verdict]:
+    return [v for v in verdicts if v.layer not in ADVISORY_LAYERS]
 
 
 def layer_summary(verdicts: list[Verdict]) -> dict[str, str | None]:
@@ -210,12 +251,12 @@ def call_outcome(ctx: Context, form: str, check_name: str, layer: str):
     """
     if form not in ctx.profile.tools:
         return None, Verdict(check_name, layer, UNOBTAINABLE,
-                             f"the profile names no {form} tool", rule=APP)
+                             reason("profile.no-tool", form=form), rule=APP)
     step = ctx.step(f"call:{form}")
     tool = ctx.profile.tools[form].name
     if step is None or step.reply is None:
         why = step.skipped if step is not None and step.skipped else "the call was not made"
-        return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: {why}", rule=APP)
+        return None, Verdict(check_name, layer, FAIL, reason("call.failed", tool=tool, why=why), rule=APP)
     reply = step.reply
     result = reply.result
     rule, source = APP, None
@@ -226,7 +267,7 @@ def call_outcome(ctx: Context, form: str, check_name: str, layer: str):
         elif reply.message is not None and reply.error is None:  # neither result nor error
             rule, source = MUST, spec_for(ctx.version, "basic/index.mdx", "messages")
     elif not isinstance(result, dict):
-        return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: result is not an object",
+        return None, Verdict(check_name, layer, FAIL, reason("call.failed", tool=tool, why="result is not an object"),
                              step.seqs, rule=MUST, source=spec_for(ctx.version, "basic/index.mdx", "messages"))
     elif result.get("isError") is True:
         failure = f"the tool reported an error: {tool_error_text(result)}"
@@ -241,20 +282,20 @@ def call_outcome(ctx: Context, form: str, check_name: str, layer: str):
         # 2025-11-25 basic/utilities/tasks.mdx#tool-level-negotiation: for taskSupport
         # "required", clients MUST call the tool as a task and servers MUST refuse a plain
         # call. This runner makes plain calls only, so the refusal says nothing of the server.
-        return None, Verdict(check_name, layer, UNOBTAINABLE, f"tools/call {tool}: {failure}; the tool "
-                             "declares execution.taskSupport: required (a client must call it as a task, "
-                             "which this runner does not): name another tool", step.seqs, rule=APP)
+        return None, Verdict(check_name, layer, UNOBTAINABLE, reason("list.parts", parts=[
+            reason("call.failed", tool=tool, why=failure), "the tool declares execution.taskSupport: required "
+            "(a client must call it as a task, which this runner does not): name another tool"]), step.seqs, rule=APP)
     guesses = ctx.profile.guesses(f"tools.{form}.arguments.")
     if refused and guesses:
         # The tool refused arguments nobody has checked yet (profile init's placeholders):
         # that says nothing about the server, so the row waits for real arguments.
-        return None, Verdict(check_name, layer, UNOBTAINABLE, f"tools/call {tool}: {failure}; its arguments "
-                             f"are still guesses of profile init ({'; '.join(guesses[:2])}): give real "
-                             "ones and remove them from guessed:", step.seqs, rule=APP)
+        return None, Verdict(check_name, layer, UNOBTAINABLE, reason("list.parts", parts=[
+            reason("call.failed", tool=tool, why=failure), f"its arguments are still guesses of profile init "
+            f"({'; '.join(guesses[:2])}): give real ones and remove them from guessed:"]), step.seqs, rule=APP)
     if refused and layer == "wire":
-        return None, Verdict(check_name, layer, UNOBTAINABLE, f"tools/call {tool}: {failure}; no item to "
-                             "judge", step.seqs, rule=APP)
-    return None, Verdict(check_name, layer, FAIL, f"tools/call {tool}: {failure}", step.seqs,
+        return None, Verdict(check_name, layer, UNOBTAINABLE, reason("list.parts", parts=[
+            reason("call.failed", tool=tool, why=failure), "no item to judge"]), step.seqs, rule=APP)
+    return None, Verdict(check_name, layer, FAIL, reason("call.failed", tool=tool, why=failure), step.seqs,
                          rule=rule, source=source)
 
 
@@ -320,19 +361,26 @@ def same_json(a: Any, b: Any) -> bool:
 
 def first_difference(a: Any, b: Any, path: str = "$") -> str:
     """Where two JSON values first differ, as a short path and the two values."""
+    where, values = difference_at(a, b, path)
+    return f"{where}: {values}" if values is not None else where
+
+
+def difference_at(a: Any, b: Any, path: str = "$") -> tuple[str, str | None]:
+    """:func:`first_difference` in two parts: the path and the two values, or a text saying
+    which key one side lacks and None."""
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b)):
             if key not in a:
-                return f"{path}.{key} missing on one side"
+                return f"{path}.{key} missing on one side", None
             if key not in b:
-                return f"{path}.{key} missing on the other side"
+                return f"{path}.{key} missing on the other side", None
             if not same_json(a[key], b[key]):
-                return first_difference(a[key], b[key], f"{path}.{key}")
+                return difference_at(a[key], b[key], f"{path}.{key}")
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (x, y) in enumerate(zip(a, b)):
             if not same_json(x, y):
-                return first_difference(x, y, f"{path}[{i}]")
-    return f"{path}: {_short(a)} vs {_short(b)}"
+                return difference_at(x, y, f"{path}[{i}]")
+    return path, f"{_short(a)} vs {_short(b)}"
 
 
 def _short(value: Any) -> str:

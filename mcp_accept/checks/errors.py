@@ -11,6 +11,7 @@ from __future__ import annotations
 from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, check, json_integer, spec_for)
 from mcp_accept.protocol import (DEFINED_RESERVED, INVALID_PARAMS, METHOD_NOT_FOUND, MODERN, RESERVED_RANGE, RETIRED_CODES,
                                  reserves_error_codes)
+from mcp_accept.reasons import Reason, reason
 
 # Step names, as the runner records them (mcp_accept.running.runner.PROBE_*).
 UNKNOWN_TOOL = "probe:unknown-tool"
@@ -55,7 +56,7 @@ def _probe(ctx: Context, name: str, step_name: str):
         return None, Verdict(name, "wire", UNOBTAINABLE, f"{step_name}: {why}")
     if step.reply is None or step.reply.message is None:
         failure = step.reply.describe_failure() if step.reply is not None else "no answer"
-        return None, Verdict(name, "wire", FAIL, f"{_what(step)}: no answer ({failure})", step.seqs,
+        return None, Verdict(name, "wire", FAIL, reason("probe.no-answer", request=_what(step), why=failure), step.seqs,
                              rule=MUST, source=spec_for(ctx.version, *ANSWER_SOURCE))
     return step, None
 
@@ -70,7 +71,7 @@ def _what(step) -> str:
     return f"{method}({shown})" if shown else method
 
 
-def _expect_error(ctx: Context, name: str, step_name: str, code: int, *, result_is: str) -> Verdict:
+def _expect_error(ctx: Context, name: str, step_name: str, code: int, *, result_is: str | Reason) -> Verdict:
     """PASS for a JSON-RPC error with ``code``; FAIL for another code or for a result."""
     step, early = _probe(ctx, name, step_name)
     if early:
@@ -84,12 +85,14 @@ def _expect_error(ctx: Context, name: str, step_name: str, code: int, *, result_
             return Verdict(name, "wire", FAIL, f"{what} gave error {got}: {forbidden}", step.seqs,
                            rule=MUST, source=spec_for(ctx.version, *ERROR_CODES))
         if json_integer(got) and got == code:
-            return Verdict(name, "wire", PASS, f"{what} gave error {code}", step.seqs)
-        return Verdict(name, "wire", FAIL, f"{what} gave error {got}, expected {code}", step.seqs)
+            return Verdict(name, "wire", PASS, reason("probe.error", request=what, code=code), step.seqs)
+        return Verdict(name, "wire", FAIL, reason("probe.wrong-error", request=what, got=got, code=code), step.seqs)
     if reply.has_result:
         result = reply.result if isinstance(reply.result, dict) else {}
-        how = "a result with isError: true" if result.get("isError") is True else "a result"
-        return Verdict(name, "wire", FAIL, f"{what} answered {how} instead of error {code} ({result_is})",
+        if result.get("isError") is True:
+            return Verdict(name, "wire", FAIL, f"{what} answered a result with isError: true instead of "
+                           f"error {code} ({result_is})", step.seqs)
+        return Verdict(name, "wire", FAIL, reason("probe.result-not-error", request=what, code=code, why=result_is),
                        step.seqs)
     return Verdict(name, "wire", FAIL, f"{what}: {reply.describe_failure()}", step.seqs)
 
@@ -130,7 +133,7 @@ def call_without_name_error(ctx: Context) -> Verdict:
 @check("invalid_cursor_error", "wire", rule=SHOULD, source=("server/utilities/pagination.mdx", "error-handling"))
 def invalid_cursor_error(ctx: Context) -> Verdict:
     return _expect_error(ctx, "invalid_cursor_error", BAD_CURSOR, INVALID_PARAMS,
-                         result_is="a cursor the server never handed out is invalid")
+                         result_is=reason("probe.cursor-invalid"))
 
 
 # After the refused requests the server still answers a plain tools/list: refusing a
@@ -143,9 +146,8 @@ def still_answers(ctx: Context) -> Verdict:
         return early
     result = step.reply.result
     if step.reply.has_result and isinstance(result, dict) and isinstance(result.get("tools"), list):
-        return Verdict(name, "wire", PASS, f"tools/list still answers after the probes "
-                       f"({len(result['tools'])} tools)", step.seqs)
-    return Verdict(name, "wire", FAIL, f"tools/list after the probes: {step.reply.describe_failure()}",
+        return Verdict(name, "wire", PASS, reason("probe.still-answers", n=len(result["tools"])), step.seqs)
+    return Verdict(name, "wire", FAIL, reason("probe.after-failed", why=step.reply.describe_failure()),
                    step.seqs)
 
 
@@ -163,10 +165,11 @@ def discover_implemented(ctx: Context) -> Verdict:
     step = ctx.step("discover")
     seqs = list(step.seqs) if step is not None else []
     if neg.discovered:
-        return Verdict(name, "wire", PASS, f"server/discover lists {', '.join(map(str, neg.supported))}", seqs)
+        return Verdict(name, "wire", PASS, reason("wire.discover-lists", version=", ".join(map(str, neg.supported))),
+                       seqs)
     answered = _modern_results(ctx)
     if neg.discover is None:
-        return Verdict(name, "wire", UNOBTAINABLE, "server/discover was not sent")
+        return Verdict(name, "wire", UNOBTAINABLE, reason("wire.discover-not-sent"))
     if not answered:
         return Verdict(name, "wire", UNOBTAINABLE, f"server/discover failed and no {MODERN} request was "
                        f"answered either ({neg.discover.describe_failure()})", seqs)

@@ -22,7 +22,8 @@ from typing import Any
 
 import jmespath
 
-from mcp_accept.checks.base import (APP, FAIL, FORMS, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, first_difference, same_json)
+from mcp_accept.checks.base import (APP, FAIL, FORMS, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, difference_at, first_difference, same_json)
+from mcp_accept.reasons import REASONS, Reason, reason
 from mcp_accept.transport.messages import MAX_DEPTH, nesting_depth
 
 
@@ -31,9 +32,10 @@ class NoBody(Exception):
     carry over what the call's own outcome broke (e.g. a request never answered); None
     leaves the check's rule."""
 
-    def __init__(self, message: str, status: str = FAIL, seqs: list[int] | None = None,
+    def __init__(self, message: str | Reason, status: str = FAIL, seqs: list[int] | None = None,
                  rule: str | None = None, source: str | None = None, mismatch: bool = False):
-        super().__init__(message)
+        super().__init__(str(message))
+        self.said = message
         self.status = status
         self.seqs = seqs or []
         self.rule = rule
@@ -42,10 +44,10 @@ class NoBody(Exception):
 
     @classmethod
     def of(cls, early: Verdict) -> "NoBody":
-        return cls(early.detail, early.status, early.seqs, early.rule, early.source)
+        return cls(early.said(), early.status, early.seqs, early.rule, early.source)
 
     def verdict(self, name: str) -> Verdict:
-        return Verdict(name, "meaning", self.status, str(self), self.seqs, rule=self.rule, source=self.source)
+        return Verdict(name, "meaning", self.status, self.said, self.seqs, rule=self.rule, source=self.source)
 
 
 @dataclass
@@ -56,6 +58,7 @@ class Body:
     value: Any  # a JSON value, a str or bytes
     where: str  # e.g. "text item 2", "embedded resource report://q3.md"
     mime: str | None = None  # the mimeType its resource declared, if any
+    form: str | None = None  # text | embedded | link, where the reasons name it by its form
 
 
 # --------------------------------------------------------------------------- reading bodies
@@ -88,7 +91,7 @@ def parse_json(text: str, what: str) -> Any:
     return value
 
 
-def resource_body(container: dict, kind: str, where: str) -> Body:
+def resource_body(container: dict, kind: str, where: str, form: str | None = None) -> Body:
     """A resource contents object (embedded or read) as a body of ``kind``."""
     mime = container.get("mimeType") if isinstance(container.get("mimeType"), str) else None
     if isinstance(container.get("text"), str):
@@ -102,7 +105,7 @@ def resource_body(container: dict, kind: str, where: str) -> Body:
     else:
         raise NoBody(f"{where} has no text or blob body")
     if kind == "bytes":
-        return Body(kind, data if data is not None else text.encode("utf-8"), where, mime)
+        return Body(kind, data if data is not None else text.encode("utf-8"), where, mime, form)
     if text is None:
         try:
             text = data.decode("utf-8")
@@ -110,8 +113,8 @@ def resource_body(container: dict, kind: str, where: str) -> Body:
             raise NoBody(f"{where}: its blob is not UTF-8 text (body: {kind}; say body: bytes)",
                          mismatch=True) from None
     if kind == "text":
-        return Body(kind, text, where, mime)
-    return Body(kind, parse_json(text, f"{where} (mimeType {mime})" if mime else where), where, mime)
+        return Body(kind, text, where, mime, form)
+    return Body(kind, parse_json(text, f"{where} (mimeType {mime})" if mime else where), where, mime, form)
 
 
 def link_uri(ctx: Context) -> str | None:
@@ -125,7 +128,7 @@ def link_uri(ctx: Context) -> str | None:
 def link_contents(ctx: Context) -> dict:
     """The contents item of the link's ``resources/read`` whose uri is the link's."""
     if "link" not in ctx.profile.tools:
-        raise NoBody("the profile names no link tool", UNOBTAINABLE)
+        raise NoBody(reason("profile.no-tool", form="link"), UNOBTAINABLE)
     early = call_outcome(ctx, "link", "", "meaning")[1]
     if early is not None:
         raise NoBody.of(early)
@@ -166,16 +169,16 @@ def _bodies(ctx: Context, form: str) -> tuple[list[Body], list[int]]:
         item = link_contents(ctx)
         seqs = ctx.step("read:link").seqs
         try:
-            return [resource_body(item, kind, "the link's body")], seqs
+            return [resource_body(item, kind, "the link's body", "link")], seqs
         except NoBody as exc:
-            raise NoBody(str(exc), exc.status, seqs, mismatch=exc.mismatch) from None
+            raise NoBody(exc.said, exc.status, seqs, mismatch=exc.mismatch) from None
     result, early = call_outcome(ctx, form, "", "meaning")
     if early:
         raise NoBody.of(early)
     seqs = ctx.step(f"call:{form}").seqs
     if form == "structured":
         if "structuredContent" not in result:
-            raise NoBody("structuredContent is absent", seqs=seqs)
+            raise NoBody(reason("structured.absent"), seqs=seqs)
         return [Body("json", result["structuredContent"], "structuredContent")], seqs
     found: list[Body] = []
     problems: list[str] = []
@@ -183,16 +186,16 @@ def _bodies(ctx: Context, form: str) -> tuple[list[Body], list[int]]:
     if form == "text":
         texts = [i["text"] for i in content_items(result, "text") if isinstance(i.get("text"), str)]
         if not texts:
-            raise NoBody("content holds no text item", seqs=seqs)
+            raise NoBody(reason("text.no-item"), seqs=seqs)
         for n, text in enumerate(texts, 1):
             where = f"text item {n}" if len(texts) > 1 else "the text item"
             if kind == "text":
-                found.append(Body(kind, text, where))
+                found.append(Body(kind, text, where, form="text"))
             elif kind == "bytes":
-                found.append(Body(kind, text.encode("utf-8"), where))
+                found.append(Body(kind, text.encode("utf-8"), where, form="text"))
             else:  # a preface or a note beside the JSON is allowed: only JSON items are candidates
                 try:
-                    found.append(Body(kind, parse_json(text, where), where))
+                    found.append(Body(kind, parse_json(text, where), where, form="text"))
                 except NoBody as exc:
                     problems.append(str(exc))
                     mismatched.append(exc.mismatch)
@@ -202,7 +205,7 @@ def _bodies(ctx: Context, form: str) -> tuple[list[Body], list[int]]:
             if isinstance(res, dict):
                 where = f"embedded resource {res.get('uri')}"
                 try:
-                    found.append(resource_body(res, kind, where))
+                    found.append(resource_body(res, kind, where, "embedded"))
                 except NoBody as exc:
                     problems.append(str(exc))
                     mismatched.append(exc.mismatch)
@@ -327,17 +330,29 @@ def _against_reference(ctx: Context, form: str, name: str) -> list[Verdict]:
         differences = [(body, difference(body, ref)) for body in found]
         carrier = next((body for body, diff in differences if diff is None), None)
         if carrier is not None:
-            verdict = Verdict(name, "meaning", PASS,
-                              f"{carrier.where} equals the reference document ({kind}, {expected.origin})",
-                              seqs, rule=APP)
+            how = f"{kind}, {expected.origin}"
+            verdict = Verdict(name, "meaning", PASS, _by_form(carrier, "equals-reference", how,
+                              f"{carrier.where} equals the reference document ({how})"), seqs, rule=APP)
         else:
             carrier, diff = differences[0]
             several = f"none of {len(found)} candidates equals it; " if len(found) > 1 else ""
-            verdict = Verdict(name, "meaning", FAIL,
-                              f"{several}{carrier.where} differs from the reference document "
-                              f"({kind}, {expected.origin}): {diff}", seqs, rule=APP)
+            how = f"{kind}, {expected.origin}"
+            text = f"{several}{carrier.where} differs from the reference document ({how}): {diff}"
+            verdict = Verdict(name, "meaning", FAIL, text if several else _by_form(
+                carrier, "differs", how, text, detail=diff), seqs, rule=APP)
     mime = _mime_verdict(ctx, form, name, carrier, seqs) if form in ("embedded", "link") else None
     return [verdict] + ([mime] if mime else [])
+
+
+def _by_form(body: Body, what: str, how: str, text: str, **params) -> Reason | str:
+    """The reason ``<form>.<what>`` for a body that is its form's only one, else ``text``."""
+    if body.form == "text" and body.where == "the text item" and f"text.{what}" in REASONS:
+        return reason(f"text.{what}", how=how, **params)
+    if body.form == "embedded":
+        return reason(f"embedded.{what}", uri=body.where.removeprefix("embedded resource "), how=how, **params)
+    if body.form == "link" and f"link.{what}" in REASONS:
+        return reason(f"link.{what}", how=how, **params)
+    return text
 
 
 @check("text_is_reference", "meaning")
@@ -388,11 +403,11 @@ def no_read_needed(ctx: Context) -> Verdict:
     for item in content_items(result, "resource"):
         res = item.get("resource")
         if isinstance(res, dict) and (isinstance(res.get("text"), str) or isinstance(res.get("blob"), str)):
-            return Verdict(name, "meaning", PASS, "the body came with the call: no resources/read needed", seqs)
+            return Verdict(name, "meaning", PASS, reason("embedded.no-read-needed"), seqs)
     if content_items(result, "resource_link"):
         return Verdict(name, "meaning", FAIL, "the result holds a resource_link, not an embedded body: "
                        "a client must read it with resources/read", seqs)
-    return Verdict(name, "meaning", FAIL, "the result holds no embedded resource with a body", seqs)
+    return Verdict(name, "meaning", FAIL, reason("embedded.none"), seqs)
 
 
 @check("link_read_once", "meaning")
@@ -407,11 +422,15 @@ def link_read_once(ctx: Context) -> Verdict:
     except NoBody as exc:
         return exc.verdict(name)
     uri = link_uri(ctx)
-    where = "listed" if uri in ctx.recording.listed_uris else "not listed"
+    listed = uri in ctx.recording.listed_uris
     reads = _reads_of(ctx, uri)
-    times = "once" if reads == 1 else f"{reads} times (retried by the runner)"
-    return Verdict(name, "meaning", PASS, f"read {uri} {times}; it is {where} in resources/list",
-                   ctx.step("read:link").seqs)
+    if reads == 1:
+        said = reason("list.parts", parts=[reason("link.read-once", uri=uri),
+                                          reason("link.listed" if listed else "link.not-listed")])
+    else:
+        said = reason("link.read-times", uri=uri, times=f"{reads} times (retried by the runner)",
+                      where="listed" if listed else "not listed")
+    return Verdict(name, "meaning", PASS, said, ctx.step("read:link").seqs)
 
 
 @check("link_size", "meaning")
@@ -425,9 +444,9 @@ def link_size(ctx: Context) -> Verdict:
         return early
     links = content_items(result, "resource_link")
     if not links:
-        return Verdict(name, "meaning", FAIL, "no resource_link item")
+        return Verdict(name, "meaning", FAIL, reason("link.none"))
     if "size" not in links[0]:
-        return Verdict(name, "meaning", PASS, "the link declares no size")
+        return Verdict(name, "meaning", PASS, reason("link.no-size"))
     size = links[0]["size"]
     try:
         data = body_bytes(link_contents(ctx))
@@ -436,9 +455,9 @@ def link_size(ctx: Context) -> Verdict:
     if data is None:
         return Verdict(name, "meaning", UNOBTAINABLE, "size cannot be compared: the body is unreadable")
     if isinstance(size, bool) or size != len(data):
-        return Verdict(name, "meaning", FAIL, f"size {size!r} but the body read is {len(data)} bytes",
+        return Verdict(name, "meaning", FAIL, reason("link.size-differs", size=repr(size), n=len(data)),
                        ctx.step("call:link").seqs)
-    return Verdict(name, "meaning", PASS, f"size {size} equals the body's byte length",
+    return Verdict(name, "meaning", PASS, reason("link.size-equal", size=str(size)),
                    ctx.step("call:link").seqs)
 
 
@@ -463,7 +482,7 @@ def text_twin(ctx: Context) -> Verdict:
     name = "text_twin"
     mode = twin_mode(ctx)
     if mode == "off":
-        return Verdict(name, "meaning", UNOBTAINABLE, "the text-twin check is off (mode: off)")
+        return Verdict(name, "meaning", UNOBTAINABLE, reason("twin.off"))
     result, early = call_outcome(ctx, "structured", name, "meaning")
     if early:
         if early.rule is None:  # the call's outcome is not the twin rule
@@ -472,11 +491,11 @@ def text_twin(ctx: Context) -> Verdict:
     seqs = ctx.step("call:structured").seqs
     if "structuredContent" not in result:
         # The SHOULD binds a tool that returns structured content; S01 judges its absence.
-        return Verdict(name, "meaning", UNOBTAINABLE, "no structuredContent, so no text twin is due", seqs)
+        return Verdict(name, "meaning", UNOBTAINABLE, reason("twin.not-due"), seqs)
     value = result["structuredContent"]
     texts = [i["text"] for i in content_items(result, "text") if isinstance(i.get("text"), str)]
     if not texts:
-        return Verdict(name, "meaning", FAIL, "content holds no text twin of structuredContent", seqs)
+        return Verdict(name, "meaning", FAIL, reason("twin.absent"), seqs)
     last = "no text item is JSON"
     for text in texts:
         try:
@@ -488,14 +507,16 @@ def text_twin(ctx: Context) -> Verdict:
             continue
         if same_json(parsed, value):
             break
-        last = f"the text twin differs at {first_difference(parsed, value)}"
+        where, values = difference_at(parsed, value)
+        last = reason("twin.differs", path=where, detail=values) if values is not None \
+            else f"the text twin differs at {where}"
     else:
         return Verdict(name, "meaning", FAIL, last, seqs)
     if mode != "exact":
-        return Verdict(name, "meaning", PASS, "the text twin's JSON equals structuredContent", seqs)
+        return Verdict(name, "meaning", PASS, reason("twin.equal"), seqs)
     compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if compact in texts:
-        return Verdict(name, "meaning", PASS, "a text item is byte-equal to the compact JSON", seqs, rule=APP)
+        return Verdict(name, "meaning", PASS, reason("twin.byte-equal"), seqs, rule=APP)
     return Verdict(name, "meaning", FAIL, "the text twin's JSON equals structuredContent, but no text item "
                    "is byte-equal to its compact dump (mode: exact)", seqs, rule=APP)
 
@@ -514,7 +535,7 @@ def _search(expr: str, value):
 def assertions(ctx: Context) -> list[Verdict]:
     """Rule of the profile (app): each JMESPath assertion is true on structuredContent."""
     if not ctx.profile.assertions:
-        return [Verdict("assertions", "meaning", UNOBTAINABLE, "the profile has no assertions")]
+        return [Verdict("assertions", "meaning", UNOBTAINABLE, reason("assert.none"))]
     try:
         found, seqs = bodies(ctx, "structured")
     except NoBody as exc:
@@ -535,13 +556,14 @@ def assertions(ctx: Context) -> list[Verdict]:
                                f"{expr}: evaluating it {why}; too costly to check, refused", seqs))
             continue
         except RuntimeError as exc:
-            out.append(Verdict(f"assert:{label}", "meaning", FAIL, f"{expr} could not be evaluated: {exc}", seqs))
+            out.append(Verdict(f"assert:{label}", "meaning", FAIL,
+                               reason("assert.error", expr=expr, detail=str(exc)), seqs))
             continue
         if result is True:
-            out.append(Verdict(f"assert:{label}", "meaning", PASS, f"{expr} holds", seqs))
+            out.append(Verdict(f"assert:{label}", "meaning", PASS, reason("assert.holds", expr=expr), seqs))
         else:
             out.append(Verdict(f"assert:{label}", "meaning", FAIL,
-                               f"{expr} gave {json.dumps(result)[:80]}, not true", seqs))
+                               reason("assert.false", expr=expr, got=json.dumps(result)[:80]), seqs))
     return out
 
 
@@ -594,8 +616,9 @@ def forms_agree(ctx: Context) -> Verdict:
         kept = [a for a in anchors if _agreeing([a], had[form]) is not None]
         if not kept:
             a, b = anchors[0], had[form][0]
-            return Verdict(name, "meaning", FAIL, f"{form} differs from {anchor_form} ({b.where} vs "
-                           f"{a.where}): {difference(b, a)} (compared: {compared})", seqs)
+            return Verdict(name, "meaning", FAIL, reason("forms.differ", a=form, b=anchor_form,
+                                                         what=f"{b.where} vs {a.where}", detail=difference(b, a),
+                                                         forms=compared), seqs)
         anchors = kept
     if unlike:
         return Verdict(name, "meaning", FAIL, f"the forms differ: {'; '.join(unlike)} is not of the body kind "
@@ -604,6 +627,6 @@ def forms_agree(ctx: Context) -> Verdict:
         if len(forms) < 2:
             return Verdict(name, "meaning", UNOBTAINABLE, f"fewer than two forms to compare (had: {compared}; "
                            f"not had: {'; '.join(missing)})", seqs)
-        return Verdict(name, "meaning", UNOBTAINABLE, f"the forms obtained agree ({compared}), but not every form "
-                       f"could be had: {'; '.join(missing)}", seqs)
-    return Verdict(name, "meaning", PASS, f"{compared} carry the same document", seqs)
+        return Verdict(name, "meaning", UNOBTAINABLE, reason("forms.partly", agree=compared,
+                                                               missing=missing), seqs)
+    return Verdict(name, "meaning", PASS, reason("forms.agree", forms=compared), seqs)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mcp_accept.checks.base import FAIL, PASS, UNOBTAINABLE, Context, Verdict, check
+from mcp_accept.reasons import reason
 
 LAYER = "sdk"
 
@@ -79,7 +80,7 @@ def _replayed(recording) -> Replay:
 def _verdict(ctx: Context, name: str, step: str, *, want_error: bool = False) -> Verdict:
     form = step.split(":", 1)[1]
     if step in CALL_STEPS and form not in ctx.profile.tools:
-        return Verdict(name, LAYER, UNOBTAINABLE, f"the profile names no {form} tool")
+        return Verdict(name, LAYER, UNOBTAINABLE, reason("profile.no-tool", form=form))
     result = _replayed(ctx.recording)
     seqs = list(ctx.step(step).seqs) if ctx.step(step) else []
     if not result.info.available:
@@ -138,7 +139,7 @@ def sdk_call_link(ctx: Context) -> Verdict:
 @check("sdk_read_link", LAYER)
 def sdk_read_link(ctx: Context) -> Verdict:
     if "link" not in ctx.profile.tools:
-        return Verdict("sdk_read_link", LAYER, UNOBTAINABLE, "the profile names no link tool")
+        return Verdict("sdk_read_link", LAYER, UNOBTAINABLE, reason("profile.no-tool", form="link"))
     return _verdict(ctx, "sdk_read_link", "read:link")
 
 

@@ -10,9 +10,11 @@ result of a feature the server never declared. Each check below reads the record
 
 from __future__ import annotations
 
-from mcp_accept.checks.base import (FAIL, MUST, PASS, SHOULD, Context, Verdict, check, content_items, id_key, server_capabilities)
+from mcp_accept.checks.base import (FAIL, MUST, PASS, SHOULD, Context, Verdict, check, content_items, first_few, id_key,
+                                    server_capabilities)
 from mcp_accept.checks.places import cite
 from mcp_accept.protocol import INPUT_REQUIRED, META_LOG_LEVEL, MODERN, RESULT_TYPE_FIELD
+from mcp_accept.reasons import reason
 
 # The pages moved between eras: basic/utilities/ (2025-11-25, 2025-06-18) became
 # basic/patterns/ (2026-07-28).
@@ -106,14 +108,14 @@ def _meta(message: dict) -> dict:
 
 
 def _fail(name: str, ctx: Context, problems: list[str], seqs: list[int], rule: str, source: str) -> Verdict:
-    text = "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
-    return Verdict(name, "wire", FAIL, text, sorted(set(seqs)), rule=rule, source=source)
+    return Verdict(name, "wire", FAIL, first_few(problems), sorted(set(seqs)), rule=rule, source=source)
 
 
 def _each_notification(ctx: Context, name: str, method: str, section: tuple[str, str], why, passed: str,
                        none: str) -> Verdict:
     """One verdict over every ``method`` notification the server sent: ``why(flow, entry)``
-    says what is wrong with one (or None); a FAIL names the first few and cites ``section``."""
+    says what is wrong with one (or None); a FAIL names the first few and cites ``section``.
+    ``passed`` (which takes the count as ``n``) and ``none`` are the PASS's reason ids."""
     flow = Flow(ctx)
     problems, seqs, seen = [], [], 0
     for entry in flow.from_server("notification"):
@@ -126,7 +128,7 @@ def _each_notification(ctx: Context, name: str, method: str, section: tuple[str,
             seqs.append(entry["seq"])
     if problems:
         return _fail(name, ctx, problems, seqs, MUST, cite(ctx.version, *section))
-    return Verdict(name, "wire", PASS, passed.format(seen=seen) if seen else none)
+    return Verdict(name, "wire", PASS, reason(passed, n=seen) if seen else reason(none))
 
 
 @check("progress_tokens_known", "wire", rule=MUST, source=PROGRESS)
@@ -145,8 +147,7 @@ def progress_tokens_known(ctx: Context) -> Verdict:
         return f"notifications/progress names token {token!r}, which no request in flight carried"
 
     return _each_notification(ctx, "progress_tokens_known", "notifications/progress", PROGRESS, why,
-                              "{seen} progress notification(s), each for a token of a request in flight",
-                              "no progress notification was received")
+                              "wire.progress", "wire.no-progress")
 
 
 @check("log_messages_allowed", "wire", rule=MUST, source=LOGGING_CAPABILITY)
@@ -178,8 +179,7 @@ def log_messages_allowed(ctx: Context) -> list[Verdict]:
         verdicts.append(_fail(name, ctx, undeclared, seqs_u, MUST, cite(ctx.version, *LOGGING_CAPABILITY)))
     if unasked:
         verdicts.append(_fail(name, ctx, unasked, seqs_a, MUST, cite(ctx.version, *LOG_LEVEL)))
-    return verdicts or [Verdict(name, "wire", PASS, f"{seen} log message(s), each one the version allows"
-                                if seen else "no log message was received")]
+    return verdicts or [Verdict(name, "wire", PASS, reason("wire.logs", n=seen) if seen else reason("wire.no-logs"))]
 
 
 @check("server_requests_declared", "wire", rule=MUST, source=NEGOTIATED)
@@ -192,8 +192,7 @@ def server_requests_declared(ctx: Context) -> Verdict:
     flow = Flow(ctx)
     requests = list(flow.from_server("request"))
     if ctx.version == MODERN:
-        return Verdict(name, "wire", PASS, f"{MODERN} negotiates no session capabilities ({len(requests)} "
-                       "request(s) from the server)")
+        return Verdict(name, "wire", PASS, reason("wire.no-session-capabilities", modern=MODERN, n=len(requests)))
     declared = flow.client_capabilities()
     problems, seqs = [], []
     for entry in requests:
@@ -205,8 +204,8 @@ def server_requests_declared(ctx: Context) -> Verdict:
             seqs.append(entry["seq"])
     if problems:
         return _fail(name, ctx, problems, seqs, MUST, cite(ctx.version, *NEGOTIATED))
-    return Verdict(name, "wire", PASS, f"{len(requests)} request(s) from the server, none for an undeclared "
-                   "client capability" if requests else "the server sent no request")
+    return Verdict(name, "wire", PASS, reason("wire.server-requests", n=len(requests)) if requests
+                   else reason("wire.no-server-requests"))
 
 
 @check("cancellations_in_flight", "wire", rule=MUST, source=CANCELLATION)
@@ -229,7 +228,7 @@ def cancellations_in_flight(ctx: Context) -> Verdict:
         return f"the server cancelled request {target!r}, which is not {what}"
 
     return _each_notification(ctx, "cancellations_in_flight", "notifications/cancelled", CANCELLATION, why,
-                              "{seen} cancellation(s), each of a request in flight", "the server cancelled nothing")
+                              "wire.cancellations", "wire.no-cancellations")
 
 
 @check("features_declared", "wire", rule=MUST, source=TOOLS_CAPABILITY)
@@ -242,8 +241,7 @@ def features_declared(ctx: Context) -> list[Verdict]:
     name = "features_declared"
     capabilities = server_capabilities(ctx)
     if capabilities is None:
-        return [Verdict(name, "wire", PASS, "no capability declaration was recorded, so none is held against "
-                        "what the server served")]
+        return [Verdict(name, "wire", PASS, reason("wire.no-declaration"))]
     flow = Flow(ctx)
     by_seq = {e["seq"]: e for e in flow.entries}
     served: dict[str, list[int]] = {}
@@ -274,5 +272,5 @@ def features_declared(ctx: Context) -> list[Verdict]:
         verdicts.append(_fail(name, ctx, [f"tool results embed resources (#{embedded[0]}) but the server declares "
                                           "no resources capability"], embedded, SHOULD,
                               cite(ctx.version, *EMBEDDED_CAPABILITY)))
-    return verdicts or [Verdict(name, "wire", PASS, "every feature served was declared: "
-                                + (", ".join(sorted(capabilities)) or "none"))]
+    return verdicts or [Verdict(name, "wire", PASS, reason("wire.features-declared",
+                                                           features=", ".join(sorted(capabilities)) or "none"))]

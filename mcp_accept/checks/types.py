@@ -22,6 +22,7 @@ from urllib.parse import urldefrag, urljoin
 from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, spec_for)
 from mcp_accept.evidence.redaction import clip  # a cut the run's redaction can see (a secret's start before it)
 from mcp_accept.protocol import MODERN, SCHEMA_USAGE_VERSIONS, VERSIONS
+from mcp_accept.reasons import Reason, reason
 
 PATTERN_SECONDS = 1.0  # one pattern match
 VALIDATION_SECONDS = 3.0  # one whole validation, patterns included (clock checks between keywords)
@@ -225,7 +226,7 @@ def dialect_of(schema: Any) -> str | None:
     return canonical if canonical in DIALECTS else None
 
 
-def validate_output(schema: Any, instance: Any) -> tuple[str, str]:
+def validate_output(schema: Any, instance: Any) -> tuple[str, str | Reason]:
     """Validate ``instance`` against a server-supplied schema; return (status, detail)."""
     return _validated(schema, instance)[:2]
 
@@ -241,7 +242,7 @@ def validation_kind(schema: Any, instance: Any) -> str:
 _last = threading.local()
 
 
-def _validated(schema: Any, instance: Any) -> tuple[str, str, str | None, str]:
+def _validated(schema: Any, instance: Any) -> tuple[str, str | Reason, str | None, str]:
     entry = getattr(_last, "entry", None)
     if entry is not None and entry[0] is schema and entry[1] is instance:
         return entry[2]
@@ -468,10 +469,10 @@ def _validate_output(schema: Any, instance: Any,
                       f"supported (mcp-accept validates {supported}); not validated"), None, DIALECT
     outside = external_refs(schema)
     if outside:
-        return FAIL, ("outputSchema refers outside itself (" + ", ".join(outside[:3]) +
-                      "); refused, nothing was fetched"), None, EXTERNAL
+        return FAIL, reason("list.parts", parts=[reason("structured.external-ref", ref=", ".join(outside[:3])),
+                                                reason("structured.refused")]), None, EXTERNAL
     if fast_valid(schema, instance):  # jsonschema-rs refuses an invalid schema: never a PASS then
-        return PASS, "structuredContent validates against outputSchema", None, VALID
+        return PASS, reason("structured.valid"), None, VALID
     if compiled_only:
         return None
     import referencing
@@ -521,9 +522,8 @@ def _validate_output(schema: Any, instance: Any,
     if errors:
         error = best_match(errors)
         message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
-        return (FAIL, f"structuredContent does not match outputSchema at {error.json_path}: {message}",
-                None, MISMATCH)
-    return PASS, "structuredContent validates against outputSchema", None, VALID
+        return (FAIL, reason("structured.mismatch", path=error.json_path, detail=message), None, MISMATCH)
+    return PASS, reason("structured.valid"), None, VALID
 
 
 def _short(value: Any) -> str:
@@ -567,7 +567,7 @@ def declared_tool(ctx: Context, form: str) -> dict | None:
 def output_schema_declared(ctx: Context) -> Verdict:
     name = "output_schema_declared"
     if "structured" not in ctx.profile.tools:
-        return Verdict(name, "type", UNOBTAINABLE, "the profile names no structured tool")
+        return Verdict(name, "type", UNOBTAINABLE, reason("profile.no-tool", form="structured"))
     listing = ctx.step("tools/list")
     seqs = listing.seqs if listing else []
     tool = declared_tool(ctx, "structured")
@@ -576,12 +576,12 @@ def output_schema_declared(ctx: Context) -> Verdict:
         early = call_outcome(ctx, "structured", name, "type")[1]
         if early is not None and early.status == UNOBTAINABLE:  # not offered, and the call failed
             return early
-        return Verdict(name, "type", FAIL, f"tools/list does not list {tool_name}", seqs)
+        return Verdict(name, "type", FAIL, reason("profile.not-listed", tool=tool_name), seqs)
     if "outputSchema" not in tool:
         return Verdict(name, "type", FAIL, f"{tool_name} declares no outputSchema in tools/list "
                        "(the spec makes outputSchema optional: this is the sheet's rule, not a spec "
                        "violation)", seqs)
-    return Verdict(name, "type", PASS, f"{tool_name} declares an outputSchema", seqs)
+    return Verdict(name, "type", PASS, reason("structured.declares-schema", tool=tool_name), seqs)
 
 
 @check("structured_valid", "type", rule=MUST, source=("server/tools.mdx", "output-schema"))
@@ -605,8 +605,7 @@ def structured_valid(ctx: Context) -> Verdict:
                        f"structuredContent is present ({kind}); no outputSchema to validate it against", seqs,
                        rule=APP)
     if not present:
-        return Verdict(name, "type", FAIL, "structuredContent is absent although an outputSchema is declared",
-                       seqs)
+        return Verdict(name, "type", FAIL, reason("structured.absent-declared"), seqs)
     schema, instance = tool["outputSchema"], result["structuredContent"]
     status, detail = validate_output(schema, instance)
     if status == PASS:

@@ -10,10 +10,11 @@ import base64
 import binascii
 import re
 
-from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, id_key, json_integer, server_capabilities, spec_for)
+from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, first_few, id_key, json_integer, server_capabilities, spec_for)
 from mcp_accept.checks.errors import DELIBERATELY_INVALID, ERROR_CODES, forbidden_code
 from mcp_accept.protocol import (CACHE_SCOPES, CACHEABLE_METHODS, COMPLETE, INPUT_REQUIRED, INPUT_REQUIRED_METHODS, MODERN,
                                  RESOURCE_NOT_FOUND, RESULT_TYPE_FIELD, reserves_error_codes, unknown_resource_code)
+from mcp_accept.reasons import reason
 from mcp_accept.schemas import SchemaUnavailable
 from mcp_accept.transport.messages import timed_out, violation_rule, violation_source
 
@@ -138,20 +139,21 @@ def wire_messages_valid(ctx: Context) -> Verdict:
                 seqs.append(entry["seq"])
                 who = "sent" if entry["dir"] == "out" else "received"
                 server_broke = server_broke or entry["dir"] != "out"
-                problems.append(f"#{entry['seq']} {who} {name} ({version}): {errors[0]}")
+                problems.append(reason("wire.received-invalid", seq=entry["seq"], what=name, version=version,
+                                       detail=str(errors[0])) if who == "received"
+                                else f"#{entry['seq']} {who} {name} ({version}): {errors[0]}")
     if problems:
-        more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
         # A request of mcp-accept's own that fails the schema is a fault of this tool, not of the
         # server: the sheet checks its own requests (app), the server answers for what it sent.
-        return Verdict("wire_messages_valid", "wire", FAIL, "; ".join(problems[:3]) + more, seqs,
+        return Verdict("wire_messages_valid", "wire", FAIL, first_few(problems), seqs,
                        rule=None if server_broke else APP)
     if missing:
         return Verdict("wire_messages_valid", "wire", UNOBTAINABLE,
                        "official schema unavailable: " + "; ".join(sorted(missing)))
     if not checked:
-        return Verdict("wire_messages_valid", "wire", UNOBTAINABLE, "no message was recorded")
-    return Verdict("wire_messages_valid", "wire", PASS,
-                   f"{checked} checks over {len(entries)} messages valid against {', '.join(sorted(versions))}")
+        return Verdict("wire_messages_valid", "wire", UNOBTAINABLE, reason("wire.no-messages"))
+    return Verdict("wire_messages_valid", "wire", PASS, reason("wire.messages-valid", n=checked, m=len(entries),
+                                                               version=", ".join(sorted(versions))))
 
 
 @check("no_protocol_violations", "wire", rule=MUST, source=MESSAGES)
@@ -162,7 +164,7 @@ def no_protocol_violations(ctx: Context) -> list[Verdict]:
     name = "no_protocol_violations"
     found = [e for e in ctx.recording.entries if e.get("event") == "violation"]
     if not found:
-        return [Verdict(name, "wire", PASS, "no protocol violations on the wire")]
+        return [Verdict(name, "wire", PASS, reason("wire.no-violations"))]
     verdicts = []
     groups: dict[tuple[str, str | None], list[dict]] = {}
     for entry in found:
@@ -175,9 +177,8 @@ def no_protocol_violations(ctx: Context) -> list[Verdict]:
             source = spec_for(ctx.version, *violation_source(kind, entry.get("transport"), ctx.version))
         groups.setdefault((rule, source), []).append(entry)
     for (rule, source), mine in sorted(groups.items(), key=lambda g: ((MUST, SHOULD, APP).index(g[0][0]), g[0][1] or "")):
-        details = "; ".join(f"#{e['seq']} {e.get('detail')}" for e in mine[:3])
-        more = f" (+{len(mine) - 3} more)" if len(mine) > 3 else ""
-        verdicts.append(Verdict(name, "wire", FAIL, details + more, [e["seq"] for e in mine],
+        details = first_few([f"#{e['seq']} {e.get('detail')}" for e in mine])
+        verdicts.append(Verdict(name, "wire", FAIL, details, [e["seq"] for e in mine],
                                 rule=rule, source=source))
     return verdicts
 
@@ -216,14 +217,13 @@ def modern_result_fields(ctx: Context) -> list[Verdict]:
     verdicts = []
     for where, found in problems.items():
         if found:
-            text = "; ".join(p for _, p in found[:3]) + (f" (+{len(found) - 3} more)" if len(found) > 3 else "")
-            verdicts.append(Verdict(name, "wire", FAIL, text, [seq for seq, _ in found], rule=MUST,
+            verdicts.append(Verdict(name, "wire", FAIL, first_few([p for _, p in found]), [seq for seq, _ in found], rule=MUST,
                                     source=spec_for(ctx.version, *where)))
     if verdicts:
         return verdicts
     if not count:
-        return [Verdict(name, "wire", UNOBTAINABLE, f"no {MODERN} result was recorded")]
-    return [Verdict(name, "wire", PASS, f"{count} results carry resultType and their caching hints")]
+        return [Verdict(name, "wire", UNOBTAINABLE, reason("wire.no-modern-result", modern=MODERN))]
+    return [Verdict(name, "wire", PASS, reason("wire.result-types", n=count))]
 
 
 def modern_result_problems(method: str | None, result) -> list[tuple[tuple[str, str], str]]:
@@ -381,8 +381,7 @@ def _verdicts(ctx: Context, name: str, problems: list, seqs: list[int]) -> list[
     for rule in (MUST, SHOULD):
         mine = [p for p in problems if p[0] == rule]
         if mine:
-            text = "; ".join(p[2] for p in mine[:3]) + (f" (+{len(mine) - 3} more)" if len(mine) > 3 else "")
-            verdicts.append(Verdict(name, "wire", FAIL, text, seqs, rule=rule,
+            verdicts.append(Verdict(name, "wire", FAIL, first_few([p[2] for p in mine]), seqs, rule=rule,
                                     source=spec_for(ctx.version, *mine[0][1])))
     return verdicts
 
@@ -423,9 +422,8 @@ def uri_and_blob_formats(ctx: Context) -> list[Verdict]:
     if problems:
         return _verdicts(ctx, name, problems, sorted(set(seqs)))
     if not count:
-        return [Verdict(name, "wire", PASS, "no resource, link, contents, image or audio item was received")]
-    return [Verdict(name, "wire", PASS, f"{count} items: every URI is an RFC 3986 URI, and every blob and "
-                    "image or audio data is base64")]
+        return [Verdict(name, "wire", PASS, reason("wire.no-items"))]
+    return [Verdict(name, "wire", PASS, reason("wire.items-valid", n=count))]
 
 
 # -- the shape of each form's items -------------------------------------------------------------
@@ -440,12 +438,12 @@ def text_item(ctx: Context) -> Verdict:
     items = content_items(result, "text")
     seqs = ctx.step("call:text").seqs
     if not items:
-        return Verdict("text_item", "wire", FAIL, "content holds no text item", seqs)
+        return Verdict("text_item", "wire", FAIL, reason("text.no-item"), seqs)
     if not all(isinstance(item.get("text"), str) for item in items):
         # TextContent requires `text`, a string (server/tools.mdx#text-content; the schema)
         return Verdict("text_item", "wire", FAIL, "a text item has no string text", seqs, rule=MUST,
                        source=spec_for(ctx.version, "server/tools.mdx", "text-content"))
-    return Verdict("text_item", "wire", PASS, f"content holds {len(items)} text item(s)", seqs)
+    return Verdict("text_item", "wire", PASS, reason("text.items", n=len(items)), seqs)
 
 
 @check("embedded_item", "wire", rule=APP)
@@ -472,7 +470,7 @@ def embedded_item(ctx: Context) -> list[Verdict]:
     if failed:
         return failed
     body = "text" if isinstance(res.get("text"), str) else "blob"
-    return [Verdict(name, "wire", PASS, f"resource item {res['uri']} with a {body} body", seqs)]
+    return [Verdict(name, "wire", PASS, reason(f"embedded.{body}-item", uri=res["uri"]), seqs)]
 
 
 @check("link_item", "wire", rule=APP)
@@ -484,7 +482,7 @@ def link_item(ctx: Context) -> list[Verdict]:
     seqs = ctx.step("call:link").seqs
     links = content_items(result, "resource_link")
     if not links:
-        return [Verdict(name, "wire", FAIL, "content holds no resource_link item", seqs)]
+        return [Verdict(name, "wire", FAIL, reason("link.no-item"), seqs)]
     link = links[0]
     missing = [k for k in ("uri", "name") if not isinstance(link.get(k), str)]
     if missing:
@@ -500,7 +498,7 @@ def link_item(ctx: Context) -> list[Verdict]:
         verdicts.append(Verdict(name, "wire", FAIL, f"resource_link carries a body ({', '.join(bodies)}); "
                                 "the spec does not forbid it, the sheet expects a link without one",
                                 seqs, rule=APP))
-    return verdicts or [Verdict(name, "wire", PASS, f"resource_link {link['uri']} with no body", seqs)]
+    return verdicts or [Verdict(name, "wire", PASS, reason("link.no-body", uri=link["uri"]), seqs)]
 
 
 # -- reading a URI that does not exist ----------------------------------------------------------
@@ -555,21 +553,24 @@ def unknown_uri_error(ctx: Context) -> Verdict:
     if reply.error is not None:
         code = reply.error.get("code")
         if code == expected:
-            return Verdict(name, "wire", PASS, f"resources/read {uri} gave error {code}", step.seqs,
+            return Verdict(name, "wire", PASS, reason("missing.error", uri=uri, code=code), step.seqs,
                            rule=rule, source=source)
         if modern and code == RESOURCE_NOT_FOUND:
             return failed(f"gave error {code}, a code {MODERN} implementations MUST NOT emit")
         return failed(f"gave error {code}")
     if reply.has_result:
         contents = reply.result.get("contents") if isinstance(reply.result, dict) else None
+        if contents == [] and modern:
+            return Verdict(name, "wire", FAIL, reason("missing.empty-contents", uri=uri, version=MODERN,
+                                                      version2=MODERN, code=expected), step.seqs,
+                           rule=rule, source=source)
         if contents == []:
-            return failed("answered an empty contents array instead of an error" +
-                          (f", which {MODERN} forbids" if modern else ""))
+            return failed("answered an empty contents array instead of an error")
         return failed("answered a result instead of an error")
     if reply.message is None and (timed_out(reply) or "--max-bytes" in (reply.failure or "")):
-        return Verdict(name, "wire", FAIL, f"resources/read {uri}: {reply.describe_failure()}", step.seqs,
+        return Verdict(name, "wire", FAIL, reason("read.failed", uri=uri, why=reply.describe_failure()), step.seqs,
                        rule=APP)
-    return Verdict(name, "wire", FAIL, f"resources/read {uri}: {reply.describe_failure()}", step.seqs,
+    return Verdict(name, "wire", FAIL, reason("read.failed", uri=uri, why=reply.describe_failure()), step.seqs,
                    rule=MUST, source=spec_for(ctx.version, *MESSAGES))
 
 
@@ -629,8 +630,7 @@ def meta_keys_valid(ctx: Context) -> list[Verdict]:
                 seqs.append(entry["seq"])
     if problems:
         return _verdicts(ctx, name, problems, sorted(set(seqs)))
-    return [Verdict(name, "wire", PASS, f"{count} _meta keys, each a valid key name" if count
-                    else "the server sent no _meta key")]
+    return [Verdict(name, "wire", PASS, reason("wire.meta-keys", n=count) if count else reason("wire.no-meta"))]
 
 
 # -- error codes the version forbids --------------------------------------------------------------
@@ -639,8 +639,8 @@ def error_codes_allowed(ctx: Context) -> list[Verdict]:
     """Every error the server answered uses a code its version lets it emit."""
     name = "error_codes_allowed"
     if not reserves_error_codes(ctx.version):
-        return [Verdict(name, "wire", PASS, f"{ctx.version or 'this version'} reserves no error code range "
-                        f"({MODERN} does)")]
+        return [Verdict(name, "wire", PASS, reason("wire.no-reserved-range", version=ctx.version or "this version",
+                                                   modern=MODERN))]
     problems, seqs, count = [], [], 0
     for entry in ctx.recording.entries:
         message = entry.get("message")
@@ -653,4 +653,4 @@ def error_codes_allowed(ctx: Context) -> list[Verdict]:
             seqs.append(entry["seq"])
     if problems:
         return _verdicts(ctx, name, problems, sorted(set(seqs)))
-    return [Verdict(name, "wire", PASS, f"{count} error answer(s), none with a code {MODERN} forbids")]
+    return [Verdict(name, "wire", PASS, reason("wire.error-codes", n=count, modern=MODERN))]

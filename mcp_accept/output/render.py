@@ -120,7 +120,8 @@ def _environment(*folders: str):
 
 
 def reason_text(reason, lang: str = "en"):
-    """A row's reason in ``lang`` (fixed texts from the catalog in mcp_accept.output.i18n)."""
+    """A row's reason in ``lang``: given the row, rendered from its reason id and parameters
+    (mcp_accept.output.i18n); given the reason's text, only its run-level texts translated."""
     from mcp_accept.output.i18n import translate_reason
 
     return translate_reason(reason, lang)

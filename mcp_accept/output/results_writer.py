@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from mcp_accept import __version__
-from mcp_accept.checks.base import ADVISORY_LAYERS, FAIL, PASS, PENDING, RULES, UNOBTAINABLE, strongest_failed_rule
+from mcp_accept.checks.base import (ADVISORY_LAYERS, FAIL, PASS, PENDING, RULES, UNOBTAINABLE, row_reason,
+                                    strongest_failed_rule)
 from mcp_accept.evidence.files import atomic_write_json, atomic_write_text, durable_only
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.output.render import render_run
@@ -67,7 +68,10 @@ def row_entry(result, *, filled_by: str = "runner") -> dict:
         deciding = [v for v in result.verdicts if v.layer not in ADVISORY_LAYERS]
         entry["failed_rule"] = strongest_failed_rule(deciding)
         entry["checks"] = [{"check": v.check, "layer": v.layer, "rule": v.rule, "source": v.source,
-                            "status": v.status} for v in result.verdicts]
+                            "status": v.status, **(v.reason.as_json() if v.reason else {})} for v in result.verdicts]
+        said = row_reason(result.verdicts)
+        if said.english() == result.reason:  # the row's reason is its verdicts' (not the run's)
+            entry.update(said.as_json())
     return entry
 
 
