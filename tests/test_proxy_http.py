@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import httpx
@@ -31,15 +32,24 @@ EXTRA = "extra-secret-value-987"
 class Proxy:
     def __init__(self, upstream: str, out: Path, *extra: str):
         env = {**os.environ, "EXTRA_KEY": EXTRA}
+        ready = out.parent / f"{out.name}-ready.json"
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "mcp_accept", "proxy", "--url", upstream, "--listen", "127.0.0.1:0",
-             "--out", str(out), *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+             "--out", str(out), "--ready-file", str(ready), *extra], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, env=env)
         lines: queue.Queue = queue.Queue()
         threading.Thread(target=lambda: [lines.put(l) for l in self.proc.stdout], daemon=True).start()
         line = lines.get(timeout=30)
         assert line.startswith("mcp-accept proxy: listening on "), line
         self.url = line.split()[4]
         self.folder = Path(line.rsplit("recording into ", 1)[1].rstrip(")\n"))
+        # the same facts for a program, in the file written once the proxy listens
+        for _ in range(600):
+            if ready.is_file():
+                break
+            time.sleep(0.05)
+        said = json.loads(ready.read_text())
+        assert said["url"] == self.url and Path(said["folder"]) == self.folder and said["pid"] == self.proc.pid
 
     def stop(self) -> dict:
         self.proc.send_signal(signal.SIGTERM)

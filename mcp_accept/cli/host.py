@@ -27,6 +27,7 @@ def proxy(
     out: Optional[Path] = out_option("Folder under which each start writes a run folder of its own (default: ./mcp-accept-runs/proxy)."),
     name: Optional[str] = typer.Option(None, "--name", help="Label for the run folders' names (e.g. the server's name)."),
     set_: List[str] = set_option("KEY=VALUE for an execution condition the wire cannot show (e.g. model_and_settings). Repeatable."),
+    ready_file: Optional[Path] = typer.Option(None, "--ready-file", help="With --url: once listening, write JSON {url, folder, pid} to this file (for a program that starts the proxy)."),
 ) -> None:
     """Record what a real host does with a real server: forward every message unchanged, record both directions."""
     from mcp_accept.hosts.proxy.folder import DEFAULT_OUT, new_run_folder
@@ -67,7 +68,7 @@ def proxy(
             folder = new_run_folder(base, name)
             serve_http_proxy(url, address, folder, headers=headers, redactor=redactor, given=given,
                              max_bytes=max_bytes, write_timeout=write_timeout,
-                             say=lambda text: typer.echo(text) or sys.stdout.flush())
+                             say=lambda text: typer.echo(text) or sys.stdout.flush(), ready_file=ready_file)
         except OSError as exc:
             raise InputError(f"cannot listen: {exc.strerror or exc}", field="--listen") from None
     except (InputError, ServerError) as exc:

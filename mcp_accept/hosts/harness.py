@@ -356,6 +356,19 @@ def server_argv(job: HostJob, folder: Path) -> list[str]:
     return marker_argv(folder / "fixture-log")
 
 
+def _proxy_url(proxy: subprocess.Popen, ready: Path, said: Path, seconds: float = 30) -> str:
+    """The URL the recording proxy listens on, from the file it writes once listening (its
+    ``--ready-file``, written whole or not at all)."""
+    deadline = time.monotonic() + seconds
+    while not ready.is_file():
+        if proxy.poll() is not None:
+            raise ServerError("the recording proxy stopped: " + said.read_text("utf-8", "replace")[-300:])
+        if time.monotonic() > deadline:
+            raise ServerError("the recording proxy did not start listening")
+        time.sleep(0.05)
+    return json.loads(ready.read_text(encoding="utf-8"))["url"]
+
+
 def link_reader(adapter: HostAdapter, link_tool: str):
     pick = adapter.resource_reader(SERVER_NAME)
     naming = adapter.naming(SERVER_NAME)
@@ -497,18 +510,11 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
                 said = folder / "proxy-stdout.txt"
                 out = open(said, "wb")
                 logs.append(out)
+                ready = folder / "proxy-ready.json"
                 proxy_proc = subprocess.Popen(
-                    proxy_command(folder / "proxy", SERVER_NAME, url=url, listen="127.0.0.1:0"),
+                    proxy_command(folder / "proxy", SERVER_NAME, url=url, listen="127.0.0.1:0", ready_file=ready),
                     stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-                deadline = time.monotonic() + 30
-                while time.monotonic() < deadline and not (m := re.search(r"listening on (http://\S+)",
-                                                                        said.read_text("utf-8", "replace"))):
-                    if proxy_proc.poll() is not None:
-                        raise ServerError("the recording proxy stopped: " + said.read_text("utf-8", "replace")[-300:])
-                    time.sleep(0.05)
-                if not m:
-                    raise ServerError("the recording proxy did not start listening")
-                ctx.mcp_url = m.group(1)
+                ctx.mcp_url = _proxy_url(proxy_proc, ready, said)
             else:
                 ctx.mcp_url = url
         elif opts.proxy:

@@ -53,6 +53,7 @@ from __future__ import annotations
 import base64
 import binascii
 import ipaddress
+import os
 import re
 import socket
 import socketserver
@@ -646,8 +647,10 @@ def listen_address(value: str, allow_remote: bool = False) -> tuple[str, int]:
 def serve_http_proxy(upstream: str, listen: tuple[str, int], folder: Path, *,
                      headers: list[tuple[str, str]], redactor: Redactor, given: dict | None = None,
                      max_bytes: int = DEFAULT_MAX_BYTES, write_timeout: float = WRITE_TIMEOUT,
-                     say=print, warn=None) -> dict:
-    """The ``proxy --url`` command: serve until SIGINT or SIGTERM, then complete the folder."""
+                     say=print, warn=None, ready_file: Path | None = None) -> dict:
+    """The ``proxy --url`` command: serve until SIGINT or SIGTERM, then complete the folder.
+    ``ready_file``, once listening: JSON with the URL to give the host, for a program that starts
+    the proxy (``host test``) to read instead of the line printed for a person."""
     import signal
 
     ended = threading.Event()
@@ -674,6 +677,10 @@ def serve_http_proxy(upstream: str, listen: tuple[str, int], folder: Path, *,
                     "--header values")
             (warn or (lambda text: print(text, file=sys.stderr, flush=True)))(redactor.text(line))
         say(redactor.text(f"mcp-accept proxy: listening on {proxy.local_url} (recording into {folder})"))
+        if ready_file is not None:
+            from mcp_accept.evidence.files import atomic_write_json
+
+            atomic_write_json(ready_file, {"url": proxy.local_url, "folder": str(folder), "pid": os.getpid()})
         while not ended.wait(0.5):
             pass
     finally:
