@@ -86,7 +86,7 @@ def test_prose_and_a_pdf_blob_through_claude_code(tmp_path):
 
 
 def test_media_are_found_by_content_type_whatever_the_tool_is_called():
-    from mcp_accept.hosts.harness import media_needles
+    from mcp_accept.hosts.host_results import media_needles
     from mcp_accept.hosts.model_view import WireExchange
 
     png, pdf = "iVBORw0KGgo" + "A" * 200, "JVBERi0xLjQK" + "B" * 60 + "C" * 140

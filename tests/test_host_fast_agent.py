@@ -96,7 +96,8 @@ def test_fast_agent_fills_the_host_rows_offline(tmp_path):
     # the host kept nothing in its private folders: the HOME holds only the proxy's template cache
     home = sorted(str(p.relative_to(folder / "home")) for p in (folder / "home").rglob("*") if p.is_file())
     assert all(h.startswith(".cache/mcp-accept/") for h in home), home
-    assert not any((folder / "work").iterdir())
+    # the working folder holds nothing but the fence that makes it a repository root of its own
+    assert [p.name for p in (folder / "work").iterdir()] == [".git"]
     assert not processes_mentioning(str(folder)), "a process of the run outlived it"
 
 

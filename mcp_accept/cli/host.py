@@ -164,7 +164,8 @@ def host_test(
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier run's folder: empty it first (without this, a folder that is not empty is refused)."),
 ) -> None:
     """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
-    from mcp_accept.hosts.harness import HostRunInterrupted, HostTestOptions, host_test as run_host_test
+    from mcp_accept.hosts.harness import HostRunInterrupted, host_test as run_host_test
+    from mcp_accept.hosts.job import HostTestOptions
     from mcp_accept.output.host_run import print_host_test
 
     try:
@@ -206,7 +207,7 @@ def host_matrix(
     """Run `host test` for every installed host and write one table of what each hands its model."""
     import time
 
-    from mcp_accept.hosts.harness import HostTestOptions
+    from mcp_accept.hosts.job import HostTestOptions
     from mcp_accept.hosts.matrix import pick_hosts, run_matrix
     from mcp_accept.output.host_matrix import render_markdown
     from mcp_accept.output.render import check_lang

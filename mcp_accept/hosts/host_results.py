@@ -1,0 +1,368 @@
+"""The host rows of a ``host test`` run, from what it recorded: H01-H03 judged from what the
+model was handed (``model_view`` holds one judge a row), the wire facts the proxy saw, why a run
+measured nothing, and the folder written through the one results writer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mcp_accept.evidence.files import atomic_write_json, utc_now
+from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.evidence.wirelog import read_entries
+from mcp_accept.hosts import model_view
+from mcp_accept.hosts.adapters.base import HostAdapter
+from mcp_accept.hosts.job import SERVER_NAME, HostJob
+from mcp_accept.model.script import ToolOffer, name_scheme
+from mcp_accept.protocol import LATEST_LEGACY, META_VERSION
+
+
+MEDIA_KINDS = {"application/pdf": "pdf", "image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif",
+               "image/webp": "webp"}
+MAGIC = (("JVBER", "pdf"), ("iVBOR", "png"), ("/9j/", "jpeg"), ("R0lGOD", "gif"))
+
+
+def media_kind(mime: object, data: str) -> str:
+    """The kind of a base64 body: by its declared MIME type, else by its first bytes."""
+    if isinstance(mime, str) and mime.split(";", 1)[0].strip().lower() in MEDIA_KINDS:
+        return MEDIA_KINDS[mime.split(";", 1)[0].strip().lower()]
+    return next((kind for magic, kind in MAGIC if data.startswith(magic)), "other")
+
+
+def media_needles(exchanges: list[model_view.WireExchange]) -> dict[str, dict]:
+    """Each image content item and embedded blob a tool result carried, found by its content
+    type (any server's, whatever its tools are called): the tool that sent it and a stretch of
+    its base64 past the header every file of its kind shares, so the stretch names this body
+    only. ``{"image"|"blob": {"tool": NAME, "kinds": {KIND: STRETCH}}}``, the first of each."""
+    found: dict[str, dict] = {}
+    for exchange in exchanges:
+        tool = exchange.params.get("name") if exchange.method == "tools/call" else None
+        result = exchange.answer.get("result")
+        if not isinstance(tool, str) or not isinstance(result, dict):
+            continue
+        for item in result.get("content") or []:
+            if not isinstance(item, dict):
+                continue
+            if item.get("type") == "image":
+                key, data, mime = "image", item.get("data"), item.get("mimeType")
+            elif item.get("type") == "resource" and isinstance(item.get("resource"), dict):
+                key, data, mime = "blob", item["resource"].get("blob"), item["resource"].get("mimeType")
+            else:
+                continue
+            if not isinstance(data, str) or len(data) <= 120:
+                continue
+            entry = found.setdefault(key, {"tool": tool, "kinds": {}})
+            if entry["tool"] == tool:
+                entry["kinds"].setdefault(media_kind(mime, data), data[60:120])
+    return found
+
+
+def protocol_attempts(exchanges: list[model_view.WireExchange]) -> list[dict]:
+    """Each version the host tried (``server/discover`` and ``initialize``) and what the server
+    answered: a host that probes a version and then speaks another shows here."""
+    attempts = []
+    for exchange in sorted(exchanges, key=lambda e: e.request_seq or 0):
+        if exchange.method not in ("initialize", "server/discover"):
+            continue
+        params = exchange.params
+        attempt = {"method": exchange.method, "seq": exchange.request_seq,
+                   "version": params.get("protocolVersion") or (params.get("_meta") or {}).get(META_VERSION)}
+        if "error" in exchange.answer:
+            attempt["outcome"] = f"error {(exchange.answer.get('error') or {}).get('code')}"
+        else:
+            result = exchange.answer.get("result") or {}
+            attempt["outcome"] = "result"
+            agreed = result.get("protocolVersion") or result.get("supportedVersions")
+            if agreed:
+                attempt["server_answered"] = agreed
+        attempts.append(attempt)
+    return attempts
+
+
+def server_shutdown(proxy_folder: Path | None, facts: dict, over_http: bool = False) -> dict:
+    """How the host ended its server's session, read from the end of the proxy's ``wire.jsonl``
+    (its last events): closing the pipe, a signal, or a kill that left the proxy no time to
+    record its end (the folder was then completed from ``wire.jsonl``, marked interrupted).
+    ``facts`` are the proxy's derived facts of that folder (its ``tool_calls``). Over HTTP the
+    host never owned the proxy's process: ``host test`` started it and stops it once the host
+    has ended, so how it ended says nothing of the host (``ended_by``)."""
+    if proxy_folder is None or not (proxy_folder / "wire.jsonl").is_file():
+        return {"how": "no server session recorded"}
+    ended = None
+    for entry in read_entries(proxy_folder / "wire.jsonl", direction="event", tail_bytes=8192):
+        if entry.get("event") == "proxy-end":
+            ended = entry
+    results = _read_json(proxy_folder / "results.json") or {}
+    calls = facts.get("tool_calls") or []
+    # "interrupted" says the recording did not end by itself; whether the session was cut short
+    # is what was still unanswered when it ended
+    out = {"interrupted": bool(results.get("interrupted")),
+           "calls_unanswered": sum(1 for c in calls if c.get("outcome") == "no answer recorded")}
+    if ended is None:
+        out["how"] = "killed: the proxy recorded no end (its folder was completed from wire.jsonl)"
+    else:
+        detail = str(ended.get("detail") or "")
+        out["how"] = detail
+        out["seq"] = ended.get("seq")
+    if over_http:
+        out["ended_by"] = "mcp-accept: host test stops the HTTP proxy it served the host from, after the host ended"
+    return out
+
+
+def host_quirks(facts: dict, attempts: list[dict], shutdown: dict) -> list[dict]:
+    """What the host did that the spec tolerates and the recording had to survive, with where it
+    shows: a killed server, cancellations of finished calls, versions asked for and not spoken."""
+    quirks = [q for q in facts.get("quirks") or [] if q.get("by") == "host"]
+    how = shutdown.get("how", "")
+    if how.startswith(("killed", "signal")) and not shutdown.get("ended_by"):
+        # The proxy is the process the host launched: a signal or a kill it got came from the host
+        # (recorded within a moment of the host's last model request), before any end of input.
+        quirks.append({"by": "host", "quirk": "stopped its server without closing its input first",
+                       "detail": how,
+                       "source": f"docs/specification/{LATEST_LEGACY}/basic/lifecycle.mdx#stdio (the client SHOULD "
+                                 "close the server's input and wait before SIGTERM, then SIGKILL)"})
+    refused = [a for a in attempts if str(a.get("outcome", "")).startswith("error")]
+    spoken = (facts.get("protocol_version_on_wire") or {}).get("value")
+    for attempt in refused:
+        quirks.append({"by": "host", "quirk": f"asked for {attempt.get('version')} with {attempt.get('method')}, "
+                       f"was refused ({attempt.get('outcome')}) and spoke {spoken}", "seqs": [attempt.get("seq")]})
+    return quirks
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _proxy_facts(folder: Path) -> tuple[dict, Path | None]:
+    runs = sorted((folder / "proxy").glob("*/host.json"))
+    if not runs:
+        return {}, None
+    data = json.loads(runs[-1].read_text(encoding="utf-8"))
+    return data.get("facts") or {}, runs[-1].parent
+
+
+def _link_reads(facts: dict, model_entries: list[dict]) -> list[dict]:
+    """The host's ``resources/read`` of each link, and whether it came before the model asked."""
+    asked = [e["t"] for e in model_entries if e.get("dir") == "out"
+             and ((e.get("http") or {}).get("action") or {}).get("step") == "link-read"]
+    first_ask = asked[0] if asked else None
+    reads = []
+    for read in facts.get("resource_reads") or []:
+        reads.append({"uri": read.get("uri"), "request_seq": read.get("request_seq"),
+                      "before_model_asked": first_ask is None or str(read.get("t", "")) < first_ask})
+    return reads
+
+
+def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile, entries: list[dict], *,
+                       connects: dict | None, host_exit, timed_out: bool, host_seconds: float,
+                       redactor: Redactor, interrupted: str | None = None) -> dict:
+    """host-run.json, rows/H0*.json, results.json and sheet.md of a host run, from what it recorded."""
+    from mcp_accept.inputs.sheet import load_sheet
+    from mcp_accept.output.results_writer import assemble, write_results
+
+    facts, proxy_folder = _proxy_facts(folder)
+    markers_path = folder / "fixture-log" / "markers.json"
+    markers = json.loads(markers_path.read_text(encoding="utf-8")) if markers_path.is_file() else None
+    heads, tails = model_view.tokens(markers)
+    view = model_view.read_view(entries)
+    # what the host offered, a namespace split off its tool's name again
+    offers = [ToolOffer(o.rsplit("/", 1)[-1], o.rsplit("/", 1)[0] if "/" in o else None) for o in view.offers]
+    exchanges: list[model_view.WireExchange] = []
+    if proxy_folder is not None and (proxy_folder / "wire.jsonl").is_file():
+        exchanges = model_view.wire_exchanges(read_entries(proxy_folder / "wire.jsonl"))
+    verdicts = host_verdicts(folder, adapter, profile, view, offers, exchanges, heads, tails,
+                             _link_reads(facts, entries))
+    conditions = host_conditions(folder, adapter, job, facts, view)
+    attempts = protocol_attempts(exchanges)
+    shutdown = server_shutdown(proxy_folder, facts, over_http=conditions.get("transport") == "Streamable HTTP")
+    client = (facts.get("client_info") or {}).get("value") or {}
+    host_facts = {
+        "host": adapter.name, "product": adapter.product, "version": job.version,
+        "api": view.api, "tool_name_scheme": observed_scheme(adapter, profile, offers), "offered_tools": view.offers,
+        "client_info": client or None,
+        "client_capabilities": (facts.get("client_capabilities") or {}).get("value"),
+        "protocol_version": conditions.get("protocol_version_on_wire"),
+        "protocol_attempts": attempts,
+        "server_shutdown": shutdown,
+        "host_quirks": host_quirks(facts, attempts, shutdown),
+        "proxy": job.options.proxy,
+        "network_guard": job.guard, "connects": connects,
+        "offline_settings": adapter.offline, "settings_sources": list(adapter.sources),
+        "own_tools_off": adapter.own_tools_off, "refused_calls": view.refused,
+        "host_exit": host_exit, "timed_out": timed_out, "host_seconds": round(host_seconds, 2),
+        "model_requests": view.requests, "side_calls": view.side_calls,
+        "proxy_folder": str(proxy_folder.relative_to(folder)) if proxy_folder else None,
+        "extra_forms": extra_forms(view, exchanges, profile, heads, tails),
+    }
+    naming = adapter.naming(SERVER_NAME)
+    offered = any(any(naming.find(offers, ref.name)) for ref in profile.tools.values())
+    why_not = not_measured(view, attempts, host_exit, timed_out, job.options.timeout,
+                           _last_line(folder / "host-stderr.txt"), adapter.product, offered)
+    host_facts["outcome"] = {"not_measured": why_not, "interrupted": interrupted}
+    atomic_write_json(folder / "host-run.json", host_facts, redactor)
+    sheet = load_sheet()
+    rows, row_files = [], []
+    for row in sheet.rows:
+        if row.id not in verdicts:
+            continue
+        verdict = verdicts[row.id]
+        if interrupted:
+            said = f"interrupted by {interrupted} before the host finished"
+        elif why_not and verdict.status == "UNOBTAINABLE":
+            said = why_not
+        elif timed_out:
+            said = f"the host did not finish within {job.options.timeout} s"
+        else:
+            said = None
+        entry, body = host_row(row, verdict, said, adapter, job, connects, host_facts)
+        rows.append(entry)
+        row_files.append((entry["evidence"], body))
+    results = assemble(sheet=sheet, profile=profile, conditions=conditions, rows=rows, schemas=[],
+                       started_at=conditions["executed_at_utc"], finished_at=utc_now(), interrupted=bool(interrupted))
+    return write_results(folder, results, row_files=row_files, redactor=redactor)
+
+
+def host_verdicts(folder: Path, adapter: HostAdapter, profile, view: model_view.ModelView, offers: list[ToolOffer],
+                  exchanges: list, heads: dict, tails: dict, link_reads: list[dict]) -> dict:
+    """H01, H02 and H03 judged from what the model was handed (model_view holds one judge a row)."""
+    read_tool = None
+    picked = adapter.resource_reader(SERVER_NAME)(offers, "x://y")
+    if picked is not None:
+        read_tool = picked[0].name
+    bodies = model_view.server_bodies(exchanges, {form: ref.name for form, ref in profile.tools.items()})
+    verdicts = {
+        "H01": model_view.h01(view, heads, tails, bodies),
+        "H02": model_view.h02(view, heads, tails, link_reads, read_tool, bodies),
+        "H03": model_view.h03(view, heads, tails, [folder / "home", folder / "work"]),
+    }
+    if verdicts["H03"].status == "FAIL":
+        moved_by = adapter.large_result_setting or "no setting named in the host's documentation"
+        verdicts["H03"].reason += f"; the threshold is moved by: {moved_by}"
+        verdicts["H03"].observed["moved_by"] = adapter.large_result_setting
+    return verdicts
+
+
+def host_row(row, verdict, said: str | None, adapter: HostAdapter, job: HostJob, connects: dict | None,
+             host_facts: dict) -> tuple[dict, dict]:
+    """One host row of results.json and its rows/<ID>.json; ``said`` leads the reason where the
+    run as a whole explains it (interrupted, timed out, nothing measured)."""
+    reason = f"{said}; {verdict.reason}" if said else verdict.reason
+    evidence = f"rows/{row.id}.json"
+    body = {"id": row.id, "status": verdict.status, "reason": reason, "source": "host test",
+            "observed": verdict.observed, "model_log": "model.jsonl", "host": host_facts}
+    entry = {"id": row.id, "kind": row.kind, "title": row.title, "status": verdict.status,
+             "reason": reason, "evidence": evidence, "filled_by": "runner",
+             "observed": {"mode": "host test", "host": adapter.name, "facts": "host-run.json",
+                          "network_guard": job.guard,
+                          "non_loopback_connects": sorted((connects or {}).get("other") or {})
+                          if connects is not None else "not traced (no strace)",
+                          **verdict.observed}}
+    return entry, body
+
+
+def observed_scheme(adapter: HostAdapter, profile, offers: list[ToolOffer]) -> str | None:
+    """The tool-name scheme as observed: the text tool under the adapter's naming, among what
+    was offered."""
+    text_tool = profile.tools.get("text")
+    if text_tool is None:
+        return None
+    found, _refused = adapter.naming(SERVER_NAME).find(offers, text_tool.name)
+    return name_scheme(found, text_tool.name) if found is not None else None
+
+
+def extra_forms(view: model_view.ModelView, exchanges: list, profile, heads: dict, tails: dict) -> dict:
+    """What became of an image item and of an embedded blob: the fixture's own media tools, else
+    whichever step's tool returned that content type."""
+    extra = {}
+    media = media_needles(exchanges)
+    step_of_tool = {ref.name: form for form, ref in profile.tools.items()}
+    for key in ("image", "blob"):
+        carrier = media.get(key) or {}
+        step = key if key in view.steps else step_of_tool.get(carrier.get("tool"))
+        handed = view.steps.get(step) if step else None
+        if handed is not None and handed.answered:
+            # the bytes themselves (a stretch of the base64 the server sent, unique to this body)
+            # or only the text about them
+            extra[key] = {"handed": model_view.quote(handed), "step": step, "tool": carrier.get("tool"),
+                          "token": model_view.reach(handed.text, heads.get(key, set()), tails.get(key, set()))}
+            for kind, needle in carrier.get("kinds", {}).items():
+                extra[key][f"{kind}_data_handed"] = needle in handed.text
+                # some hosts attach a result's media in a message of their own after it
+                extra[key][f"{kind}_data_in_request"] = needle in view.last_request
+        else:
+            extra[key] = {"handed": None}
+    return extra
+
+
+def host_conditions(folder: Path, adapter: HostAdapter, job: HostJob, facts: dict,
+                    view: model_view.ModelView) -> dict:
+    """The run's execution conditions: the host's, and what the proxy saw on the wire."""
+    from mcp_accept.running.execute import merge_conditions
+
+    client = (facts.get("client_info") or {}).get("value") or {}
+    conditions = {
+        "host_product": adapter.product,
+        "host_version": job.version or "unknown",
+        "client_sdk_and_version": f"{client.get('name')} {client.get('version')}".strip() if client else None,
+        "transport": (facts.get("transport") or {}).get("value") or "stdio",
+        "protocol_version_on_wire": (facts.get("protocol_version_on_wire") or {}).get("value"),
+        "model_and_settings": f"mcp-accept stand-in model ({view.api or adapter.api}), scripted tool calls",
+        "model_visible_capture_method": "debug trace",
+        "executed_at_utc": utc_now(),
+        "evidence_path_or_id": folder.name,
+    }
+    server = (facts.get("server_info") or {}).get("value") or {}
+    if isinstance(server.get("name"), str):
+        conditions["server_name"] = server["name"]
+    return merge_conditions({k: v for k, v in conditions.items() if v}, {}, None)
+
+
+def _last_line(path: Path, limit: int = 8192) -> str | None:
+    """The last line a host wrote that says something (its own words on why it stopped)."""
+    if not path.is_file():
+        return None
+    with open(path, "rb") as handle:
+        handle.seek(max(0, path.stat().st_size - limit))
+        lines = [line.strip() for line in handle.read().decode("utf-8", "replace").splitlines()]
+    said = [line for line in lines if line]
+    if not said:
+        return None
+    from mcp_accept.untrusted import console_text
+
+    return console_text(said[-1])[:300]
+
+
+def not_measured(view: model_view.ModelView, attempts: list[dict], host_exit, timed_out: bool, timeout,
+                 stderr_line: str | None, product: str, offered: bool) -> str | None:
+    """Why a host run measured nothing, from its evidence, or None when a step was handed back:
+    the host hung, exited before asking its model anything, dropped the server (often over its
+    protocol version), or the stand-in could call none of the server's tools. ``offered``: some
+    tool the profile names was offered under the host's naming."""
+    if any(h.answered for h in view.steps.values()):
+        return None
+    said = f" (its last words: {stderr_line!r})" if stderr_line else ""
+    if timed_out:
+        return f"{product} did not finish within {timeout:g} s and handed its model no result{said}"
+    if view.requests == 0:
+        return f"{product} exited with status {host_exit} before asking its model anything{said}"
+    if view.steps:
+        return f"{product} handed its model no result of the tools it called{said}"
+    if offered:
+        refused = "; ".join(r.get("reason", "") for r in view.refused.values()) or "none was offered"
+        return f"the stand-in called none of the server's tools: {refused}"
+    other = [a for a in attempts if a.get("outcome") == "result" and isinstance(a.get("server_answered"), str)
+             and a.get("version") and a["server_answered"] != a["version"]]
+    if other:
+        last = other[-1]
+        return (f"{product} dropped the server: it asked for {last['version']} and the server answered "
+                f"{last['server_answered']}{said}")
+    if attempts and all(a.get("outcome") != "result" for a in attempts):
+        asked = ", ".join(f"{a['method']} {a.get('version')} ({a.get('outcome')})" for a in attempts)
+        return f"{product} never agreed a protocol version with the server: {asked}{said}"
+    if not attempts:
+        return f"{product} never started a session with the server{said}"
+    return f"{product} offered its model none of the server's tools{said}"

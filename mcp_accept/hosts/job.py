@@ -1,0 +1,54 @@
+"""What one ``host test`` run is asked to do: its options, and the job the command hands the
+harness it re-executes inside the namespaces (``job.json``, written and read by one pair of
+methods). The name the host knows the MCP server by is fixed here, for the harness and the rows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from mcp_accept.evidence.files import atomic_write_json
+
+SERVER_NAME = "mcpaccept"
+HOST_TIMEOUT = 180.0
+
+
+@dataclass
+class HostTestOptions:
+    host: str
+    server: str | None = None
+    url: str | None = None
+    profile: str | None = None
+    host_bin: str | None = None
+    out: str | None = None
+    timeout: float = HOST_TIMEOUT
+    transport: str = "stdio"  # with the built-in fixture: how the host reaches it
+    large: bool = True
+    netns: bool = True
+    trace: bool = True
+    proxy: bool = True  # False: the host reaches the server directly (to measure the proxy's cost)
+    replace: bool = False  # --out names an earlier run's folder: empty it first instead of refusing
+
+
+@dataclass
+class HostJob:
+    """What the re-executed harness (inside the network namespace) is handed: written to the run
+    folder's ``job.json`` by ``host_test`` and read back by ``main``, the one way across."""
+
+    options: HostTestOptions
+    cwd: str  # where the user ran mcp-accept: a --server word naming a file there is made absolute
+    binary: str
+    version: str | None
+    guard: str
+
+    def write(self, path: Path) -> None:
+        atomic_write_json(path, {"options": asdict(self.options), "cwd": self.cwd, "binary": self.binary,
+                                 "version": self.version, "guard": self.guard})
+
+    @classmethod
+    def read(cls, path: Path) -> "HostJob":
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(options=HostTestOptions(**data["options"]), cwd=data["cwd"], binary=data["binary"],
+                   version=data.get("version"), guard=data["guard"])
