@@ -8,6 +8,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT, load_results, statuses
 
 from mcp_accept.protocol import VERSIONS
@@ -85,3 +87,13 @@ def test_editable_install_finds_the_top_level_folders(tmp_path):
     where, found = proc.stdout.splitlines()
     assert where.startswith(str(ROOT / "mcp_accept"))
     assert found == "True True True True"
+
+
+def test_every_package_of_the_source_is_in_the_wheel():
+    # the wheel's packages are listed by hand (sheets/, schemas/ and templates/ are mapped in):
+    # a package of the source left off the list is missing from every install but an editable one
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11 or newer reads pyproject.toml")
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "mcp_accept").rglob("__init__.py")
+             if "__pycache__" not in init.parts}
+    assert found - listed == set()
