@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 import sys
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from mcp_accept.hosts.model_view import Body, Handed, find_body, json_values_in
 from hostkit import ROOT, facts_of, observed, processes_mentioning, rows_of, run_host
 
@@ -96,3 +99,45 @@ def test_media_are_found_by_content_type_whatever_the_tool_is_called():
     found = media_needles([WireExchange("tools/call", {"name": "quarterly_chart"}, {"result": result}, 9, 8)])
     assert found["image"] == {"tool": "quarterly_chart", "kinds": {"png": png[60:120]}}
     assert found["blob"] == {"tool": "quarterly_chart", "kinds": {"pdf": pdf[60:120]}}
+
+
+PROSE = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=300)
+
+
+@settings(max_examples=300, deadline=None)
+@given(PROSE, st.sampled_from(["continue", "read-tool", "twice"]))
+def test_a_body_is_found_inside_json_strings_however_often_serialised(prose, wrapping):
+    # Continue CLI hands its model JSON.stringify(content); Claude Code's and Codex's read tools
+    # hand {"contents": [{..., "text": BODY}]} as a string; a host may serialise that again
+    items = [{"type": "text", "text": prose}]
+    if wrapping == "continue":
+        block = {"type": "tool_result", "tool_use_id": "x", "content": json.dumps(items)}
+    elif wrapping == "read-tool":
+        block = {"type": "function_call_output", "call_id": "c",
+                 "output": json.dumps({"contents": [{"uri": "search://x", "mimeType": "text/plain", "text": prose}]})}
+    else:
+        block = {"content": json.dumps([{"type": "text", "text": json.dumps(items)}])}
+    assert find_body(handed(block), Body(texts=[prose])) == ("whole", "as text")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+                    max_leaves=20).filter(lambda v: isinstance(v, (dict, list)) and v))
+def test_a_json_body_serialised_into_a_string_is_found_as_a_value(value):
+    block = {"type": "tool_result", "content": json.dumps([{"type": "text", "text": json.dumps(value, indent=1)}])}
+    assert find_body(handed(block), Body(values=[value]))[0] == "whole"
+
+
+def test_continue_hands_bodies_serialised_once_more_and_they_are_found_whole(tmp_path):
+    # Continue CLI puts JSON.stringify(result.content) in front of its model: the prose (CRLF),
+    # the JSON twin and the embedded JSON are there whole, inside a JSON string
+    profile = tmp_path / "prose.yaml"
+    profile.write_text("profile: prose\ntools:\n  text: {name: summary_prose, body: text}\n"
+                       "  structured: {name: stats}\n  embedded: {name: report_json, mime_type: application/json}\n")
+    server = f"{sys.executable} {ROOT / 'tests' / 'servers' / 'shapes_server.py'}"
+    folder = run_host(tmp_path, "continue", "--server", server, "--profile", str(profile))
+    rows, _ = rows_of(folder)
+    forms = observed(folder, "H01")["forms"]
+    assert {forms[f]["reached"] for f in ("text", "structured", "embedded")} == {"whole"}, rows["H01"]["reason"]
+    assert rows["H01"]["status"] == "PASS"

@@ -133,6 +133,41 @@ def block_text(block: Any) -> str:
     return "\n".join(out)
 
 
+# How deep JSON held in a JSON string is opened, and the largest string opened: a host may
+# hand its model a result's content serialised once more (Continue CLI's
+# JSON.stringify(content)), or a read tool's JSON answer as a string inside its own envelope.
+NESTED_JSON_DEPTH = 4
+NESTED_JSON_BYTES = 32 * 1024 * 1024
+
+
+def searchable_text(block: Any) -> str:
+    """``block_text``, and beside each string that holds JSON (an array or object) the text of
+    that JSON's strings, opened the same way: a body is found with its quotes, newlines and
+    Unicode unescaped however many times a host serialised it."""
+    out: list[str] = []
+
+    def walk(value: Any, depth: int) -> None:
+        if isinstance(value, str):
+            out.append(value)
+            opened = value.lstrip()[:1]
+            if depth < NESTED_JSON_DEPTH and opened in ("[", "{") and len(value) <= NESTED_JSON_BYTES:
+                try:
+                    inner = json.loads(value)
+                except (ValueError, RecursionError):
+                    return
+                walk(inner, depth + 1)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key not in FRAME_KEYS or not isinstance(item, str):
+                    walk(item, depth)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item, depth)
+
+    walk(block, 0)
+    return "\n".join(out)
+
+
 def quote(handed: Handed) -> str:
     text = block_text(handed.block)
     return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + f"… ({len(text)} characters in all)"
@@ -208,7 +243,7 @@ def _structured_by_body(handed: Handed, body: "Body") -> dict:
     """Which of structuredContent and its text twin a server's own bodies show in what was handed."""
     from mcp_accept.checks.base import same_json
 
-    text = block_text(handed.block)
+    text = searchable_text(handed.block)
     value = body.values[0] if body.values else None
     twins = body.texts
     twin_values = []
@@ -524,7 +559,7 @@ def find_body(handed: Handed, body: Body) -> tuple[str, str]:
     """(``whole`` | ``cut`` | ``absent``, how it was found) for a server's body in what was handed."""
     from mcp_accept.checks.base import same_json
 
-    text = block_text(handed.block)
+    text = searchable_text(handed.block)
     for needle in body.texts:
         if needle and needle in text:
             return "whole", "as text"
