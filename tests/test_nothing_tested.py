@@ -94,8 +94,8 @@ def test_a_file_without_its_cause_still_tested_nothing(runs):
 def test_the_row_pointer_is_the_one_a_run_writes():
     from mcp_accept.running.execute import SEE_RUN_SPOKEN, SEE_RUN_STARTED
 
-    assert SEE_RUN_STARTED.startswith(UNREACHED_REASON_PREFIX)
-    assert SEE_RUN_SPOKEN.startswith(UNREACHED_REASON_PREFIX)
+    assert SEE_RUN_STARTED.english().startswith(UNREACHED_REASON_PREFIX)
+    assert SEE_RUN_SPOKEN.english().startswith(UNREACHED_REASON_PREFIX)
 
 
 # --------------------------------------------------------------------------- report formats

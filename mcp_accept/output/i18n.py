@@ -23,8 +23,6 @@ from mcp_accept.reasons import REASONS, Reason, translate
 
 # The reason ids whose text is still written as finished English (see the docstring).
 PARSED = (
-    "run.not-started", "run.not-spoken", "run.interrupted-starting", "run.interrupted-judging",
-    "run.interrupted",
     "transport.stdout-closed", "transport.stdin-closed", "transport.dropped-unread",
     "transport.message-too-large", "transport.answer-too-large", "transport.timeout",
     "wire.not-json",

@@ -72,6 +72,9 @@ def row_entry(result, *, filled_by: str = "runner") -> dict:
         said = row_reason(result.verdicts)
         if said.english() == result.reason:  # the row's reason is its verdicts' (not the run's)
             entry.update(said.as_json())
+    data = getattr(result, "reason_data", None)
+    if data is not None and data.english() == result.reason:  # the run's reason, given as data
+        entry.update(data.as_json())
     return entry
 
 

@@ -25,6 +25,7 @@ from mcp_accept.checks.base import PENDING, UNOBTAINABLE
 from mcp_accept.running.sdk_replay import start_worker
 from mcp_accept.evidence.bounded import DeadlinePassed, hard_deadline, judging_deadline
 from mcp_accept.errors import DiskFull, ExitStatus, InputError, InternalError, ServerError, is_disk_full
+from mcp_accept.reasons import Reason, reason
 from mcp_accept.evidence.files import write_crash_report
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import compact_size
@@ -193,8 +194,8 @@ def condition_warnings(results: dict) -> list[str]:
 
 # When the server cannot be started or spoken to, the cause is said once, in results.json's
 # "cause" and on the command line; every automated row points there instead of repeating it.
-SEE_RUN_STARTED = "see run: the server could not be started"
-SEE_RUN_SPOKEN = "see run: the server could not be spoken to"
+SEE_RUN_STARTED = reason("run.not-started")
+SEE_RUN_SPOKEN = reason("run.not-spoken")
 STDERR_TAIL_LINES = 3
 
 
@@ -258,9 +259,10 @@ def _first_failure(attempts: str) -> str:
     return rest if sep else first
 
 
-def unreached_rows(sheet, reason: str) -> list[RowResult]:
+def unreached_rows(sheet, why: Reason) -> list[RowResult]:
     return [RowResult(r.id, r.kind, r.title, UNOBTAINABLE if r.automated else PENDING,
-                      reason if r.automated else None, steps=r.steps) for r in sheet.rows]
+                      why.english() if r.automated else None, steps=r.steps,
+                      reason_data=why if r.automated else None) for r in sheet.rows]
 
 
 def _raise_interrupt(signum, frame):
@@ -430,7 +432,7 @@ def _interrupted_outcome(state: RunState) -> RunOutcome:
 
     state.transport = SimpleNamespace(name="Streamable HTTP" if state.opts.url else "stdio")
     state.store = SchemaStore(state.opts.schema_dir, allow_fetch=False)
-    state.rows = unreached_rows(state.sheet, "interrupted")
+    state.rows = unreached_rows(state.sheet, reason("run.interrupted"))
     state.previous, state.recording, state.started = load_previous(state.folder), Recording(entries=[]), utc_now()
     state.cause, state.interrupted = None, True
     return _write_outcome(state)
@@ -509,7 +511,7 @@ def _run_locked(state: RunState) -> RunOutcome:
         except KeyboardInterrupt:  # while the server starts (an HTTP server's readiness wait)
             transport.log.record("event", event="interrupted", detail="the run was interrupted while the server started")
             transport.close()
-            state.rows = unreached_rows(state.sheet, "interrupted while the server started")
+            state.rows = unreached_rows(state.sheet, reason("run.interrupted-starting"))
             state.recording = Recording(entries=transport.log.entries)
             state.interrupted = True
             return _finish(state)
@@ -568,9 +570,9 @@ def _run_locked(state: RunState) -> RunOutcome:
             except KeyboardInterrupt:
                 state.interrupted = True
                 transport.log.record("event", event="interrupted", detail="the run was interrupted while judging")
-                state.rows = unreached_rows(state.sheet, "interrupted while judging")
+                state.rows = unreached_rows(state.sheet, reason("run.interrupted-judging"))
         elif state.interrupted:
-            state.rows = unreached_rows(state.sheet, "interrupted")
+            state.rows = unreached_rows(state.sheet, reason("run.interrupted"))
         return _finish(state)
     finally:
         if sdk_worker is not None:

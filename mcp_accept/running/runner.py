@@ -59,6 +59,9 @@ class RowResult:
     verdicts: list[Verdict] = field(default_factory=list)
     steps: tuple[str, ...] = ()
     layers: dict[str, Any] = field(default_factory=dict)
+    # the reason as data where it is the run's rather than the row's verdicts' (a server never
+    # reached, an interrupted run): ``reason`` is its English
+    reason_data: Any = None
 
 
 class Recorder:
