@@ -157,19 +157,16 @@ def default_folder(host: str) -> Path:
 def host_test(opts: HostTestOptions) -> HostOutcome:
     """Check the inputs, make the run folder, run the host (in its namespace), read the result.
     A stop signal at any moment from here on ends it as ``HostRunInterrupted``."""
-    adapter = adapter_for(opts.host)
-    folder = Path(opts.out) if opts.out else default_folder(adapter.name)
     with stopping_on_signals():
         try:
-            return _host_test(opts, adapter, folder)
-        except HostInterrupted as exc:  # while the run folder was being opened: nothing started yet
+            return _host_test(opts)
+        except HostInterrupted as exc:  # before the run folder was opened: nothing started yet
             _hold_off_signals()
-            if folder.is_dir() and not folder.is_symlink() and not (folder / "results.json").exists():
-                write_interrupted_early(folder.resolve(), adapter, exc.name)
-            raise HostRunInterrupted(exc.signum, folder) from None
+            raise HostRunInterrupted(exc.signum, Path(opts.out or ".")) from None
 
 
-def _host_test(opts: HostTestOptions, adapter: HostAdapter, folder: Path) -> HostOutcome:
+def _host_test(opts: HostTestOptions) -> HostOutcome:
+    adapter = adapter_for(opts.host)
     if opts.profile:
         from mcp_accept.inputs.profile import load_profile
 
@@ -181,6 +178,7 @@ def _host_test(opts: HostTestOptions, adapter: HostAdapter, folder: Path) -> Hos
                else f"npm install -g {adapter.npm_package}@{adapter.tested_version}")
         raise HostMissing(f"{adapter.product} is not installed {where}: install it with `{how}` "
                           "or give --host-bin PATH")
+    folder = Path(opts.out) if opts.out else default_folder(adapter.name)
     fresh_folder(folder, opts.replace)
     folder = folder.resolve()
     lock = open_run_folder(folder)
