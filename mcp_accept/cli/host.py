@@ -28,6 +28,7 @@ def proxy(
     name: Optional[str] = typer.Option(None, "--name", help="Label for the run folders' names (e.g. the server's name)."),
     set_: List[str] = set_option("KEY=VALUE for an execution condition the wire cannot show (e.g. model_and_settings). Repeatable."),
     ready_file: Optional[Path] = typer.Option(None, "--ready-file", help="With --url: once listening, write JSON {url, folder, pid} to this file (for a program that starts the proxy)."),
+    isolate: bool = typer.Option(False, "--isolate", help="With --server: run the server in network and PID namespaces of its own (Linux, unshare): it reaches no network, not even this machine's loopback, and sees no other process. host test uses it to keep the server away from the stand-in model."),
 ) -> None:
     """Record what a real host does with a real server: forward every message unchanged, record both directions."""
     from mcp_accept.hosts.proxy.folder import DEFAULT_OUT, new_run_folder
@@ -36,6 +37,9 @@ def proxy(
         if bool(server) == bool(url):
             raise InputError("give --server CMD (stdio) or --url URL (Streamable HTTP), one of them",
                              field="--server")
+        if isolate and url:
+            raise InputError("--isolate is for --server: a server reached by --url is not started by the proxy",
+                             field="--isolate")
         if url or header:
             from mcp_accept.running.execute import RunOptions, check_target
 
@@ -62,7 +66,8 @@ def proxy(
         if server:
             from mcp_accept.hosts.proxy.stdio import run_stdio_proxy
 
-            run_stdio_proxy(server, base, name, given=given, max_bytes=max_bytes, write_timeout=write_timeout)
+            run_stdio_proxy(server, base, name, given=given, max_bytes=max_bytes, write_timeout=write_timeout,
+                            isolate=isolate)
             return
         try:
             folder = new_run_folder(base, name)
@@ -184,6 +189,10 @@ def host_test(
         typer.echo(json.dumps(outcome.results, ensure_ascii=False, indent=2))
     else:
         print_host_test(outcome, environment())
+    if outcome.forged_requests:
+        typer.echo(f"mcp-accept: {outcome.forged_requests} request(s) reached the stand-in model without the "
+                   f"run's key, so not from the host: refused, each an event 'forged-request' in "
+                   f"{outcome.folder / 'model.jsonl'}", err=True)
     if outcome.not_measured:
         typer.echo(f"mcp-accept: the host run measured nothing: {outcome.not_measured} "
                    f"(evidence: {outcome.folder})", err=True)

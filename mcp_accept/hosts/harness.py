@@ -36,7 +36,7 @@ from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.hosts import model_view, netguard
 from mcp_accept.hosts.adapters import ADAPTERS
-from mcp_accept.hosts.adapters.base import HostAdapter, HostContext
+from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, new_model_key
 from mcp_accept.hosts.config import marker_argv
 from mcp_accept.hosts.host_results import write_host_results
 from mcp_accept.hosts.job import SERVER_NAME, HostJob, HostTestOptions
@@ -126,6 +126,7 @@ class HostOutcome:
     wall_seconds: float
     guard: str
     not_measured: str | None = None  # why the run measured nothing, in one line
+    forged_requests: int = 0  # requests to the stand-in without the run's key: refused
 
 
 def adapter_for(name: str) -> HostAdapter:
@@ -213,10 +214,12 @@ def _host_test(opts: HostTestOptions) -> HostOutcome:
     from mcp_accept.output.exit_status import exit_status
 
     results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
-    why_not = _not_measured(folder)
+    outcome = _outcome(folder)
+    why_not = outcome.get("not_measured")
     # nothing was measured: the host run did not happen, as a server run that reached nothing
     status = exit_status(results, not_measured=why_not)
-    return HostOutcome(folder, results, status, wall, job.guard, not_measured=why_not)
+    return HostOutcome(folder, results, status, wall, job.guard, not_measured=why_not,
+                       forged_requests=outcome.get("forged_requests") or 0)
 
 
 def write_interrupted_early(folder: Path, adapter: HostAdapter, signal_name: str) -> None:
@@ -298,10 +301,10 @@ def fresh_folder(folder: Path, replace: bool) -> None:
             entry.unlink()
 
 
-def _not_measured(folder: Path) -> str | None:
+def _outcome(folder: Path) -> dict:
     facts = json.loads((folder / "host-run.json").read_text(encoding="utf-8")) if \
         (folder / "host-run.json").is_file() else {}
-    return (facts.get("outcome") or {}).get("not_measured")
+    return facts.get("outcome") or {}
 
 
 # --------------------------------------------------------------------------- inside the guard
@@ -445,15 +448,16 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
     script = build_script(adapter, profile, large=opts.large and fixture)
     redactor = Redactor()
     server_proc = proxy_proc = None
-    stand_in = StandIn(script, folder / "model.jsonl", redactor).start()
-    ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME)
+    key = new_model_key()
+    stand_in = StandIn(script, folder / "model.jsonl", redactor, key=key).start()
+    ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME, model_key=key)
     logs = []
     host = None
     code, timed_out, host_seconds, interrupted = None, False, 0.0, None
     trace = folder / "connect-trace.txt"
     try:
-        http = bool(opts.url) or (fixture and opts.transport == "http")
-        if http:
+        isolate = job.guard == netguard.NETNS
+        if opts.over_http:
             url = opts.url
             if url is None or opts.server:
                 if url is None:
@@ -463,8 +467,12 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
                     argv = server_argv(job, folder)
                 log = open(folder / "server-stderr.txt", "wb")
                 logs.append(log)
-                server_proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                               start_new_session=True)
+                # It must share the loopback with the proxy: kept out of sight of the host's
+                # processes, and of the files that hold the run's model key, instead.
+                apart = netguard.isolation_argv(network=False, cover=(str(ctx.home), str(folder / "host-config"))) \
+                    if isolate else None
+                server_proc = subprocess.Popen([*(apart or []), *argv], stdin=subprocess.DEVNULL, stdout=log,
+                                               stderr=log, start_new_session=True)
                 _wait_port(url, 30)
             if opts.proxy:
                 said = folder / "proxy-stdout.txt"
@@ -478,7 +486,8 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
             else:
                 ctx.mcp_url = url
         elif opts.proxy:
-            ctx.mcp_command = proxy_command(folder / "proxy", SERVER_NAME, server=shlex.join(server_argv(job, folder)))
+            ctx.mcp_command = proxy_command(folder / "proxy", SERVER_NAME, server=shlex.join(server_argv(job, folder)),
+                                            isolate=isolate)
         else:
             # Only to measure what the proxy costs: the rows still come from model.jsonl, the wire
             # facts (clientInfo, protocol, the host's own reads) are then unknown.

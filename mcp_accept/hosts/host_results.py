@@ -193,6 +193,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
         "network_guard": job.guard, "connects": connects,
         "offline_settings": adapter.offline, "settings_sources": list(adapter.sources),
         "own_tools_off": adapter.own_tools_off, "refused_calls": view.refused,
+        "server_isolation": job.server_isolation, "forged_requests": view.forged,
         "host_exit": host_exit, "timed_out": timed_out, "host_seconds": round(host_seconds, 2),
         "model_requests": view.requests, "side_calls": view.side_calls,
         "proxy_folder": str(proxy_folder.relative_to(folder)) if proxy_folder else None,
@@ -202,7 +203,8 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
     offered = any(any(naming.find(offers, ref.name)) for ref in profile.tools.values())
     why_not = not_measured(view, attempts, host_exit, timed_out, job.options.timeout,
                            _last_line(folder / "host-stderr.txt"), adapter.product, offered)
-    host_facts["outcome"] = {"not_measured": why_not, "interrupted": interrupted}
+    host_facts["outcome"] = {"not_measured": why_not, "interrupted": interrupted,
+                             "forged_requests": len(view.forged)}
     atomic_write_json(folder / "host-run.json", host_facts, redactor)
     sheet = load_sheet()
     rows, row_files = [], []

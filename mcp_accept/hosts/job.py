@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from mcp_accept.evidence.files import atomic_write_json
+from mcp_accept.hosts import netguard
 
 SERVER_NAME = "mcpaccept"
 HOST_TIMEOUT = 180.0
@@ -31,6 +32,11 @@ class HostTestOptions:
     proxy: bool = True  # False: the host reaches the server directly (to measure the proxy's cost)
     replace: bool = False  # --out names an earlier run's folder: empty it first instead of refusing
 
+    @property
+    def over_http(self) -> bool:
+        """The host reaches the server over Streamable HTTP (--url, or the fixture with --transport http)."""
+        return bool(self.url) or (not self.server and self.transport == "http")
+
 
 @dataclass
 class HostJob:
@@ -46,6 +52,17 @@ class HostJob:
     def write(self, path: Path) -> None:
         atomic_write_json(path, {"options": asdict(self.options), "cwd": self.cwd, "binary": self.binary,
                                  "version": self.version, "guard": self.guard})
+
+    @property
+    def server_isolation(self) -> str:
+        """How the server under test is kept from the host's model (host-run.json says it)."""
+        if self.guard != netguard.NETNS:
+            return "none: no namespace could be made (the stand-in still answers only the run's key)"
+        if self.options.url and not self.options.server:
+            return "none: the server at --url was not started by this run"
+        if not self.options.proxy:
+            return "none: with --no-proxy the host starts the server itself"
+        return netguard.PIDS_OF_ITS_OWN if self.options.over_http else netguard.NETWORK_OF_ITS_OWN
 
     @classmethod
     def read(cls, path: Path) -> "HostJob":

@@ -23,7 +23,7 @@ from typing import Any, Iterable
 
 from mcp_accept.model import anthropic, gemini, openai
 from mcp_accept.model.script import Exchange, Turn
-from mcp_accept.model.server import bare_path
+from mcp_accept.model.server import FORGED, bare_path
 
 PASS, FAIL, UNOBTAINABLE = "PASS", "FAIL", "UNOBTAINABLE"
 QUOTE_LIMIT = 2000  # characters of a result block quoted in a reason's evidence
@@ -59,6 +59,7 @@ class ModelView:
     # own), with why: ``{step: {"id", "tool", ..., "reason"}}``
     refused: dict[str, dict] = field(default_factory=dict)
     final_text_seen: bool = False
+    forged: list[dict] = field(default_factory=list)  # requests without the run's key, refused
     last_request: str = ""  # the last main request as text: media a host attaches beside a result
 
 
@@ -71,7 +72,9 @@ def read_view(entries: list[dict]) -> ModelView:
     last_seq = None
     for entry in entries:
         http = entry.get("http") or {}
-        if entry.get("dir") == "in":
+        if entry.get("dir") == "event" and entry.get("event") == FORGED:
+            view.forged.append({"seq": entry.get("seq"), "method": http.get("method"), "path": http.get("path")})
+        elif entry.get("dir") == "in":
             view.requests += 1
         elif entry.get("dir") == "out":
             view.api = view.api or http.get("api")

@@ -3,10 +3,15 @@ thread of the process that runs the host. Each request goes to the API its path 
 request and each answer is a line of ``model.jsonl`` (through the run's :class:`WireLog`, so it
 is flushed per message and redacted like ``wire.jsonl``): ``in`` is what the host sent its
 model, ``out`` what the stand-in answered.
+
+Only the host is answered: its configuration carries the run's key (``HostContext.model_key``),
+and a request without it is refused (401) before its body is read, recorded as an event
+``forged-request``, never as something the host sent its model.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import socket
 import threading
@@ -42,6 +47,26 @@ def dialect_for(bare: str) -> ModuleType | None:
     return None
 
 
+# Where the APIs carry a key: Anthropic's ``x-api-key``, OpenAI's bearer token, Gemini's
+# ``x-goog-api-key`` (or ``?key=``), Azure OpenAI's ``api-key``.
+KEY_HEADERS = ("x-api-key", "x-goog-api-key", "api-key")
+FORGED = "forged-request"
+
+
+def carries_key(headers: dict, query: str, key: str) -> bool:
+    """True when the request carries ``key`` where one of the model APIs puts its key."""
+    given = [headers.get(name, "") for name in KEY_HEADERS]
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer":
+        given.append(token.strip())
+    for pair in query.split("&"):
+        name, _, value = pair.partition("=")
+        if name == "key":
+            given.append(value)
+    wanted = key.encode()
+    return any(hmac.compare_digest(value.encode("utf-8", "replace"), wanted) for value in given if value)
+
+
 def describe(action) -> dict | None:
     if isinstance(action, CallTool):
         return {"call": action.offer.name, "namespace": action.offer.namespace, "step": action.step,
@@ -54,10 +79,15 @@ def describe(action) -> dict | None:
 class StandIn:
     """The stand-in model for one host run. ``url`` is its base (``http://127.0.0.1:PORT``)."""
 
-    def __init__(self, script: Script, log_path: Path, redactor: Redactor | None = None):
+    def __init__(self, script: Script, log_path: Path, redactor: Redactor | None = None,
+                 key: str | None = None):
         self.script = script
+        self.key = key  # None: every request is taken for the host's (the dialect tests)
+        self.forged = 0
         self._refusals_logged: set[str] = set()
         self.log = WireLog(log_path, redactor or Redactor(), transport="model")
+        if key:
+            self.log.redactor.add(key)  # a host that sends it in a query string: no file shows it
         self._server = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
@@ -98,6 +128,21 @@ class StandIn:
         self.log.record("out", message=answer.record(), http=http)
         return answer
 
+    def admits(self, headers: dict, query: str) -> bool:
+        return self.key is None or carries_key(headers, query, self.key)
+
+    def refuse(self, method: str, path: str, headers: dict) -> Answer:
+        """A request without the run's key: not the host's. Its body is never read."""
+        self.forged += 1
+        kept = {k: v for k, v in headers.items() if k.lower() in KEPT_HEADERS}
+        self.log.record("event", event=FORGED,
+                        detail="a request without the run's key: refused, not taken for the host's",
+                        http={"method": method, "path": path, "headers": kept, "status": 401,
+                              "declared_bytes": headers.get("content-length")})
+        return Answer(json={"error": {"type": "authentication_error",
+                                      "message": "this stand-in model answers only the host under test"}},
+                      status=401)
+
     # ------------------------------------------------------------------ serving
 
     def _app(self):
@@ -108,6 +153,10 @@ class StandIn:
         from starlette.routing import Route
 
         async def handle(request: Request):
+            if not self.admits(request.headers, request.url.query):
+                path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+                answer = self.refuse(request.method, path, dict(request.headers))
+                return JSONResponse(answer.json, status_code=answer.status)
             declared = request.headers.get("content-length")
             if declared and declared.isdigit() and int(declared) > MAX_BODY:
                 return JSONResponse({"error": {"message": "request too large"}}, status_code=413)

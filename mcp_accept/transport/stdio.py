@@ -43,10 +43,11 @@ class ServerProcess:
 
     def __init__(self, command: str, *, stderr_path: Path | None, redactor: Redactor,
                  env: dict | None = None, cwd: str | None = None, stdout=subprocess.PIPE,
-                 stdout_path: Path | None = None):
+                 stdout_path: Path | None = None, prefix: list[str] | None = None):
         # stdout_path: the server does not speak on stdout (HTTP); pump it to a file like stderr.
         self.command = command
-        argv = split_command(command)
+        # prefix: words the command runs under (the namespaces a proxy keeps its server in)
+        argv = [*(prefix or []), *split_command(command)]
         if stdout_path is not None:
             stdout = subprocess.PIPE
         talks = stdout is subprocess.PIPE and stdout_path is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +13,11 @@ from mcp_accept.model.script import ToolNaming, ToolOffer
 
 # The one prompt every host is given; the stand-in's script decides what the "model" does.
 PROMPT = "Call each of the search tools once, one after the other, then say done."
-DUMMY_KEY = "mcp-accept-stand-in"  # hosts want some key; the stand-in accepts any
+
+
+
+def new_model_key() -> str:
+    return "mcp-accept-" + secrets.token_urlsafe(24)
 
 
 @dataclass
@@ -25,6 +30,10 @@ class HostContext:
     mcp_command: list[str] | None = None  # stdio: the command the host launches (the proxy)
     mcp_url: str | None = None  # Streamable HTTP: the URL the host connects to (the proxy)
     prompt: str = PROMPT
+    # The key the host's configuration gives it for its model: the stand-in answers only requests
+    # that carry it, so a request from anything else (a server under test that found the
+    # stand-in's port) is refused and recorded, never taken for the host's.
+    model_key: str = field(default_factory=lambda: new_model_key())
 
     @property
     def home(self) -> Path:

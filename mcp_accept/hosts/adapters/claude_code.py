@@ -1,7 +1,7 @@
 """Claude Code (npm ``@anthropic-ai/claude-code``), headless with ``claude -p``.
 
 Settings and where they come from:
-* model endpoint: ``ANTHROPIC_BASE_URL`` and ``ANTHROPIC_API_KEY`` (any value reaches the stand-in
+* model endpoint: ``ANTHROPIC_BASE_URL`` and ``ANTHROPIC_API_KEY`` (the run's key reaches the stand-in
   as ``x-api-key``): https://docs.anthropic.com/en/docs/claude-code/settings ("Environment variables");
 * headless run, transcript and MCP: ``-p``, ``--output-format stream-json --verbose``,
   ``--mcp-config FILE --strict-mcp-config`` (only that file's servers), ``--allowedTools`` (tools
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 
-from mcp_accept.hosts.adapters.base import DUMMY_KEY, HostAdapter, HostContext, Launch, offered
+from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch, offered
 from mcp_accept.model.script import ToolOffer
 
 MODEL = "claude-sonnet-4-5"
@@ -52,7 +52,7 @@ class ClaudeCode(HostAdapter):
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
         env.update({
-            "ANTHROPIC_BASE_URL": ctx.model_url, "ANTHROPIC_API_KEY": DUMMY_KEY,
+            "ANTHROPIC_BASE_URL": ctx.model_url, "ANTHROPIC_API_KEY": ctx.model_key,
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
             "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1", "DISABLE_BUG_COMMAND": "1",
             "ENABLE_TOOL_SEARCH": "false", "CLAUDE_CONFIG_DIR": str(ctx.home / ".claude"),

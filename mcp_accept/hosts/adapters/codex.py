@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 
-from mcp_accept.hosts.adapters.base import DUMMY_KEY, HostAdapter, HostContext, Launch, offered
+from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch, offered
 from mcp_accept.model.script import ToolOffer
 
 MODEL = "gpt-5-codex"
@@ -61,7 +61,7 @@ class Codex(HostAdapter):
         env = ctx.base_env()
         codex_home = ctx.home / ".codex"
         codex_home.mkdir(parents=True, exist_ok=True)
-        env.update({"CODEX_HOME": str(codex_home), KEY_VAR: DUMMY_KEY})
+        env.update({"CODEX_HOME": str(codex_home), KEY_VAR: ctx.model_key})
         name = ctx.server_name
         lines = [
             f"model = {toml_string(MODEL)}",

@@ -49,7 +49,7 @@ import json
 
 import yaml
 
-from mcp_accept.hosts.adapters.base import DUMMY_KEY, HostAdapter, HostContext, Launch
+from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch
 
 MODEL = "claude-sonnet-4-5"
 HUB_HOSTS = ("api.continue.dev",)
@@ -125,7 +125,7 @@ class ContinueCli(HostAdapter):
         config = {
             "name": "mcp-accept host test", "version": "0.0.1", "schema": "v1",
             "models": [{"name": "stand-in", "provider": "anthropic", "model": MODEL,
-                        "apiBase": ctx.model_url + "/v1/", "apiKey": DUMMY_KEY, "roles": ["chat"]}],
+                        "apiBase": ctx.model_url + "/v1/", "apiKey": ctx.model_key, "roles": ["chat"]}],
             "mcpServers": [server],
         }
         path = folder / "config.yaml"

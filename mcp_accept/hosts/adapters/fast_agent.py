@@ -11,7 +11,7 @@ that tag (fast-agent.ai documents later releases, whose keys differ):
 * ``fastagent.config.yaml`` given by ``--config-path``; ``fastagent.secrets.yaml`` is looked for
   from the config's folder upwards, the first one found wins and is merged over the config, so
   one is written next to the config (a stray one in a parent folder is never read). The key
-  lives there (``anthropic.api_key``, any value: it reaches the stand-in as ``x-api-key``);
+  lives there (``anthropic.api_key``, the run's key: it reaches the stand-in as ``x-api-key``);
 * model endpoint: ``anthropic.base_url`` (the Anthropic SDK adds ``/v1/messages``), model
   ``anthropic.claude-sonnet-4-0`` (the provider named, nothing guessed from the model's name);
   Anthropic is fast-agent's default provider (``default_model: haiku``);
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import json
 
-from mcp_accept.hosts.adapters.base import DUMMY_KEY, HostAdapter, HostContext, Launch
+from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch
 
 MODEL = "anthropic.claude-sonnet-4-0"
 
@@ -80,7 +80,7 @@ class FastAgent(HostAdapter):
         config_path = folder / "fastagent.config.yaml"
         config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
         secrets_path = folder / "fastagent.secrets.yaml"
-        secrets_path.write_text(json.dumps({"anthropic": {"api_key": DUMMY_KEY}}), encoding="utf-8")
+        secrets_path.write_text(json.dumps({"anthropic": {"api_key": ctx.model_key}}), encoding="utf-8")
         argv = [binary, "go", "--config-path", str(config_path), "--servers", ctx.server_name,
                 "--model", MODEL, "--message", ctx.prompt]
         return Launch(argv, env, ctx.work, [config_path, secrets_path])

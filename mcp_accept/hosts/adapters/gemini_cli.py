@@ -2,7 +2,7 @@
 
 Settings and where they come from:
 * model endpoint: ``GOOGLE_GEMINI_BASE_URL`` (without ``/v1beta``: the SDK adds it) and
-  ``GEMINI_API_KEY`` (any value, sent as ``x-goog-api-key``); ``GEMINI_CLI_HOME`` replaces the
+  ``GEMINI_API_KEY`` (the run's key, sent as ``x-goog-api-key``); ``GEMINI_CLI_HOME`` replaces the
   home folder for ``~/.gemini``: https://github.com/google-gemini/gemini-cli/blob/main/docs/get-started/configuration.md
   ("Environment variables");
 * ``settings.json``: ``security.auth.selectedType = "gemini-api-key"`` (with a base URL and no
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 
-from mcp_accept.hosts.adapters.base import DUMMY_KEY, HostAdapter, HostContext, Launch, offered
+from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch, offered
 from mcp_accept.model.script import ToolOffer
 from mcp_accept.protocol import HEADER_VERSION, OLDEST
 
@@ -55,7 +55,7 @@ class GeminiCli(HostAdapter):
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
-        env.update({"GOOGLE_GEMINI_BASE_URL": ctx.model_url, "GEMINI_API_KEY": DUMMY_KEY,
+        env.update({"GOOGLE_GEMINI_BASE_URL": ctx.model_url, "GEMINI_API_KEY": ctx.model_key,
                     "GEMINI_CLI_HOME": str(ctx.home), "GEMINI_CLI_NO_RELAUNCH": "true",
                     "GEMINI_CLI_TRUST_WORKSPACE": "true"})
         if ctx.mcp_url:

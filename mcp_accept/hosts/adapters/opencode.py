@@ -4,7 +4,7 @@ Settings and where they come from:
 * the global config file ``$XDG_CONFIG_HOME/opencode/opencode.json`` (https://opencode.ai/docs/config/,
   "Locations"): a custom provider ``provider.NAME`` with ``npm: "@ai-sdk/openai-compatible"``
   (bundled in the binary: nothing is installed for it), ``options.baseURL`` (the stand-in's
-  ``/v1``) and ``options.apiKey`` (``{env:VAR}``, any value), its one model under ``models``, and
+  ``/v1``) and ``options.apiKey`` (``{env:VAR}``, the run's key), its one model under ``models``, and
   ``model`` / ``small_model`` naming it (``small_model`` answers the session-title side call):
   https://opencode.ai/docs/providers/ ("Custom provider"). The model declares image and PDF input,
   so the host hands on a result's images and PDFs instead of refusing them for the model.
@@ -46,7 +46,6 @@ from __future__ import annotations
 import json
 
 from mcp_accept.hosts.adapters.base import (
-    DUMMY_KEY,
     HostAdapter,
     HostContext,
     Launch,
@@ -83,7 +82,7 @@ class Opencode(HostAdapter):
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
-        env.update({KEY_VAR: DUMMY_KEY, **OFFLINE_ENV})
+        env.update({KEY_VAR: ctx.model_key, **OFFLINE_ENV})
         name = ctx.server_name
         if ctx.mcp_url:
             server = {"type": "remote", "url": ctx.mcp_url, "oauth": False, "enabled": True, "timeout": 60000}

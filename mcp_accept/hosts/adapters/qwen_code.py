@@ -3,7 +3,7 @@
 Qwen Code is a fork of Gemini CLI that speaks OpenAI Chat Completions here. Settings and where
 they come from:
 * model endpoint: ``OPENAI_BASE_URL`` (with ``/v1``: the OpenAI SDK adds ``/chat/completions``),
-  ``OPENAI_API_KEY`` (any value, sent as a bearer token), ``OPENAI_MODEL``; ``settings.json``
+  ``OPENAI_API_KEY`` (the run's key, sent as a bearer token), ``OPENAI_MODEL``; ``settings.json``
   ``security.auth.selectedType = "openai"`` (without it the host asks for ``/auth``) and
   ``model.name``: https://github.com/QwenLM/qwen-code/blob/main/docs/users/configuration/auth.md
   ("Option 3: API Key");
@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import json
 
-from mcp_accept.hosts.adapters.base import DUMMY_KEY, HostAdapter, HostContext, Launch, offered
+from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch, offered
 from mcp_accept.model.script import ToolOffer
 
 MODEL = "qwen3-coder-plus"
@@ -74,7 +74,7 @@ class QwenCode(HostAdapter):
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
-        env.update({"OPENAI_BASE_URL": ctx.model_url + "/v1", "OPENAI_API_KEY": DUMMY_KEY,
+        env.update({"OPENAI_BASE_URL": ctx.model_url + "/v1", "OPENAI_API_KEY": ctx.model_key,
                     "OPENAI_MODEL": MODEL, "QWEN_CODE_NO_RELAUNCH": "true",
                     "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"})
         if ctx.mcp_url:

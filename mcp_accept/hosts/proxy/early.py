@@ -25,10 +25,10 @@ import subprocess
 from mcp_accept.server_command import split_words
 
 # The proxy command's options (mcp_accept.cli.host.proxy): those that take a value, and its
-# one flag.
+# flags.
 _VALUED = frozenset({"--server", "--url", "--listen", "--header", "--max-bytes", "--write-timeout",
                      "--out", "--name", "--set"})
-_FLAGS = frozenset({"--allow-remote"})
+_FLAGS = frozenset({"--allow-remote", "--isolate"})
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -36,8 +36,9 @@ class Started:
     """A server started early: its command, its process, what SIGINT and SIGTERM did before
     (``handlers``) and the names of those received since (``signals``)."""
 
-    def __init__(self, command: str, proc: subprocess.Popen | None = None):
+    def __init__(self, command: str, proc: subprocess.Popen | None = None, isolated: bool = False):
         self.command = command
+        self.isolated = isolated
         self.proc = proc
         self.handlers: dict = {}
         self.signals: list[str] = []
@@ -79,7 +80,15 @@ def prestart(args: list[str]) -> None:
     argv, problem = split_words(command)
     if problem:
         return
-    started = Started(command)
+    isolated = "--isolate" in args
+    if isolated:
+        from mcp_accept.hosts.netguard import isolation_argv
+
+        prefix = isolation_argv(network=True)
+        if prefix is None:  # the proxy says why, once its parser has run
+            return
+        argv = [*prefix, *argv]
+    started = Started(command, isolated=isolated)
 
     def hold(signum, frame):
         started.signals.append(f"signal {signal.Signals(signum).name}")
@@ -95,13 +104,13 @@ def prestart(args: list[str]) -> None:
     atexit.register(_discard)
 
 
-def claim(command: str) -> Started | None:
+def claim(command: str, isolated: bool = False) -> Started | None:
     """The server started early for ``command``, now the caller's (once); None if there is none.
     The caller installs its own signal handlers at once, restores ``handlers`` when it is
     done, and treats ``signals`` as received."""
     global _started
     started, _started = _started, None
-    if started is not None and started.command != command:
+    if started is not None and (started.command != command or started.isolated != isolated):
         _stop(started)
         return None
     return started

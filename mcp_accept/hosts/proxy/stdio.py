@@ -86,8 +86,9 @@ class StdioProxy:
                  given: dict | None = None, redactor: Redactor | None = None,
                  ended: threading.Event | None = None, why: list | None = None,
                  max_bytes: int = DEFAULT_MAX_BYTES, write_timeout: float = WRITE_TIMEOUT,
-                 started: subprocess.Popen | None = None):
+                 started: subprocess.Popen | None = None, isolation: list[str] | None = None):
         self.command = command
+        self.isolation = isolation  # the namespaces prefix the server runs under (--isolate)
         self.started = started  # the server's process when it was started before the proxy
         self.max_bytes = max_bytes
         self.write_timeout = write_timeout
@@ -208,12 +209,14 @@ class StdioProxy:
                                              redactor=self.redactor)
             else:
                 self.process = ServerProcess(self.command, stderr_path=self.folder / "stderr.log",
-                                             redactor=self.redactor)
+                                             redactor=self.redactor, prefix=self.isolation)
         except ServerError as exc:
             self.record.event("spawn-failed", str(exc))
             self.record.finish(ended_by=str(exc))
             raise
         self.record.event("spawn", f"pid {self.process.pid}: {self.command}")
+        if self.isolation:
+            self.record.event("isolated", "the server runs in network and PID namespaces of its own")
         os.set_blocking(self.process.proc.stdin.fileno(), False)  # writes wait in write_bounded
         stdout = io.BufferedReader(self.process.proc.stdout, buffer_size=1 << 16)
         down = threading.Thread(target=self._server_to_host, args=(stdout,), daemon=True)
@@ -237,20 +240,32 @@ class StdioProxy:
 
 
 def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dict | None = None,
-                    max_bytes: int = DEFAULT_MAX_BYTES, write_timeout: float = WRITE_TIMEOUT) -> Path:
+                    max_bytes: int = DEFAULT_MAX_BYTES, write_timeout: float = WRITE_TIMEOUT,
+                    isolate: bool = False) -> Path:
     """The ``proxy --server`` command: this process's stdin/stdout are the host's pipe.
 
     The real standard output is kept for protocol bytes and ``sys.stdout`` pointed at
     standard error, so no stray print can corrupt the stream. SIGINT and SIGTERM are
     caught before the folder exists, so a signal at any moment leaves it complete; those
-    that came while a server started early (:mod:`.early`) waited are taken as received."""
+    that came while a server started early (:mod:`.early`) waited are taken as received.
+    ``isolate``: the server runs in network and PID namespaces of its own
+    (:func:`mcp_accept.hosts.netguard.isolation_argv`); a ServerError where none can be made."""
     ended, why = threading.Event(), []
 
     def on_signal(signum, frame):
         why.append(f"signal {signal.Signals(signum).name}")
         ended.set()
 
-    started = early.claim(command)
+    started = early.claim(command, isolate)
+    isolation = None
+    if isolate:
+        from mcp_accept.hosts.netguard import isolation_argv
+
+        isolation = isolation_argv(network=True)
+        if isolation is None:
+            if started is not None:
+                early.kill(started.proc)
+            raise ServerError("--isolate: no network namespace can be made here (unshare is missing or refused)")
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     if started is not None:
         previous = started.handlers
@@ -259,7 +274,7 @@ def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dic
             ended.set()
     try:
         return _run(command, out, name, given, ended, why, max_bytes, write_timeout,
-                    started.proc if started else None)
+                    started.proc if started else None, isolation)
     except BaseException:
         if started is not None:  # it never reached the session (which stops its server itself)
             early.kill(started.proc)
@@ -270,7 +285,8 @@ def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dic
 
 
 def _run(command: str, out: Path, name: str | None, given: dict | None, ended, why: list,
-         max_bytes: int, write_timeout: float, started: subprocess.Popen | None) -> Path:
+         max_bytes: int, write_timeout: float, started: subprocess.Popen | None,
+         isolation: list[str] | None) -> Path:
     folder = new_run_folder(out, name)
     host_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     sys.stdout.flush()
@@ -282,7 +298,7 @@ def _run(command: str, out: Path, name: str | None, given: dict | None, ended, w
     os.set_blocking(host_out.fileno(), False)
     proxy = StdioProxy(command, folder, host_in=host_in, host_out=host_out, given=given,
                        ended=ended, why=why, max_bytes=max_bytes, write_timeout=write_timeout,
-                       started=started)
+                       started=started, isolation=isolation)
     try:
         proxy.run()
     finally:
