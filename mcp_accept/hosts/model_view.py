@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from mcp_accept.hosts.cost import cost
 from mcp_accept.model import anthropic, gemini, openai
 from mcp_accept.model.script import Exchange, Turn
 from mcp_accept.model.server import FORGED, bare_path
@@ -319,6 +320,7 @@ def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None) -
         handed = view.steps.get(form)
         if handed is not None and handed.answered:
             entry["exact"] = exact(handed)
+            entry["cost"] = cost([block_text(handed.block)], 1 if entry.get("reached") in ("whole", "cut") else None)
     status = FAIL if FAIL in statuses else (UNOBTAINABLE if UNOBTAINABLE in statuses else PASS)
     return RowVerdict(status, "; ".join(parts), {"forms": forms})
 
@@ -351,6 +353,11 @@ def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_
                 "read_tool_offered": read_tool, "body_via_read_tool": via_tool}
     if read is not None and read.answered:
         observed["read_tool_result"] = quote(read)
+    # the link's result, and the read tool's when the body came only through it: two turns
+    through_tool = inline not in ("whole", "cut") and read is not None and read.answered \
+        and via_tool in ("whole", "cut")
+    observed["cost"] = cost([block_text(handed.block)] + ([block_text(read.block)] if through_tool else []),
+                            2 if through_tool else (1 if inline in ("whole", "cut") else None))
     route = []
     if inline == "whole":
         route.append("the host put the body in the link's result")

@@ -14,11 +14,11 @@ COLUMNS = {
     "en": [("host", "Host"), ("version", "Version"), ("client", "clientInfo"), ("protocol", "Protocol"), ("tool_names", "Tool names"),
            ("text", "Text"), ("structured_seen", "Structured: model saw"), ("embedded", "Embedded"),
            ("link", "resource_link"), ("image", "Image"), ("blob", "Blob (PDF)"), ("large", "Large results"),
-           ("rows", "H01 / H02 / H03"), ("offline", "Network")],
+           ("cost", "Tokens (turns)"), ("rows", "H01 / H02 / H03"), ("offline", "Network")],
     "ja": [("host", "ホスト"), ("version", "バージョン"), ("client", "clientInfo"), ("protocol", "プロトコル"), ("tool_names", "ツール名"),
            ("text", "テキスト"), ("structured_seen", "structured: モデルが見たもの"), ("embedded", "埋め込みリソース"),
            ("link", "resource_link"), ("image", "画像"), ("blob", "blob (PDF)"), ("large", "大きな結果"),
-           ("rows", "H01 / H02 / H03"), ("offline", "ネットワーク")],
+           ("cost", "トークン数（ターン）"), ("rows", "H01 / H02 / H03"), ("offline", "ネットワーク")],
 }
 TITLE = {"en": "What each host hands its model", "ja": "各ホストがモデルに渡すもの"}
 NOTE = {"en": "Measured by `mcp-accept host test` with the stand-in model, offline; server: {server}; "
@@ -73,6 +73,9 @@ def row_of(host: str | None, folder: Path | None, error: str | None = None, prod
         "link_body_via_tool": h02.get("body_via_read_tool"),
         "image": _extra(extra.get("image"), "png"),
         "blob": _extra(extra.get("blob"), "pdf"),
+        "cost": {form: found["cost"] for form, found in (("text", h01.get("text")), ("structured", h01.get("structured")),
+                                                         ("embedded", h01.get("embedded")), ("link", h02))
+                 if isinstance(found, dict) and isinstance(found.get("cost"), dict)},
         "large_bracket": h03.get("threshold_bracket_bytes"),
         "large_handling": handling or (["whole"] if sizes else []),
         "H01": statuses.get("H01"), "H02": statuses.get("H02"), "H03": statuses.get("H03"),
@@ -164,10 +167,33 @@ def cells(row: dict, lang: str) -> dict[str, str]:
         "structured_seen": f"{saw} ({value(row.get('structured'), lang)})",
         "embedded": value(row.get("embedded"), lang), "link": "; ".join(link),
         "image": value(row.get("image"), lang) or "-", "blob": value(row.get("blob"), lang) or "-", "large": large,
+        "cost": cost_cell(row.get("cost") or {}, lang),
         "rows": " / ".join(str(row.get(k) or "-") for k in ("H01", "H02", "H03")),
         "offline": (value("loopback only", lang) if not other else phrase["also tried"].format(", ".join(other)))
                    + (phrase["seconds"].format(row.get("seconds")) if row.get("seconds") is not None else ""),
     }
+
+
+FORM_LABEL = {"en": {"text": "text", "structured": "structured", "embedded": "embedded", "link": "link"},
+              "ja": {"text": "テキスト", "structured": "structured", "embedded": "埋め込み", "link": "リンク"}}
+
+
+def cost_cell(costs: dict, lang: str) -> str:
+    """Each form's tokens (characters where tokens were not counted) and, when the body took
+    more than one model turn or never arrived, the turns."""
+    parts = []
+    for form in ("text", "structured", "embedded", "link"):
+        found = costs.get(form)
+        if not found:
+            continue
+        amount = str(found["tokens"]) if found.get("tokens") is not None else f"{found.get('characters')} ch"
+        turns = found.get("turns")
+        if turns is None:
+            amount += " (" + value("absent", lang) + ")"
+        elif turns > 1:
+            amount += f" ({turns})"
+        parts.append(f"{FORM_LABEL.get(lang, FORM_LABEL['en'])[form]} {amount}")
+    return ", ".join(parts) or "-"
 
 
 def render_markdown(matrix: dict, lang: str = "en") -> str:
