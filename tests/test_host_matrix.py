@@ -83,8 +83,19 @@ def test_matrix_of_every_installed_host(tmp_path):
         assert row["link_handed"] == "absent" and row["link_read_by_host"] is False, (name, row)
         assert (row["H03"], row["large_bracket"]) == (h03, bracket), (name, row)
         assert row["client"], (name, row)  # its clientInfo, from the wire
+        # each inline form's cost: tokens counted, one turn; a link read through a tool took two
+        assert all(row["cost"][f]["tokens"] > 0 and row["cost"][f]["turns"] == 1
+                   for f in ("text", "structured", "embedded")), (name, row["cost"])
+        assert row["cost"]["link"]["turns"] == (2 if h02 == "PASS" else None), (name, row["cost"])
+    # the advice under the table follows from the rows alone
+    said = {item["id"]: item for item in data["advice"]}
+    assert said["structured.seen"]["twin_only"] == sorted(n for n in hosts if MEASURED[n][2] == "text twin")
+    assert sorted(said["link.reached"]["read_tool"]) == sorted(n for n in hosts if MEASURED[n][4] == "PASS")
+    assert said["link.reached"]["never"] == sorted(n for n in hosts if MEASURED[n][4] == "FAIL")
+    assert sorted(said["link.cost"]["hosts"]) == sorted(n for n in hosts if MEASURED[n][4] == "PASS")
     table = (out / "matrix.md").read_text()
     assert table.count("\n| ") == len(hosts) + 2  # a header, its rule and one line per host
+    assert "## What the table says to a server author" in table and "Does a resource_link save tokens?" in table
     japanese = (out / "matrix.ja.md").read_text()
     assert "モデル" in japanese and "全体" in japanese  # the cells too, not only the headers
     assert "| whole |" not in japanese and "loopback only" not in japanese

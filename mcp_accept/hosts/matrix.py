@@ -56,8 +56,10 @@ def run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int = 1
     matrix = {"format": FORMAT, "measured_at": utc_now(),
               "server": base.server or base.url or "the built-in fixture (marker mode)",
               "transport": base.transport, "rows": rows}
+    from mcp_accept.output.host_matrix import advice, render_html, render_markdown
+
+    matrix["advice"] = advice(matrix)
     atomic_write_json(out / "matrix.json", matrix)
-    from mcp_accept.output.host_matrix import render_html, render_markdown
 
     for lang in ("en", "ja"):
         suffix = "" if lang == "en" else ".ja"

@@ -196,6 +196,98 @@ def cost_cell(costs: dict, lang: str) -> str:
     return ", ".join(parts) or "-"
 
 
+def advice(matrix: dict) -> list[dict]:
+    """What the measured rows say to a server author, per form: data (an id and its parameters),
+    derived from the cells alone; :func:`advice_lines` words it."""
+    rows = [r for r in matrix.get("rows") or [] if not r.get("error")]
+    if not rows:
+        return []
+    name = lambda r: r.get("host") or "?"  # noqa: E731
+    found: list[dict] = []
+    for form in ("text", "embedded"):
+        measured = [r for r in rows if r.get(form) not in (None, "unobtainable", "nothing to look for")]
+        if measured:
+            found.append({"id": "form.whole", "form": form, "whole": [name(r) for r in measured if r[form] == "whole"],
+                          "not": {name(r): r[form] for r in measured if r[form] != "whole"}})
+    seen = {name(r): set((r.get("structured_seen") or "").split(", ")) - {""} for r in rows if r.get("structured_seen")}
+    if seen:
+        found.append({"id": "structured.seen", "both": sorted(h for h, s in seen.items() if {"structuredContent", "text twin"} <= s),
+                      "twin_only": sorted(h for h, s in seen.items() if s == {"text twin"}),
+                      "structured_only": sorted(h for h, s in seen.items() if s == {"structuredContent"}),
+                      "neither": sorted(h for h, s in seen.items() if s in ({"neither"}, set()))})
+    links = [r for r in rows if r.get("link_handed") is not None]
+    if links:
+        inline = [name(r) for r in links if r.get("link_handed") == "whole"]
+        tool = [name(r) for r in links if r.get("link_handed") != "whole" and r.get("link_body_via_tool") == "whole"]
+        found.append({"id": "link.reached", "inline": inline, "read_tool": tool,
+                      "never": sorted(name(r) for r in links if name(r) not in inline + tool)})
+    costs = {}
+    for r in rows:
+        cost = r.get("cost") or {}
+        link, embedded = cost.get("link") or {}, cost.get("embedded") or {}
+        if link.get("turns") and embedded.get("turns") and link.get("tokens") is not None \
+                and embedded.get("tokens") is not None:
+            costs[name(r)] = {"link": link["tokens"], "link_turns": link["turns"], "embedded": embedded["tokens"]}
+    if costs:
+        found.append({"id": "link.cost", "hosts": costs})
+    return found
+
+
+ADVICE_TEXT = {
+    "en": {"form.whole": "{form}: handed whole by {n} of {m} hosts{others}.",
+           "structured.twin_only": "structuredContent: {n} hosts show their model only the text twin ({hosts}): "
+                                   "keep the twin equal to structuredContent.",
+           "structured.structured_only": "{n} hosts show only structuredContent ({hosts}): a text twin alone does not "
+                                         "reach their model.",
+           "link.reached": "resource_link: the body reached the model on {n} of {m} hosts (in the result: {inline}; "
+                           "through the host's read tool: {tool}){never}.",
+           "link.never": "; never on {hosts}: hand the body inline too where the model needs it",
+           "link.cost": "Does a resource_link save tokens? Against the same body embedded: {hosts}.",
+           "link.cost.host": "{host} {link} tokens in {turns} turns against {embedded} in one",
+           "others": "; not by {hosts}", "none": "none"},
+    "ja": {"form.whole": "{form}: {m} ホスト中 {n} ホストが全体を渡す{others}。",
+           "structured.twin_only": "structuredContent: {n} ホスト（{hosts}）はテキストの対だけをモデルに見せる。"
+                                   "対を structuredContent と同じ内容に保つこと。",
+           "structured.structured_only": "{n} ホスト（{hosts}）は structuredContent だけを見せる。テキストの対だけでは"
+                                         "モデルに届かない。",
+           "link.reached": "resource_link: {m} ホスト中 {n} ホストで本文がモデルに届いた（結果の中: {inline}、"
+                           "ホストの読み取りツール経由: {tool}）{never}。",
+           "link.never": "。{hosts} では届かない。モデルに必要ならば本文もインラインで渡すこと",
+           "link.cost": "resource_link でトークンは減るか。同じ本文を埋め込んだ場合との比較: {hosts}。",
+           "link.cost.host": "{host} は {turns} ターンで {link} トークン、埋め込みは 1 ターンで {embedded}",
+           "others": "（渡さない: {hosts}）", "none": "なし"},
+}
+
+
+def advice_lines(items: list[dict], lang: str = "en") -> list[str]:
+    words = ADVICE_TEXT.get(lang, ADVICE_TEXT["en"])
+    listed = lambda hosts: ", ".join(hosts) or words["none"]  # noqa: E731
+    lines = []
+    for item in items:
+        if item["id"] == "form.whole":
+            m = len(item["whole"]) + len(item["not"])
+            others = words["others"].format(hosts=", ".join(f"{h} ({value(v, lang)})" for h, v in item["not"].items())) \
+                if item["not"] else ""
+            lines.append(words["form.whole"].format(form=item["form"], n=len(item["whole"]), m=m, others=others))
+        elif item["id"] == "structured.seen":
+            for key in ("twin_only", "structured_only"):
+                if item[key]:
+                    lines.append(words[f"structured.{key}"].format(n=len(item[key]), hosts=listed(item[key])))
+        elif item["id"] == "link.reached":
+            n = len(item["inline"]) + len(item["read_tool"])
+            never = words["link.never"].format(hosts=listed(item["never"])) if item["never"] else ""
+            lines.append(words["link.reached"].format(n=n, m=n + len(item["never"]), inline=listed(item["inline"]),
+                                                      tool=listed(item["read_tool"]), never=never))
+        elif item["id"] == "link.cost":
+            hosts = "; ".join(words["link.cost.host"].format(host=h, link=c["link"], turns=c["link_turns"],
+                                                             embedded=c["embedded"]) for h, c in item["hosts"].items())
+            lines.append(words["link.cost"].format(hosts=hosts))
+    return lines
+
+
+ADVICE_TITLE = {"en": "What the table says to a server author", "ja": "サーバー作者への示唆（表から導出）"}
+
+
 def render_markdown(matrix: dict, lang: str = "en") -> str:
     columns = COLUMNS[lang]
     lines = [f"# {TITLE[lang]}", "",
@@ -207,6 +299,9 @@ def render_markdown(matrix: dict, lang: str = "en") -> str:
         found = cells(row, lang)
         lines.append("| " + " | ".join(markdown_cell(found.get(key, MISSING[lang] if row.get("error") else ""))
                                        for key, _ in columns) + " |")
+    said = advice_lines(advice(matrix), lang)
+    if said:
+        lines += ["", f"## {ADVICE_TITLE[lang]}", "", *(f"- {markdown_cell(line)}" for line in said)]
     return "\n".join(lines) + "\n"
 
 
@@ -220,10 +315,12 @@ def render_html(matrix: dict, lang: str = "en") -> str:
                                      for key, _ in columns) + "</tr>")
     note = NOTE[lang].format(server=matrix.get("server"), transport=matrix.get("transport"),
                              at=matrix.get("measured_at"))
+    said = "".join(f"<li>{html.escape(plain_line(line))}</li>" for line in advice_lines(advice(matrix), lang))
     return (f"<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>{html.escape(TITLE[lang])}"
             "</title><style>body{font-family:sans-serif;max-width:1280px;margin:1em auto}"
             ".wrap{overflow-x:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px;"
             "vertical-align:top;font-size:13px}</style></head><body>"
             f"<h1>{html.escape(TITLE[lang])}</h1><p>{html.escape(plain_line(note))}</p>"
             f"<div class=\"wrap\"><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+            + (f"<h2>{html.escape(ADVICE_TITLE[lang])}</h2><ul>{said}</ul>" if said else "") +
             "</body></html>\n")
