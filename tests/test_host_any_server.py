@@ -141,3 +141,32 @@ def test_continue_hands_bodies_serialised_once_more_and_they_are_found_whole(tmp
     forms = observed(folder, "H01")["forms"]
     assert {forms[f]["reached"] for f in ("text", "structured", "embedded")} == {"whole"}, rows["H01"]["reason"]
     assert rows["H01"]["status"] == "PASS"
+
+
+def test_h03_on_a_server_that_is_not_the_fixture(tmp_path):
+    # the profile names a large tool whose argument takes the size; the bodies are the server's
+    # own prose (quotes, CRLF, accents), found by their two ends in what the model was handed
+    profile = tmp_path / "large.yaml"
+    profile.write_text("profile: shapes-large\ntools:\n  text: {name: summary_prose, body: text}\n"
+                       "  large: {name: report_log, arguments: {chars: '{bytes}'}}\n")
+    server = f"{sys.executable} {ROOT / 'tests' / 'servers' / 'shapes_server.py'}"
+    folder = run_host(tmp_path, "claude-code", "--server", server, "--profile", str(profile),
+                      "--large-sizes", "1024,32768,65536")
+    rows, _ = rows_of(folder)
+    h03 = observed(folder, "H03")
+    sizes = {s["bytes"]: s for s in h03["sizes"]}
+    assert sorted(sizes) == [1024, 32768, 65536]
+    # as with the fixture: Claude Code hands 32 KiB whole and saves 64 KiB to a file with a preview
+    assert sizes[1024]["handling"] == sizes[32768]["handling"] == "whole"
+    assert sizes[65536]["handling"] == "saved to a file with a preview", sizes[65536]
+    assert "handed_quote" in sizes[65536] and "handed_quote" not in sizes[1024]
+    assert rows["H03"]["status"] == "FAIL" and h03["threshold_bracket_bytes"] == [32768, 65536]
+    assert not processes_mentioning(str(folder))
+
+
+def test_large_sizes_are_checked(tmp_path):
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "test", "claude-code", "--large-sizes", "10,x",
+                           "--out", str(tmp_path / "run")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--large-sizes" in done.stderr and "Traceback" not in done.stderr

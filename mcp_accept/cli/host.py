@@ -12,7 +12,7 @@ import typer
 
 from mcp_accept.cli.options import (MAX_WAIT, CommandGroup, header_option, json_option, lang_option,
                                     max_bytes_option, number_option, out_option, profile_option, server_option,
-                                    set_option, timeout_option, url_option)
+                                    large_sizes_option, set_option, timeout_option, url_option)
 from mcp_accept.cli.outcome import console_safe, environment, fail
 from mcp_accept.errors import ExitStatus, InputError, ServerError
 
@@ -167,10 +167,11 @@ def host_test(
     json_: bool = json_option("Print results.json on stdout instead of the table."),
     no_proxy: bool = typer.Option(False, "--no-proxy", help="For measuring the proxy's cost: the host reaches the server directly; the H rows still come from model.jsonl, the wire facts are left unknown."),
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier run's folder: empty it first (without this, a folder that is not empty is refused)."),
+    sizes: Optional[str] = large_sizes_option(),
 ) -> None:
     """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
     from mcp_accept.hosts.harness import HostRunInterrupted, host_test as run_host_test
-    from mcp_accept.hosts.job import HostTestOptions
+    from mcp_accept.hosts.job import HostTestOptions, large_sizes
     from mcp_accept.output.host_run import print_host_test
 
     try:
@@ -179,7 +180,8 @@ def host_test(
         outcome = run_host_test(HostTestOptions(host=host, server=server, url=url,
                                                 profile=str(profile) if profile else None, host_bin=host_bin,
                                                 out=str(out) if out else None, transport=transport,
-                                                timeout=timeout, proxy=not no_proxy, replace=replace))
+                                                timeout=timeout, proxy=not no_proxy, replace=replace,
+                                                large_sizes=large_sizes(sizes)))
     except (InputError, ServerError) as exc:
         raise fail(exc)
     except HostRunInterrupted as exc:
@@ -212,11 +214,12 @@ def host_matrix(
     lang: str = lang_option("Language of the table printed: en or ja (both are written)."),
     json_: bool = json_option("Print matrix.json instead of the Markdown table."),
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier matrix's folder: empty it first (without this, a folder that is not empty is refused)."),
+    sizes: Optional[str] = large_sizes_option(),
 ) -> None:
     """Run `host test` for every installed host and write one table of what each hands its model."""
     import time
 
-    from mcp_accept.hosts.job import HostTestOptions
+    from mcp_accept.hosts.job import HostTestOptions, large_sizes
     from mcp_accept.hosts.matrix import pick_hosts, run_matrix
     from mcp_accept.output.host_matrix import render_markdown
     from mcp_accept.output.render import check_lang
@@ -233,7 +236,8 @@ def host_matrix(
         folder = out or Path("mcp-accept-runs") / time.strftime("matrix-%Y%m%dT%H%M%SZ", time.gmtime())
         matrix = run_matrix(HostTestOptions(host=chosen[0], server=server, url=url,
                                             profile=str(profile) if profile else None, transport=transport,
-                                            timeout=timeout, replace=replace), chosen, folder, jobs)
+                                            timeout=timeout, replace=replace, large_sizes=large_sizes(sizes)),
+                               chosen, folder, jobs)
     except (InputError, ServerError) as exc:
         raise fail(exc)
     typer.echo(json.dumps(matrix, ensure_ascii=False, indent=2) if json_ else render_markdown(matrix, lang))

@@ -92,6 +92,13 @@ def max_bytes_option(help: str):
     return number_option(int, 64 * 1024 * 1024, "--max-bytes", min=1024, max=MAX_BYTES, help=help)
 
 
+def large_sizes_option():
+    return typer.Option(None, "--large-sizes", metavar="BYTES,...",
+                        help="Sizes of the large results H03 asks for, in bytes, comma-separated (default "
+                             "1024,8192,32768,65536,262144,1048576): from the fixture's search_large, or from the "
+                             "profile's tools.large on another server.")
+
+
 def lang_option(help: str):
     return typer.Option("en", "--lang", help=help)
 

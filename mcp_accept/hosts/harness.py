@@ -39,13 +39,12 @@ from mcp_accept.hosts.adapters import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, new_model_key
 from mcp_accept.hosts.config import marker_argv
 from mcp_accept.hosts.host_results import write_host_results
-from mcp_accept.hosts.job import SERVER_NAME, HostJob, HostTestOptions
+from mcp_accept.hosts.job import LARGE_SIZES, SERVER_NAME, HostJob, HostTestOptions
 from mcp_accept.hosts.proxy import proxy_command
 from mcp_accept.model.script import Script, Step, ToolOffer, Turn
 from mcp_accept.model.server import StandIn
 from mcp_accept.server_command import command_words
 
-LARGE_SIZES = (1024, 8192, 32768, 65536, 262144, 1048576)
 
 
 class HostMissing(ServerError):
@@ -349,7 +348,24 @@ def link_reader(adapter: HostAdapter, link_tool: str):
     return step
 
 
-def build_script(adapter: HostAdapter, profile, large: bool) -> Script:
+def with_size(value, size: int):
+    """A large tool's arguments with the size asked for in place of ``"{bytes}"``: as a number
+    where the whole value is the placeholder, as digits inside a longer string."""
+    if value == "{bytes}":
+        return size
+    if isinstance(value, str):
+        return value.replace("{bytes}", str(size))
+    if isinstance(value, dict):
+        return {key: with_size(item, size) for key, item in value.items()}
+    if isinstance(value, list):
+        return [with_size(item, size) for item in value]
+    return value
+
+
+def build_script(adapter: HostAdapter, profile, large: bool, fixture: bool = True,
+                 sizes: list[int] | None = None) -> Script:
+    """The stand-in's steps: each form the profile names, then (``large``) the large results, from
+    the fixture's search_large or the profile's ``tools.large``."""
     steps = []
     for form in ("text", "structured", "embedded", "link"):
         ref = profile.tools.get(form)
@@ -360,8 +376,10 @@ def build_script(adapter: HostAdapter, profile, large: bool) -> Script:
     # image and blob before the large results: a host that gives up past its context limit
     # (or compacts its conversation) has then shown them already
     steps += [Step("image", "search_image", {}), Step("blob", "search_blob", {})]
-    if large:
-        steps += [Step(f"large-{size}", "search_large", {"bytes": size}) for size in LARGE_SIZES]
+    tool = ("search_large", {"bytes": "{bytes}"}) if fixture else \
+        ((profile.tools["large"].name, profile.tools["large"].arguments) if "large" in profile.tools else None)
+    if large and tool is not None:
+        steps += [Step(f"large-{size}", tool[0], with_size(tool[1], size)) for size in sizes or LARGE_SIZES]
     return Script(steps, naming=adapter.naming(SERVER_NAME))
 
 
@@ -445,7 +463,7 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
         netguard.loopback_up()
     profile = load_profile(opts.profile)
     fixture = not opts.server and not opts.url
-    script = build_script(adapter, profile, large=opts.large and fixture)
+    script = build_script(adapter, profile, large=opts.large, fixture=fixture, sizes=opts.large_sizes)
     redactor = Redactor()
     server_proc = proxy_proc = None
     key = new_model_key()

@@ -239,7 +239,9 @@ def host_verdicts(folder: Path, adapter: HostAdapter, profile, view: model_view.
     verdicts = {
         "H01": model_view.h01(view, heads, tails, bodies),
         "H02": model_view.h02(view, heads, tails, link_reads, read_tool, bodies),
-        "H03": model_view.h03(view, heads, tails, [folder / "home", folder / "work"]),
+        "H03": model_view.h03(view, heads, tails, [folder / "home", folder / "work"],
+                              model_view.large_bodies(exchanges, view, profile.tools["large"].name)
+                              if "large" in profile.tools and not heads.get("large") else None),
     }
     if verdicts["H03"].status == "FAIL":
         moved_by = adapter.large_result_setting or "no setting named in the host's documentation"

@@ -14,6 +14,24 @@ from mcp_accept.hosts import netguard
 
 SERVER_NAME = "mcpaccept"
 HOST_TIMEOUT = 180.0
+LARGE_SIZES = (1024, 8192, 32768, 65536, 262144, 1048576)
+MAX_LARGE = 64 * 1024 * 1024
+
+
+def large_sizes(text: str | None) -> list[int] | None:
+    """The sizes of ``--large-sizes`` (None: the default ones), checked."""
+    if text is None:
+        return None
+    from mcp_accept.errors import InputError
+
+    sizes = []
+    for word in text.split(","):
+        word = word.strip()
+        if not word.isdigit() or not 1 <= int(word) <= MAX_LARGE:
+            raise InputError(f"each size must be a whole number of bytes from 1 to {MAX_LARGE} "
+                             f"(found {word!r})", field="--large-sizes")
+        sizes.append(int(word))
+    return sorted(set(sizes))
 
 
 @dataclass
@@ -27,6 +45,7 @@ class HostTestOptions:
     timeout: float = HOST_TIMEOUT
     transport: str = "stdio"  # with the built-in fixture: how the host reaches it
     large: bool = True
+    large_sizes: list[int] | None = None  # None: LARGE_SIZES
     netns: bool = True
     trace: bool = True
     proxy: bool = True  # False: the host reaches the server directly (to measure the proxy's cost)

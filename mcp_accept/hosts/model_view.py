@@ -381,13 +381,18 @@ def _position(text: str) -> int | None:
     return max(found) if found else None
 
 
-def large_handling(handed: Handed, heads: set[str], tails: set[str], size: int, folders: list) -> dict:
+def large_handling(handed: Handed, heads: set[str], tails: set[str], size: int, folders: list,
+                   body_characters: int | None = None) -> dict:
     """What the host did with one large result: whole, cut (and where), saved to a file with a
-    preview (the file is found on disk inside the run's private folders), or replaced."""
-    how = reach(handed.text, heads, tails)
+    preview (the file is found on disk inside the run's private folders), or replaced.
+    ``body_characters``: the server's own body was the needle (another server than the fixture):
+    its length, and the head and tail are looked for with the host's escaping undone."""
+    how = reach(searchable_text(handed.block) if body_characters is not None else handed.text, heads, tails)
     out: dict[str, Any] = {"bytes": size, "reached": how}
     text = block_text(handed.block)
     out["handed_characters"] = len(text)
+    if how != "whole":  # what the host put in the result's place, as the model read it
+        out["handed_quote"] = text[:QUOTE_LIMIT]
     if how == "cut":
         out["cut_after_position"] = _position(text)
     elif how == "whole":
@@ -395,7 +400,7 @@ def large_handling(handed: Handed, heads: set[str], tails: set[str], size: int, 
         # position markers, one every 1024 bytes, show which stretch is gone
         offsets = sorted({int(m.group(1)) for m in POSITION.finditer(text)})
         gaps = [(a, b) for a, b in zip(offsets, offsets[1:]) if b - a > 1024]
-        if gaps or len(text) < size * 0.9:
+        if gaps or len(text) < (body_characters if body_characters is not None else size) * 0.9:
             out["reached"] = how = "cut in the middle"
             if gaps:
                 out["missing_between_positions"] = [gaps[0][0], gaps[-1][1]]
@@ -428,20 +433,42 @@ def large_handling(handed: Handed, heads: set[str], tails: set[str], size: int, 
     return out
 
 
-def h03(view: ModelView, heads: dict, tails: dict, folders: list) -> RowVerdict:
-    sizes = sorted(((int(k.split("-", 1)[1]), h) for k, h in view.steps.items() if k.startswith("large-")),
+# The stretch of a server's own large body looked for at each end: long enough to be its own.
+END_CHARACTERS = 64
+
+
+def _spellings(text: str) -> set[str]:
+    """``text`` as it is, and as it reads inside a JSON string (with and without ``\\u``
+    escapes): a host may hand, preview or save a result as the JSON of its content."""
+    return {text, json.dumps(text, ensure_ascii=False)[1:-1], json.dumps(text)[1:-1]}
+
+
+def h03(view: ModelView, heads: dict, tails: dict, folders: list, bodies: dict[str, str] | None = None) -> RowVerdict:
+    """``bodies``: step (``large-N``) -> the text the server answered, from the MCP wire, for a
+    server that is not the fixture in marker mode."""
+    sizes = sorted(((int(k.split("-", 1)[1]), k, h) for k, h in view.steps.items() if k.startswith("large-")),
                    key=lambda item: item[0])
     if not sizes:
-        return RowVerdict(UNOBTAINABLE, "no large-result tool was called (the fixture in marker mode "
-                          "offers search_large; another server needs one)", {})
-    if not heads.get("large"):
-        return RowVerdict(UNOBTAINABLE, "no marker tokens for the large results to look for", {})
+        return RowVerdict(UNOBTAINABLE, "no large-result tool was called (the fixture in marker mode offers "
+                          "search_large; for another server, name one in the profile as tools.large, its "
+                          "arguments holding \"{bytes}\" where the size goes)", {})
+    bodies = bodies or {}
+    if not heads.get("large") and not bodies:
+        return RowVerdict(UNOBTAINABLE, "nothing to look for: no marker tokens, and the proxy recorded none of "
+                          "the large results", {})
     results = []
-    for size, handed in sizes:
+    for size, step, handed in sizes:
         if not handed.answered:
             results.append({"bytes": size, "handling": "never handed to the model"})
             continue
-        results.append(large_handling(handed, heads.get("large", set()), tails.get("large", set()), size, folders))
+        if heads.get("large"):
+            results.append(large_handling(handed, heads["large"], tails.get("large", set()), size, folders))
+        elif bodies.get(step):
+            body = bodies[step]
+            results.append(large_handling(handed, _spellings(body[:END_CHARACTERS]), _spellings(body[-END_CHARACTERS:]),
+                                          size, folders, body_characters=len(body)))
+        else:
+            results.append({"bytes": size, "handling": "the server answered no text"})
     whole = [r["bytes"] for r in results if r.get("handling") == "whole"]
     # a result the host never handed back did not reach its model either (Continue CLI drops
     # one past its context limit and carries on from a summary)
@@ -505,6 +532,28 @@ def wire_exchanges(entries: Iterable[dict]) -> list[WireExchange]:
             paired.append(WireExchange(method, params if isinstance(params, dict) else {}, message,
                                        entry.get("seq"), request_seq))
     return paired
+
+
+def large_bodies(exchanges: list[WireExchange], view: ModelView, tool: str) -> dict[str, str]:
+    """step (``large-N``) -> the text the server answered to the stand-in's call of that step
+    (its text items, and embedded resources' text, joined), matched by tool name and arguments."""
+    found: dict[str, str] = {}
+    for step, handed in view.steps.items():
+        if not step.startswith("large-"):
+            continue
+        for exchange in exchanges:
+            result = exchange.answer.get("result")
+            if exchange.method != "tools/call" or exchange.params.get("name") != tool or \
+                    not isinstance(result, dict) or (exchange.params.get("arguments") or {}) != (handed.arguments or {}):
+                continue
+            items = [i for i in result.get("content") or [] if isinstance(i, dict)]
+            texts = [i["text"] for i in items if i.get("type") == "text" and isinstance(i.get("text"), str)]
+            texts += [i["resource"]["text"] for i in items if i.get("type") == "resource"
+                      and isinstance(i.get("resource"), dict) and isinstance(i["resource"].get("text"), str)]
+            if texts:
+                found[step] = "\n".join(texts)
+                break
+    return found
 
 
 def server_bodies(exchanges: list[WireExchange], tools: dict[str, str]) -> dict[str, Body]:

@@ -209,7 +209,8 @@ def load_profile(path: str | Path | None = None) -> Profile:
     shared = _source(data, (), index, shown, base)
     for form, ref in (data.get("tools") or {}).items():
         tools[form] = ToolRef(name=ref["name"], arguments=dict(ref.get("arguments") or {}),
-                              body=ref.get("body", "json") if form != "structured" else "json",
+                              body=ref.get("body", "json") if form not in ("structured", "large") else
+                              ("json" if form == "structured" else "text"),
                               mime_type=ref.get("mime_type"))
         own = _source(ref, ("tools", form), index, shown, base)
         src = own if own is not None else shared

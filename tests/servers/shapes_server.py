@@ -18,6 +18,7 @@ Tools (none takes arguments):
   stats_stale            like stats, but structuredContent says total 3
   stats_pretty           like stats, with a pretty-printed text twin
   flaky                  a tool execution error: isError true with a text item
+  report_log             {"chars": N}: N characters of a prose log (quotes, CRLF, accents), for H03
 
     python shapes_server.py
 """
@@ -82,8 +83,20 @@ def embedded(uri: str, mime: str, *, body_text: str | None = None, blob: bytes |
     return {"type": "resource", "resource": resource}
 
 
-def call(name: str) -> dict | None:
+def log_text(chars: int) -> str:
+    """A prose log of exactly ``chars`` characters, every line numbered so none repeats."""
+    lines, size, n = [], 0, 0
+    while size < chars:
+        line = f'{n:06d} région "north" closed the "Q3" books\r\n'
+        lines.append(line)
+        size += len(line)
+        n += 1
+    return "".join(lines)[:chars]
+
+
+def call(name: str, arguments: dict | None = None) -> dict | None:
     """The result of a tool, or None for a tool this server does not have."""
+    chars = (arguments or {}).get("chars")
     stale = dict(REPORT, total=3)
     results = {
         "summary_prose": lambda: {"content": [text(PROSE)]},
@@ -102,6 +115,8 @@ def call(name: str) -> dict | None:
         "stats_pretty": lambda: {"content": [text(json.dumps(REPORT, indent=2))], "structuredContent": REPORT},
         "stats_stale": lambda: {"content": [text(compact(stale))], "structuredContent": stale},
         "flaky": lambda: {"content": [text("upstream timeout after 30s")], "isError": True},
+        "report_log": lambda: {"content": [text(log_text(chars if isinstance(chars, int) and 0 < chars <= 1 << 22
+                                                         else 1000))]},
     }
     make = results.get(name)
     return make() if make else None
@@ -109,7 +124,7 @@ def call(name: str) -> dict | None:
 
 TOOL_NAMES = ("summary_prose", "summary_with_preface", "report_json", "report_json_link", "report_markdown",
               "report_markdown_link", "report_pdf", "report_pdf_link", "chart", "chart_link_badsize", "stats",
-              "stats_stale", "stats_pretty", "flaky")
+              "stats_stale", "stats_pretty", "flaky", "report_log")
 
 
 def read(uri: str) -> dict | None:
@@ -139,7 +154,7 @@ def answer(method: str, params: dict, version: str) -> dict:
         return {"tools": [{"name": n, "description": f"shapes tool {n}",
                            "inputSchema": {"type": "object"}} for n in TOOL_NAMES]}
     if method == "tools/call":
-        result = call(params.get("name"))
+        result = call(params.get("name"), params.get("arguments"))
         if result is None:
             raise RpcError(-32602, f"Unknown tool: {params.get('name')}")
         return result
