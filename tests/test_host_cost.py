@@ -31,7 +31,11 @@ def test_the_cost_cell_says_tokens_and_the_turns_a_body_took():
 
 def test_claude_code_costs_match_what_its_model_was_handed(tmp_path):
     folder = run_host(tmp_path, "claude-code")
-    rows, _ = rows_of(folder)
+    rows, results = rows_of(folder)
+    # the conditions say which model the host asked for and how what it was handed was captured
+    conditions = results["conditions"]
+    assert "asked for as claude-sonnet-4-5" in conditions["model_and_settings"]
+    assert conditions["model_visible_capture_method"] == "stand-in model's request log (model.jsonl)"
     log = {entry["seq"]: entry for entry in model_log(folder)}
     forms = json.loads((folder / "rows" / "H01.json").read_text())["observed"]["forms"]
     for form in ("text", "structured", "embedded"):

@@ -314,8 +314,10 @@ def host_conditions(folder: Path, adapter: HostAdapter, job: HostJob, facts: dic
         "client_sdk_and_version": f"{client.get('name')} {client.get('version')}".strip() if client else None,
         "transport": (facts.get("transport") or {}).get("value") or "stdio",
         "protocol_version_on_wire": (facts.get("protocol_version_on_wire") or {}).get("value"),
-        "model_and_settings": f"mcp-accept stand-in model ({view.api or adapter.api}), scripted tool calls",
-        "model_visible_capture_method": "debug trace",
+        "model_and_settings": (f"mcp-accept stand-in model ({view.api or adapter.api}), asked for as "
+                               f"{', '.join(view.models) or 'no model name'}; scripted tool calls"),
+        # every request the host sent its model, as it sent it: not a debug trace of the host's
+        "model_visible_capture_method": "stand-in model's request log (model.jsonl)",
         "executed_at_utc": utc_now(),
         "evidence_path_or_id": folder.name,
     }

@@ -61,7 +61,16 @@ class ModelView:
     refused: dict[str, dict] = field(default_factory=dict)
     final_text_seen: bool = False
     forged: list[dict] = field(default_factory=list)  # requests without the run's key, refused
+    models: list[str] = field(default_factory=list)  # the model names the host asked for, in order
     last_request: str = ""  # the last main request as text: media a host attaches beside a result
+
+
+def _model_asked(message: Any, path: str) -> str | None:
+    """The model a request asks for: its ``model`` field, or Gemini's ``/models/NAME:method``."""
+    if isinstance(message, dict) and isinstance(message.get("model"), str):
+        return message["model"][:200]
+    found = re.search(r"/models/([^/:?]+):", path)
+    return found.group(1)[:200] if found else None
 
 
 def read_view(entries: list[dict]) -> ModelView:
@@ -77,6 +86,9 @@ def read_view(entries: list[dict]) -> ModelView:
             view.forged.append({"seq": entry.get("seq"), "method": http.get("method"), "path": http.get("path")})
         elif entry.get("dir") == "in":
             view.requests += 1
+            asked = _model_asked(entry.get("message"), http.get("path") or "")
+            if asked and asked not in view.models:
+                view.models.append(asked)
         elif entry.get("dir") == "out":
             view.api = view.api or http.get("api")
             action = http.get("action") or {}
