@@ -39,6 +39,7 @@ class CommandGroup(typer.Typer):
 MAX_WAIT = 86400.0  # one answer may take a day
 MAX_RUN = 7 * 86400.0  # one run may take a week
 MAX_BYTES = 1 << 32  # one message of 4 GiB
+MAX_RUN_BYTES = 1 << 40  # one run folder of 1 TiB
 
 
 class _Number:
@@ -90,6 +91,13 @@ def timeout_option(help: str = "Seconds to wait for each answer.", default: floa
 
 def max_bytes_option(help: str):
     return number_option(int, 64 * 1024 * 1024, "--max-bytes", min=1024, max=MAX_BYTES, help=help)
+
+
+def max_run_bytes_option():
+    return number_option(int, 1 << 30, "--max-run-bytes", min=1 << 20, max=MAX_RUN_BYTES, help=(
+        "Bytes the run may write into its folder while the host runs (model.jsonl, the host's output, "
+        "the proxy folders, the host's private folders): past them the host is stopped, nothing more "
+        "is recorded, and host-run.json and the rows say which bound was reached at what size."))
 
 
 def lang_option(help: str):

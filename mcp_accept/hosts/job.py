@@ -13,6 +13,7 @@ from mcp_accept.evidence.files import atomic_write_json
 
 SERVER_NAME = "mcpaccept"
 HOST_TIMEOUT = 180.0
+RUN_BYTES = 1 << 30  # what a host run may write into its folder (--max-run-bytes), 1 GiB
 
 
 @dataclass
@@ -30,6 +31,7 @@ class HostTestOptions:
     trace: bool = True
     proxy: bool = True  # False: the host reaches the server directly (to measure the proxy's cost)
     replace: bool = False  # --out names an earlier run's folder: empty it first instead of refusing
+    max_run_bytes: int = RUN_BYTES  # past it the host is stopped and nothing more is written
 
 
 @dataclass
