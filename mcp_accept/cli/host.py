@@ -11,8 +11,9 @@ from typing import List, Optional
 import typer
 
 from mcp_accept.cli.options import (MAX_WAIT, CommandGroup, header_option, json_option, lang_option,
-                                    max_bytes_option, number_option, out_option, profile_option, server_option,
-                                    large_sizes_option, set_option, timeout_option, url_option)
+                                    max_bytes_option, max_run_bytes_option, number_option, out_option,
+                                    large_sizes_option, profile_option, server_option, set_option, timeout_option,
+                                    url_option)
 from mcp_accept.cli.outcome import console_safe, environment, fail
 from mcp_accept.errors import ExitStatus, InputError, ServerError
 
@@ -164,6 +165,7 @@ def host_test(
     out: Optional[Path] = out_option(),
     transport: str = typer.Option("stdio", "--transport", help="With the built-in fixture: stdio, or http (the fixture over Streamable HTTP behind the proxy)."),
     timeout: float = timeout_option("Seconds the host may take before it is stopped.", default=180.0, min=5.0, max=3600.0),
+    max_run_bytes: int = max_run_bytes_option(),
     json_: bool = json_option("Print results.json on stdout instead of the table."),
     no_proxy: bool = typer.Option(False, "--no-proxy", help="For measuring the proxy's cost: the host reaches the server directly; the H rows still come from model.jsonl, the wire facts are left unknown."),
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier run's folder: empty it first (without this, a folder that is not empty is refused)."),
@@ -181,7 +183,7 @@ def host_test(
                                                 profile=str(profile) if profile else None, host_bin=host_bin,
                                                 out=str(out) if out else None, transport=transport,
                                                 timeout=timeout, proxy=not no_proxy, replace=replace,
-                                                large_sizes=large_sizes(sizes)))
+                                                max_run_bytes=max_run_bytes, large_sizes=large_sizes(sizes)))
     except (InputError, ServerError) as exc:
         raise fail(exc)
     except HostRunInterrupted as exc:
@@ -211,6 +213,7 @@ def host_matrix(
     jobs: int = number_option(int, 1, "--jobs", min=1, max=16, help="Hosts to run at once."),
     transport: str = typer.Option("stdio", "--transport", help="With the built-in fixture: stdio or http."),
     timeout: float = timeout_option("Seconds each host may take.", default=180.0, min=5.0, max=3600.0),
+    max_run_bytes: int = max_run_bytes_option(),
     lang: str = lang_option("Language of the table printed: en or ja (both are written)."),
     json_: bool = json_option("Print matrix.json instead of the Markdown table."),
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier matrix's folder: empty it first (without this, a folder that is not empty is refused)."),
@@ -236,8 +239,9 @@ def host_matrix(
         folder = out or Path("mcp-accept-runs") / time.strftime("matrix-%Y%m%dT%H%M%SZ", time.gmtime())
         matrix = run_matrix(HostTestOptions(host=chosen[0], server=server, url=url,
                                             profile=str(profile) if profile else None, transport=transport,
-                                            timeout=timeout, replace=replace, large_sizes=large_sizes(sizes)),
-                               chosen, folder, jobs)
+                                            timeout=timeout, replace=replace, max_run_bytes=max_run_bytes,
+                                            large_sizes=large_sizes(sizes)),
+                                            chosen, folder, jobs)
     except (InputError, ServerError) as exc:
         raise fail(exc)
     typer.echo(json.dumps(matrix, ensure_ascii=False, indent=2) if json_ else render_markdown(matrix, lang))

@@ -39,6 +39,7 @@ class CommandGroup(typer.Typer):
 MAX_WAIT = 86400.0  # one answer may take a day
 MAX_RUN = 7 * 86400.0  # one run may take a week
 MAX_BYTES = 1 << 32  # one message of 4 GiB
+MAX_RUN_BYTES = 1 << 40  # one run folder of 1 TiB
 
 
 class _Number:
@@ -97,6 +98,11 @@ def large_sizes_option():
                         help="Sizes of the large results H03 asks for, in bytes, comma-separated (default "
                              "1024,8192,32768,65536,262144,1048576): from the fixture's search_large, or from the "
                              "profile's tools.large on another server.")
+def max_run_bytes_option():
+    return number_option(int, 1 << 30, "--max-run-bytes", min=1 << 20, max=MAX_RUN_BYTES, help=(
+        "Bytes the run may write into its folder while the host runs (model.jsonl, the host's output, "
+        "the proxy folders, the host's private folders): past them the host is stopped, nothing more "
+        "is recorded, and host-run.json and the rows say which bound was reached at what size."))
 
 
 def lang_option(help: str):

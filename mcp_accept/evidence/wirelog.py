@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from mcp_accept.errors import DiskFull, is_disk_full
+from mcp_accept.evidence.budget import ByteBudget
 from mcp_accept.evidence.files import open_nofollow, open_read, utc_now
 from mcp_accept.evidence.redaction import Redactor
 
@@ -100,6 +101,10 @@ def compact_size(value: Any, known: dict | None = None) -> int:
 LINE_BUFFER = 1 << 20  # bytes of a wire.jsonl line gathered before they are written
 
 
+class _OverBudget(Exception):
+    """A line would pass the run's byte budget."""
+
+
 def _write_all(fd: int, data: bytearray) -> int:
     with memoryview(data) as view:
         done = 0
@@ -112,13 +117,21 @@ class WireLog:
     """Append-only ``wire.jsonl``: one line per message or event, flushed as written.
 
     ``entries`` keeps the parsed messages in memory as well, in order, for the checks:
-    the checks judge what was recorded, never the live transport.
+    the checks judge what was recorded, never the live transport. Without ``keep`` it stays
+    empty (the file is read back instead, :func:`read_entries`). With a ``budget`` every line
+    is written within it, or not at all: the first line that does not fit is taken back, and
+    nothing is written after it (:attr:`bounded`).
     """
 
-    def __init__(self, path: Path | None, redactor: Redactor | None = None, transport: str = "stdio"):
+    def __init__(self, path: Path | None, redactor: Redactor | None = None, transport: str = "stdio", *,
+                 keep: bool = True, budget: ByteBudget | None = None):
         self.path = path
         self.redactor = redactor or Redactor()
         self.transport = transport
+        self.keep = keep
+        self.budget = budget
+        self.bounded = False  # a line did not fit in the budget: nothing is written after it
+        self._line_taken = 0  # bytes of the line being written taken from the budget
         self.entries: list[dict] = []
         # id(result) -> (result, compact UTF-8 size) of each received result, counted while it
         # was written: the run reports the largest without serialising it once more
@@ -171,7 +184,8 @@ class WireLog:
                     entry["raw_truncated_from"] = len(raw)
             if message is not None:
                 entry["message"] = message
-            self.entries.append(entry)
+            if self.keep:
+                self.entries.append(entry)
             if self._handle is not None:
                 self._write_line(entry)
             return self._seq
@@ -187,22 +201,29 @@ class WireLog:
         result = message.get("result") if entry["dir"] == "in" and isinstance(message, dict) else None
         measure = {id(result): None} if isinstance(result, (dict, list)) else None
         line = bytearray()
-        written = 0
+        written = self._line_taken = 0
         masking = self.redactor.stream()
         try:
             for piece in compact_pieces(entry, measure):
                 line += masking.feed(piece).encode("utf-8", "backslashreplace")
                 if len(line) >= LINE_BUFFER:
-                    written += _write_all(fd, line)
+                    written += self._write_within(fd, line)
                     line.clear()
             line += masking.flush().encode("utf-8", "backslashreplace") + b"\n"
-            written += _write_all(fd, line)
+            written += self._write_within(fd, line)
         except BaseException as exc:
             try:
                 os.ftruncate(fd, self._size)
                 os.lseek(fd, self._size, os.SEEK_SET)
             except OSError:
                 pass
+            if self._line_taken:
+                self.budget.give_back(self._line_taken, self.path.name)
+            if isinstance(exc, _OverBudget):
+                self.bounded = True
+                self._handle.close()
+                self._handle = None
+                return
             if isinstance(exc, OSError) and is_disk_full(exc):
                 self.full = exc
                 self._handle.close()
@@ -214,6 +235,13 @@ class WireLog:
         self._size += written
         if measure and measure[id(result)] is not None:
             self.result_sizes[id(result)] = measure[id(result)]
+
+    def _write_within(self, fd: int, data: bytearray) -> int:
+        if self.budget is not None:
+            if not self.budget.take(len(data), self.path.name):
+                raise _OverBudget
+            self._line_taken += len(data)
+        return _write_all(fd, data)
 
     def stop_if_full(self) -> None:
         """Raise :class:`DiskFull` when a line could not be written for want of space."""

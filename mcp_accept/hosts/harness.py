@@ -31,6 +31,7 @@ from pathlib import Path
 
 from mcp_accept.errors import ExitStatus, InputError, ServerError
 from mcp_accept.evidence.bounded import process_running
+from mcp_accept.evidence.budget import ByteBudget, FolderWatch
 from mcp_accept.evidence.files import atomic_write_json, open_run_folder, utc_now
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import read_entries
@@ -465,9 +466,10 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
     fixture = not opts.server and not opts.url
     script = build_script(adapter, profile, large=opts.large, fixture=fixture, sizes=opts.large_sizes)
     redactor = Redactor()
-    server_proc = proxy_proc = None
+    server_proc = proxy_proc = watch = None
+    budget = ByteBudget(opts.max_run_bytes)  # every byte the run writes, until the host has ended
     key = new_model_key()
-    stand_in = StandIn(script, folder / "model.jsonl", redactor, key=key).start()
+    stand_in = StandIn(script, folder / "model.jsonl", redactor, key=key, budget=budget).start()
     ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME, model_key=key)
     logs = []
     host = None
@@ -517,6 +519,9 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
         started = time.monotonic()
         host = subprocess.Popen([*(prefix or []), *launch.argv], env=launch.env, cwd=launch.cwd,
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+        # what the host, its proxies and servers write into the folder counts too: past the
+        # budget the host (its process group) is stopped
+        watch = FolderWatch(folder, budget, {stand_in.log.path}, on_reached=lambda: _stop(host))
         try:
             code = host.wait(opts.timeout)
         except subprocess.TimeoutExpired:
@@ -539,13 +544,15 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
         _stop(server_proc)
         for handle in logs:
             handle.close()
+        if watch is not None:
+            watch.stop([Path(handle.name) for handle in logs])
     _hold_off_signals()  # the host has ended: what it did is written whole, whatever arrives now
     connects = netguard.connects(trace.read_text("utf-8", "replace")) if trace.is_file() else None
     if connects is not None:
         atomic_write_json(folder / "connects.json", connects)
-    write_host_results(folder, adapter, job, profile, stand_in.log.entries, connects=connects,
+    write_host_results(folder, adapter, job, profile, connects=connects,
                        host_exit=code, timed_out=timed_out, host_seconds=host_seconds, redactor=redactor,
-                       interrupted=interrupted.name if interrupted else None)
+                       interrupted=interrupted.name if interrupted else None, bound=budget.record())
     return interrupted.signum if interrupted else None
 
 

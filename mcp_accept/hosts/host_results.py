@@ -80,13 +80,15 @@ def protocol_attempts(exchanges: list[model_view.WireExchange]) -> list[dict]:
     return attempts
 
 
-def server_shutdown(proxy_folder: Path | None, facts: dict, over_http: bool = False) -> dict:
+def server_shutdown(proxy_folder: Path | None, facts: dict, over_http: bool = False, bounded: bool = False) -> dict:
     """How the host ended its server's session, read from the end of the proxy's ``wire.jsonl``
     (its last events): closing the pipe, a signal, or a kill that left the proxy no time to
     record its end (the folder was then completed from ``wire.jsonl``, marked interrupted).
     ``facts`` are the proxy's derived facts of that folder (its ``tool_calls``). Over HTTP the
     host never owned the proxy's process: ``host test`` started it and stops it once the host
-    has ended, so how it ended says nothing of the host (``ended_by``)."""
+    has ended, so how it ended says nothing of the host (``ended_by``); nor when the run's byte
+    bound was reached (``bounded``): ``host test`` stopped the host's process group, its proxy
+    with it."""
     if proxy_folder is None or not (proxy_folder / "wire.jsonl").is_file():
         return {"how": "no server session recorded"}
     ended = None
@@ -107,6 +109,8 @@ def server_shutdown(proxy_folder: Path | None, facts: dict, over_http: bool = Fa
         out["seq"] = ended.get("seq")
     if over_http:
         out["ended_by"] = "mcp-accept: host test stops the HTTP proxy it served the host from, after the host ended"
+    elif bounded:
+        out["ended_by"] = "mcp-accept: the run reached its byte bound, and host test stopped the host's process group"
     return out
 
 
@@ -145,11 +149,9 @@ def _proxy_facts(folder: Path) -> tuple[dict, Path | None]:
     return data.get("facts") or {}, runs[-1].parent
 
 
-def _link_reads(facts: dict, model_entries: list[dict]) -> list[dict]:
+def _link_reads(facts: dict, view: model_view.ModelView) -> list[dict]:
     """The host's ``resources/read`` of each link, and whether it came before the model asked."""
-    asked = [e["t"] for e in model_entries if e.get("dir") == "out"
-             and ((e.get("http") or {}).get("action") or {}).get("step") == "link-read"]
-    first_ask = asked[0] if asked else None
+    first_ask = view.asked_at.get("link-read")
     reads = []
     for read in facts.get("resource_reads") or []:
         reads.append({"uri": read.get("uri"), "request_seq": read.get("request_seq"),
@@ -157,10 +159,11 @@ def _link_reads(facts: dict, model_entries: list[dict]) -> list[dict]:
     return reads
 
 
-def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile, entries: list[dict], *,
+def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile, *,
                        connects: dict | None, host_exit, timed_out: bool, host_seconds: float,
-                       redactor: Redactor, interrupted: str | None = None) -> dict:
-    """host-run.json, rows/H0*.json, results.json and sheet.md of a host run, from what it recorded."""
+                       redactor: Redactor, interrupted: str | None = None, bound: dict | None = None) -> dict:
+    """host-run.json, rows/H0*.json, results.json and sheet.md of a host run, from what it recorded
+    (``model.jsonl`` read as a stream). ``bound``: the run's byte budget (:meth:`ByteBudget.record`)."""
     from mcp_accept.inputs.sheet import load_sheet
     from mcp_accept.output.results_writer import assemble, write_results
 
@@ -168,17 +171,20 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
     markers_path = folder / "fixture-log" / "markers.json"
     markers = json.loads(markers_path.read_text(encoding="utf-8")) if markers_path.is_file() else None
     heads, tails = model_view.tokens(markers)
-    view = model_view.read_view(entries)
+    log = folder / "model.jsonl"
+    view = model_view.read_view(read_entries(log) if log.is_file() else [])
     # what the host offered, a namespace split off its tool's name again
     offers = [ToolOffer(o.rsplit("/", 1)[-1], o.rsplit("/", 1)[0] if "/" in o else None) for o in view.offers]
     exchanges: list[model_view.WireExchange] = []
     if proxy_folder is not None and (proxy_folder / "wire.jsonl").is_file():
         exchanges = model_view.wire_exchanges(read_entries(proxy_folder / "wire.jsonl"))
     verdicts = host_verdicts(folder, adapter, profile, view, offers, exchanges, heads, tails,
-                             _link_reads(facts, entries))
+                             _link_reads(facts, view))
     conditions = host_conditions(folder, adapter, job, facts, view)
     attempts = protocol_attempts(exchanges)
-    shutdown = server_shutdown(proxy_folder, facts, over_http=conditions.get("transport") == "Streamable HTTP")
+    stopped = (bound or {}).get("said")  # the run's byte bound was reached: the host was stopped
+    shutdown = server_shutdown(proxy_folder, facts, over_http=conditions.get("transport") == "Streamable HTTP",
+                               bounded=bool(stopped))
     client = (facts.get("client_info") or {}).get("value") or {}
     host_facts = {
         "host": adapter.name, "product": adapter.product, "version": job.version,
@@ -202,8 +208,9 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
     naming = adapter.naming(SERVER_NAME)
     offered = any(any(naming.find(offers, ref.name)) for ref in profile.tools.values())
     why_not = not_measured(view, attempts, host_exit, timed_out, job.options.timeout,
-                           _last_line(folder / "host-stderr.txt"), adapter.product, offered)
-    host_facts["outcome"] = {"not_measured": why_not, "interrupted": interrupted,
+                           _last_line(folder / "host-stderr.txt"), adapter.product, offered, bound=stopped)
+    host_facts["run_bytes"] = bound
+    host_facts["outcome"] = {"not_measured": why_not, "interrupted": interrupted, "bound": stopped,
                              "forged_requests": len(view.forged)}
     atomic_write_json(folder / "host-run.json", host_facts, redactor)
     sheet = load_sheet()
@@ -214,6 +221,8 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
         verdict = verdicts[row.id]
         if interrupted:
             said = f"interrupted by {interrupted} before the host finished"
+        elif stopped:
+            said = stopped
         elif why_not and verdict.status == "UNOBTAINABLE":
             said = why_not
         elif timed_out:
@@ -343,13 +352,16 @@ def _last_line(path: Path, limit: int = 8192) -> str | None:
 
 
 def not_measured(view: model_view.ModelView, attempts: list[dict], host_exit, timed_out: bool, timeout,
-                 stderr_line: str | None, product: str, offered: bool) -> str | None:
+                 stderr_line: str | None, product: str, offered: bool, bound: str | None = None) -> str | None:
     """Why a host run measured nothing, from its evidence, or None when a step was handed back:
-    the host hung, exited before asking its model anything, dropped the server (often over its
-    protocol version), or the stand-in could call none of the server's tools. ``offered``: some
-    tool the profile names was offered under the host's naming."""
+    the run reached its byte bound (``bound`` says so), the host hung, exited before asking its
+    model anything, dropped the server (often over its protocol version), or the stand-in could
+    call none of the server's tools. ``offered``: some tool the profile names was offered under
+    the host's naming."""
     if any(h.answered for h in view.steps.values()):
         return None
+    if bound:
+        return bound
     said = f" (its last words: {stderr_line!r})" if stderr_line else ""
     if timed_out:
         return f"{product} did not finish within {timeout:g} s and handed its model no result{said}"

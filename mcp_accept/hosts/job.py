@@ -32,6 +32,7 @@ def large_sizes(text: str | None) -> list[int] | None:
                              f"(found {word!r})", field="--large-sizes")
         sizes.append(int(word))
     return sorted(set(sizes))
+RUN_BYTES = 1 << 30  # what a host run may write into its folder (--max-run-bytes), 1 GiB
 
 
 @dataclass
@@ -50,6 +51,7 @@ class HostTestOptions:
     trace: bool = True
     proxy: bool = True  # False: the host reaches the server directly (to measure the proxy's cost)
     replace: bool = False  # --out names an earlier run's folder: empty it first instead of refusing
+    max_run_bytes: int = RUN_BYTES  # past it the host is stopped and nothing more is written
 
     @property
     def over_http(self) -> bool:

@@ -63,6 +63,7 @@ class ModelView:
     forged: list[dict] = field(default_factory=list)  # requests without the run's key, refused
     models: list[str] = field(default_factory=list)  # the model names the host asked for, in order
     last_request: str = ""  # the last main request as text: media a host attaches beside a result
+    asked_at: dict[str, str] = field(default_factory=dict)  # step -> when the stand-in first asked for it
 
 
 def _model_asked(message: Any, path: str) -> str | None:
@@ -73,9 +74,11 @@ def _model_asked(message: Any, path: str) -> str | None:
     return found.group(1)[:200] if found else None
 
 
-def read_view(entries: list[dict]) -> ModelView:
-    """The stand-in's entries (``model.jsonl``) as steps. The k-th tool call in a request is the
-    k-th call the stand-in made (hosts may give calls ids of their own)."""
+def read_view(entries: Iterable[dict]) -> ModelView:
+    """The stand-in's entries (``model.jsonl``, as :func:`~mcp_accept.evidence.wirelog.read_entries`
+    reads it) as steps, in one pass: of each request only the last main one is kept. The k-th
+    tool call in a request is the k-th call the stand-in made (hosts may give calls ids of
+    their own)."""
     view = ModelView()
     actions: list[dict] = []
     last_turn: Turn | None = None
@@ -89,6 +92,13 @@ def read_view(entries: list[dict]) -> ModelView:
             asked = _model_asked(entry.get("message"), http.get("path") or "")
             if asked and asked not in view.models:
                 view.models.append(asked)
+            dialect = _DIALECTS.get(http.get("api") or "")
+            if dialect is None or not isinstance(entry.get("message"), dict):
+                continue
+            turn = dialect.parse(bare_path(http.get("path") or ""), entry["message"])
+            if turn.side is None and (last_turn is None or len(turn.calls) >= len(last_turn.calls)):
+                last_turn, last_seq = turn, entry["seq"]
+                view.last_request = json.dumps(entry["message"], ensure_ascii=False)
         elif entry.get("dir") == "out":
             view.api = view.api or http.get("api")
             action = http.get("action") or {}
@@ -96,6 +106,8 @@ def read_view(entries: list[dict]) -> ModelView:
                 view.side_calls.append({"seq": entry["seq"], "kind": http["side"], "path": http.get("path")})
             if action.get("call"):
                 actions.append(action)
+            if action.get("step"):
+                view.asked_at.setdefault(action["step"], entry.get("t"))
             if action.get("say"):
                 view.final_text_seen = True
             if http.get("offers") and not view.offers:
@@ -103,15 +115,6 @@ def read_view(entries: list[dict]) -> ModelView:
             if isinstance(http.get("refused"), dict):
                 for key, why in http["refused"].items():
                     view.refused.setdefault(key, why)
-    for entry in entries:
-        http = entry.get("http") or {}
-        dialect = _DIALECTS.get(http.get("api") or "")
-        if entry.get("dir") != "in" or dialect is None or not isinstance(entry.get("message"), dict):
-            continue
-        turn = dialect.parse(bare_path(http.get("path") or ""), entry["message"])
-        if turn.side is None and (last_turn is None or len(turn.calls) >= len(last_turn.calls)):
-            last_turn, last_seq = turn, entry["seq"]
-            view.last_request = json.dumps(entry["message"], ensure_ascii=False)
     calls: list[Exchange] = last_turn.calls if last_turn else []
     for index, action in enumerate(actions):
         handed = Handed(step=action.get("step"), tool=action.get("call"), arguments=action.get("arguments"))

@@ -6,7 +6,17 @@ model, ``out`` what the stand-in answered.
 
 Only the host is answered: its configuration carries the run's key (``HostContext.model_key``),
 and a request without it is refused (401) before its body is read, recorded as an event
-``forged-request``, never as something the host sent its model.
+``forged-request``, never as something the host sent its model. The entries are not kept in
+memory: the rows read the file back.
+
+What a host (or anything else on loopback) may send is bounded, and each refusal is an
+``event`` line of ``model.jsonl`` (``request-refused``; ``request-dropped`` when its client
+went away before the body ended), its reason in ``http.reason``: a body over :data:`MAX_BODY` (413,
+``too-large``); a body that would bring the bodies being read at once past
+:data:`IN_FLIGHT` (503, ``in-flight``); a request whose head is not whole, or whose body
+brings no byte, within ``read_timeout`` seconds (408, ``head-timeout`` / ``body-timeout``,
+and the connection is closed). Once the run's byte budget is reached nothing more is
+recorded, and every request is answered 503.
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ import threading
 from pathlib import Path
 from types import ModuleType
 
+from mcp_accept.evidence.budget import ByteBudget
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.model import anthropic, gemini, openai
@@ -26,6 +37,8 @@ from mcp_accept.model.script import CallTool, Say, Script
 
 DIALECTS: tuple[ModuleType, ...] = (anthropic, openai, gemini)
 MAX_BODY = 64 * 1024 * 1024  # a host's request larger than this is refused, not read whole
+IN_FLIGHT = 2 * MAX_BODY  # bytes of request bodies held at once, all requests together
+READ_TIMEOUT = 30.0  # seconds a request's head may take, and its body between two bytes
 # Request headers kept in the record: the rest (credentials above all) never reach the file.
 KEPT_HEADERS = ("content-type", "accept", "user-agent", "anthropic-version", "anthropic-beta",
                 "x-goog-api-client", "openai-beta", "x-stainless-lang", "x-stainless-package-version")
@@ -79,15 +92,20 @@ def describe(action) -> dict | None:
 class StandIn:
     """The stand-in model for one host run. ``url`` is its base (``http://127.0.0.1:PORT``)."""
 
-    def __init__(self, script: Script, log_path: Path, redactor: Redactor | None = None,
-                 key: str | None = None):
+    def __init__(self, script: Script, log_path: Path, redactor: Redactor | None = None, *,
+                 budget: ByteBudget | None = None, read_timeout: float = READ_TIMEOUT,
+                 in_flight: int = IN_FLIGHT, key: str | None = None):
         self.script = script
         self.key = key  # None: every request is taken for the host's (the dialect tests)
         self.forged = 0
         self._refusals_logged: set[str] = set()
-        self.log = WireLog(log_path, redactor or Redactor(), transport="model")
+        self.log = WireLog(log_path, redactor or Redactor(), transport="model", keep=False, budget=budget)
         if key:
             self.log.redactor.add(key)  # a host that sends it in a query string: no file shows it
+        self.budget = budget
+        self.read_timeout = read_timeout
+        self.in_flight_limit = in_flight
+        self.in_flight = 0  # bytes of request bodies held now (only the server's loop changes it)
         self._server = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
@@ -145,6 +163,76 @@ class StandIn:
 
     # ------------------------------------------------------------------ serving
 
+    def _refuse(self, request, status: int | None, reason: str, text: str, **facts):
+        """Record a request not read whole and the answer it gets: a JSON error, and the
+        connection closed (the rest of its body is not waited for). ``status`` None: its client
+        is gone, and the answer is never sent."""
+        from starlette.responses import JSONResponse
+
+        if not (self.budget and self.budget.reached):
+            http = {"method": request.method, "path": request.url.path, "status": status, "reason": reason, **facts}
+            self.log.record("event", event="request-refused" if status else "request-dropped",
+                            detail=text, http=http)
+        return JSONResponse({"error": {"type": "request_refused", "message": f"mcp-accept stand-in: {text}"}},
+                            status_code=status or 400, headers={"connection": "close"})
+
+    async def _receive(self, request):
+        """The request's body, held within MAX_BODY and IN_FLIGHT and read within the timeout;
+        or the answer refusing it. What it holds is counted in ``request.state.held`` until
+        :meth:`_release`."""
+        import asyncio
+
+        from starlette.requests import ClientDisconnect
+
+        request.state.held = 0
+        if self.budget and self.budget.reached:
+            return self._refuse(request, 503, "run-bound", self.budget.said())
+        declared = request.headers.get("content-length")
+        declared = int(declared) if declared and declared.isdigit() else 0
+        if declared > MAX_BODY:
+            return self._refuse(request, 413, "too-large", f"request too large ({declared} bytes declared; "
+                                f"at most {MAX_BODY})", declared=declared)
+        if not self._hold(request, declared):
+            return self._busy(request, declared, 0)
+        raw = bytearray()
+        chunks = request.stream().__aiter__()
+        while True:
+            try:
+                chunk = await asyncio.wait_for(chunks.__anext__(), self.read_timeout)
+            except StopAsyncIteration:
+                return raw
+            except asyncio.TimeoutError:
+                return self._refuse(request, 408, "body-timeout", f"no byte of the body came within "
+                                    f"{self.read_timeout:g} s", read=len(raw))
+            except ClientDisconnect:
+                return self._refuse(request, None, "client-gone", "the client went away while sending "
+                                    "its body", read=len(raw))
+            raw += chunk
+            if len(raw) > MAX_BODY:
+                return self._refuse(request, 413, "too-large", f"request too large (over {MAX_BODY} bytes)",
+                                    read=len(raw))
+            if not self._hold(request, max(declared, len(raw))):
+                return self._busy(request, declared, len(raw))
+
+    def _busy(self, request, declared: int, read: int):
+        others = self.in_flight - request.state.held
+        return self._refuse(request, 503, "in-flight", f"{others} bytes of other requests are being "
+                            f"read: this one ({max(declared, read)} bytes) would pass {self.in_flight_limit}",
+                            declared=declared or None, read=read)
+
+    def _hold(self, request, size: int) -> bool:
+        more = size - request.state.held
+        if more > 0 and self.in_flight + more > self.in_flight_limit:
+            return False
+        if more > 0:
+            self.in_flight += more
+            request.state.held = size
+        return True
+
+    def _release(self, request) -> None:
+        self.in_flight -= getattr(request.state, "held", 0)
+        request.state.held = 0
+
     def _app(self):
         from sse_starlette.sse import EventSourceResponse
         from starlette.applications import Starlette
@@ -157,16 +245,16 @@ class StandIn:
                 path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
                 answer = self.refuse(request.method, path, dict(request.headers))
                 return JSONResponse(answer.json, status_code=answer.status)
-            declared = request.headers.get("content-length")
-            if declared and declared.isdigit() and int(declared) > MAX_BODY:
-                return JSONResponse({"error": {"message": "request too large"}}, status_code=413)
-            raw = bytearray()
-            async for chunk in request.stream():
-                raw += chunk
-                if len(raw) > MAX_BODY:
-                    return JSONResponse({"error": {"message": "request too large"}}, status_code=413)
-            path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-            answer = self.answer(request.method, path, dict(request.headers), bytes(raw))
+            try:
+                raw = await self._receive(request)
+                if not isinstance(raw, bytearray):
+                    return raw  # refused, and recorded
+                path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+                answer = self.answer(request.method, path, dict(request.headers), raw)
+            finally:
+                self._release(request)
+            if self.budget and self.budget.reached:  # this exchange's record did not fit: no answer either
+                return self._refuse(request, 503, "run-bound", self.budget.said())
             if answer.events is None:
                 return JSONResponse(answer.json, status_code=answer.status)
 
@@ -189,7 +277,7 @@ class StandIn:
         self._socket = sock
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self._app(), log_level="error", lifespan="off", access_log=False,
-                                timeout_graceful_shutdown=1)
+                                timeout_graceful_shutdown=1, http=head_deadline(self))
         self._server = uvicorn.Server(config)
         started = threading.Event()
         self._thread = threading.Thread(target=self._serve, args=(started,), name="stand-in-model", daemon=True)
@@ -225,3 +313,57 @@ class StandIn:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def head_deadline(stand_in: StandIn) -> type:
+    """uvicorn's h11 protocol (its ``http`` setting takes a protocol class) with a deadline on a
+    request's head: uvicorn bounds a head's size (``h11_max_incomplete_event_size``) and the
+    wait between two requests (``timeout_keep_alive``), but not the time a head takes to come
+    whole. A connection whose head is not whole ``read_timeout`` seconds after the wait for it
+    began is answered 408 and closed. Whether a head is whole is h11's own state of the
+    connection (``their_state`` leaves ``IDLE`` with the request line and headers read)."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadDeadline(H11Protocol):
+        deadline = None  # the timer of the head being waited for
+        received = 0  # bytes of that head received so far
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._watch(0)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            self._watch(len(data))
+
+        def connection_lost(self, exc) -> None:
+            self._clear()
+            super().connection_lost(exc)
+
+        def _watch(self, size: int) -> None:
+            if self.conn.their_state is not h11.IDLE or self.transport.is_closing():
+                self._clear()
+            elif size or self.deadline is None:
+                # a head has begun (or the connection is new): the keep-alive wait is over
+                self.received += size
+                if self.deadline is None:
+                    self.deadline = self.loop.call_later(stand_in.read_timeout, self._expired)
+
+        def _clear(self) -> None:
+            if self.deadline is not None:
+                self.deadline.cancel()
+            self.deadline, self.received = None, 0
+
+        def _expired(self) -> None:
+            self.deadline = None
+            if self.transport.is_closing():
+                return
+            if not (stand_in.budget and stand_in.budget.reached):
+                stand_in.log.record("event", event="request-refused",
+                                    detail=f"the request's head was not whole within {stand_in.read_timeout:g} s",
+                                    http={"status": 408, "reason": "head-timeout", "read": self.received})
+            self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+            self.transport.close()
+
+    return HeadDeadline

@@ -1,0 +1,123 @@
+"""A host run writes at most --max-run-bytes into its folder: model.jsonl, the host's stdout and
+stderr, every proxy folder (one per start of the server), the host's private folders. Past the
+bound the host is stopped, nothing more is recorded, and host-run.json and the rows say which
+bound was reached at what size.
+
+model.jsonl never passes the bound (the stand-in asks before each line). What other processes
+write is measured every 0.1 s: the folder may pass the bound by what they write between two
+looks and while they are stopped, and the host's stdout and stderr are then cut back to it.
+The slack each test allows is stated where it asserts."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from hostkit import facts_of, host_bin, processes_mentioning, rows_of, run_host
+
+MiB = 1 << 20
+# written once the host has stopped, from what it recorded: outside what the bound measures
+SUMMARY = ("results.json", "sheet.md", "rows", "host-run.json", "connects.json")
+
+
+def kept_bytes(folder: Path) -> int:
+    """The folder's bytes, its summary files left out."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink()
+               and p.relative_to(folder).parts[0] not in SUMMARY)
+
+
+def fake_host(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    path.chmod(0o755)
+    return str(path)
+
+
+def assert_bound_reached(folder: Path, limit: int, by: str) -> dict:
+    """The run says it reached its bound, by BY, in host-run.json, in every row's reason and in
+    the one line of what it measured; no process of it is left. Returns the record."""
+    facts = facts_of(folder)
+    bound = facts["run_bytes"]
+    assert bound["reached"] and bound["limit"] == limit and bound["reached_by"] == by, bound
+    said = f"the run reached its byte bound (--max-run-bytes {limit}) at {bound['bytes_when_reached']} bytes, " \
+           f"written by {by}"
+    assert facts["outcome"]["bound"].startswith(said)
+    rows, _ = rows_of(folder)
+    assert all(row["reason"].startswith(said) for row in rows.values())
+    assert bound["bytes"] == kept_bytes(folder)  # measured once everything had stopped
+    assert not processes_mentioning(str(folder))
+    return bound
+
+
+def test_a_host_flooding_its_output_is_stopped_and_its_output_cut_to_the_bound(tmp_path):
+    # a host that writes its stdout without end: the file is measured, so it passes the bound
+    # between two looks; once the host is stopped it is cut back, and the folder holds no more
+    # than the bound (no slack)
+    host = fake_host(tmp_path, "flooding-host", '#!/bin/sh\ncase "$1" in --version) echo 9.9.9; exit 0;; esac\n'
+                     'exec yes "a host that says too much"\n')
+    folder = run_host(tmp_path, "claude-code", "--max-run-bytes", str(2 * MiB), binary=host, codes=(3,))
+    bound = assert_bound_reached(folder, 2 * MiB, "host-stdout.txt")
+    assert bound["bytes"] <= 2 * MiB
+    assert bound["cut_from_end"]["host-stdout.txt"] > 0
+    assert facts_of(folder)["host_exit"] == -15  # stopped by the run, with SIGTERM to its process group
+    assert (folder / "host-stdout.txt").read_bytes().startswith(b"a host that says too much\n")
+
+
+RESTARTING_HOST = """#!{python}
+# Starts its MCP server (the recording proxy) again and again, asking each start for one large
+# result: each start is a proxy folder of its own, about 1 MiB.
+import json, subprocess, sys
+if "--version" in sys.argv:
+    print("9.9.9")
+    sys.exit(0)
+config = json.load(open(sys.argv[sys.argv.index("--mcp-config") + 1]))
+server = next(iter(config["mcpServers"].values()))
+for start in range(40):
+    proxy = subprocess.Popen([server["command"], *server["args"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    def send(message):
+        proxy.stdin.write((json.dumps(message) + "\\n").encode())
+        proxy.stdin.flush()
+    send({{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {{"protocolVersion": "2025-06-18",
+          "capabilities": {{}}, "clientInfo": {{"name": "restarting-host", "version": "1"}}}}}})
+    proxy.stdout.readline()
+    send({{"jsonrpc": "2.0", "method": "notifications/initialized"}})
+    send({{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+          "params": {{"name": "search_large", "arguments": {{"bytes": 1048576}}}}}})
+    print(f"start {{start}}: {{len(proxy.stdout.readline())}} bytes", flush=True)
+    proxy.stdin.close()
+    proxy.wait()
+"""
+
+
+def test_a_host_restarting_its_server_is_stopped_at_the_bound_of_all_its_proxy_folders(tmp_path):
+    host = fake_host(tmp_path, "restarting-host", RESTARTING_HOST.format(python=sys.executable))
+    folder = run_host(tmp_path, "claude-code", "--max-run-bytes", str(4 * MiB), binary=host, codes=(3,))
+    bound = assert_bound_reached(folder, 4 * MiB, "proxy")
+    proxies = [p for p in (folder / "proxy").iterdir() if p.is_dir()]
+    assert len(proxies) >= 3  # the bound is the run's, over every start of the server
+    # slack: a start writes one 1 MiB result at a time, and the folder is measured every 0.1 s,
+    # while a start takes a second or more: the bound is passed by at most one result
+    assert bound["bytes"] <= 5 * MiB
+    assert bound["parts"]["proxy"] >= 3 * MiB
+    shutdown = facts_of(folder)["server_shutdown"]
+    assert shutdown["ended_by"].startswith("mcp-accept: the run reached its byte bound")
+    assert not [q for q in facts_of(folder)["host_quirks"] if "stopped its server" in q["quirk"]]
+
+
+def test_a_real_host_is_stopped_at_the_bound_and_model_jsonl_stays_within_it(tmp_path):
+    # Gemini CLI with the fixture writes about 7 MB (its own chats and saved results under
+    # home/, the proxy folder, model.jsonl, its stdout): 2 MiB is reached on the way
+    folder = run_host(tmp_path, "gemini-cli", "--max-run-bytes", str(2 * MiB), binary=host_bin("gemini-cli"),
+                      codes=(0, 1, 3))
+    facts = facts_of(folder)
+    bound = facts["run_bytes"]
+    assert bound["reached"], bound
+    assert_bound_reached(folder, 2 * MiB, bound["reached_by"])
+    assert (folder / "model.jsonl").stat().st_size <= 2 * MiB
+    for line in (folder / "model.jsonl").read_bytes().splitlines():
+        assert isinstance(json.loads(line), dict)  # whole lines only
+    # slack: what Gemini CLI writes between two looks 0.1 s apart and while it stops, at most
+    # one saved result of 1 MiB (its largest) and a turn of its chat file
+    assert bound["bytes"] <= 3 * MiB
+    assert facts["model_requests"] > 0
