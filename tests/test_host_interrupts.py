@@ -2,7 +2,7 @@
 SIGHUP; as its folder is opened, while the host's version is checked, as the harness starts, while
 the host talks to its model), every process it started is gone when the command returns, a server
 that escaped its process group included, and the folder is written and marked interrupted, with
-exit status 128 + the signal's number."""
+exit status 128 + the signal's number. ``host matrix`` stops the same way at the host it runs."""
 
 from __future__ import annotations
 
@@ -117,6 +117,27 @@ def test_a_server_that_escapes_its_process_group_is_not_left_running(tmp_path):
     _, err = proc.communicate(timeout=240)
     assert proc.returncode in (0, 1), err
     assert not processes_mentioning(mark), "the escaped process outlived the host run"
+    assert not processes_mentioning(str(out))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_signal_stops_host_matrix_at_the_host_it_runs(tmp_path, sig):
+    """The host running is stopped at once (its folder marked interrupted), the next is not
+    started, and the matrix of what was done is written, marked interrupted too."""
+    out = tmp_path / "matrix"
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(host_bin(HOST)).parent), os.environ["PATH"]]))
+    proc = subprocess.Popen([sys.executable, "-m", "mcp_accept", "host", "matrix", "--hosts", f"{HOST},codex",
+                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, start_new_session=True)
+    wait_for(lambda: model_requests(out / HOST) >= 2, proc)
+    stop(proc, sig)
+    matrix = json.loads((out / "matrix.json").read_text())
+    assert matrix["interrupted"] == sig.name
+    rows = {row["host"]: row for row in matrix["rows"]}
+    assert rows[HOST]["error"] == f"interrupted by {sig.name}"
+    assert rows["codex"]["error"] == f"not run: interrupted by {sig.name}" and not (out / "codex").exists()
+    assert json.loads((out / HOST / "results.json").read_text())["interrupted"]
+    assert f"Interrupted by {sig.name}" in (out / "matrix.md").read_text()
     assert not processes_mentioning(str(out))
 
 
