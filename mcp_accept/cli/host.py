@@ -245,5 +245,12 @@ def host_matrix(
     except (InputError, ServerError) as exc:
         raise fail(exc)
     typer.echo(json.dumps(matrix, ensure_ascii=False, indent=2) if json_ else render_markdown(matrix, lang))
+    if matrix["interrupted"]:
+        import signal
+
+        typer.echo(f"mcp-accept: host matrix interrupted by {matrix['interrupted']}: the hosts running are "
+                   "stopped, each folder marked interrupted, and no other host was started; matrix.json is "
+                   f"marked interrupted: {folder}", err=True)
+        raise typer.Exit(128 + signal.Signals[matrix["interrupted"]])
     measured = [r for r in matrix["rows"] if not r.get("error")]
     raise typer.Exit(int(ExitStatus.OK if measured else ExitStatus.SERVER))

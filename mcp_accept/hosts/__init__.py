@@ -5,7 +5,7 @@ launch it (:mod:`.config`), rows filled by a person or from a host's debug trans
 ``host test`` (:mod:`.harness`) runs a real host headless against the stand-in model
 (:mod:`mcp_accept.model`), one adapter per host (:mod:`.adapters`), kept on loopback and in a
 PID namespace by :mod:`.netguard`, its options and the job it hands the re-executed harness in
-:mod:`.job`; :mod:`.model_view` judges H01-H03 from what the model was handed, and
+:mod:`.job`, stopped by a signal where it waits (:mod:`.stop_signals`); :mod:`.model_view` judges H01-H03 from what the model was handed, and
 :mod:`.cost` counts what each form cost it (characters, tokens, turns);
 :mod:`.host_results` writes the host rows and ``host-run.json``, and
 :mod:`.matrix` runs every installed host side by side (``host matrix``).

@@ -23,9 +23,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,13 +33,14 @@ from mcp_accept.evidence.budget import ByteBudget, FolderWatch
 from mcp_accept.evidence.files import atomic_write_json, open_run_folder, utc_now
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import read_entries
-from mcp_accept.hosts import model_view, netguard
+from mcp_accept.hosts import model_view, netguard, stop_signals
 from mcp_accept.hosts.adapters import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, new_model_key
 from mcp_accept.hosts.config import marker_argv
 from mcp_accept.hosts.host_results import write_host_results
 from mcp_accept.hosts.job import LARGE_SIZES, SERVER_NAME, HostJob, HostTestOptions
 from mcp_accept.hosts.proxy import proxy_command
+from mcp_accept.hosts.stop_signals import STOP_SIGNALS, HostInterrupted, stopping_on_signals
 from mcp_accept.model.script import Script, Step, ToolOffer, Turn
 from mcp_accept.model.server import StandIn
 from mcp_accept.server_command import command_words
@@ -50,21 +49,6 @@ from mcp_accept.server_command import command_words
 
 class HostMissing(ServerError):
     """The host's binary is not installed (exit 3, as a server that cannot be started)."""
-
-
-# The signals that end a host run early. Each stops the host and everything the run started,
-# the folder is written and marked interrupted, and the exit status is 128 + the signal's
-# number, as a shell reports a process the signal ended (130 for SIGINT, 143 for SIGTERM).
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-class HostInterrupted(Exception):
-    """A stop signal arrived during a host run."""
-
-    def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-        self.name = signal.Signals(signum).name
 
 
 class HostRunInterrupted(Exception):
@@ -77,36 +61,11 @@ class HostRunInterrupted(Exception):
             marked = json.loads((folder / "results.json").read_text(encoding="utf-8")).get("interrupted")
         except (OSError, ValueError):
             marked = None
+        self.finished = marked is False  # the signal came after the host had finished
         what = ("the folder is marked interrupted" if marked else
-                "the host had finished: the folder is complete" if marked is False else "no folder was written")
+                "the host had finished: the folder is complete" if self.finished else "no folder was written")
         super().__init__(f"interrupted by {signal.Signals(signum).name}: the host and everything the run "
                          f"started are stopped; {what}: {folder}")
-
-
-def _raise_stop(signum, _frame):
-    raise HostInterrupted(signum)
-
-
-@contextmanager
-def stopping_on_signals():
-    """While inside, a stop signal raises ``HostInterrupted`` in the main thread (the first
-    process of a PID namespace gets no signal it has no handler for, so SIGTERM needs one)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = {sig: signal.signal(sig, _raise_stop) for sig in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
-
-
-def _hold_off_signals() -> None:
-    """Once stopping, a second signal must not break the writing of the folder."""
-    if threading.current_thread() is threading.main_thread():
-        for sig in STOP_SIGNALS:
-            signal.signal(sig, signal.SIG_IGN)
 
 
 def _harness_pid(unshare: subprocess.Popen) -> int | None:
@@ -116,6 +75,32 @@ def _harness_pid(unshare: subprocess.Popen) -> int | None:
     except OSError:
         return None
     return int(children[0]) if children else None
+
+
+def _listens(pid: int) -> bool:
+    """Whether process PID has its handlers set for every stop signal (its ``SigCgt`` mask)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = int(next((line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), "0"), 16)
+    return all(caught >> (sig - 1) & 1 for sig in STOP_SIGNALS)
+
+
+def _tell_harness(unshare: subprocess.Popen, signum: int, seconds: float) -> None:
+    """Pass a stop signal on to the harness once it listens for it: one sent before its handlers
+    are set would be lost (the first process of a PID namespace gets no signal it has no
+    handler for), or, a SIGINT, end it with a KeyboardInterrupt and no folder written."""
+    deadline = time.monotonic() + seconds
+    while unshare.poll() is None and time.monotonic() < deadline:
+        harness = _harness_pid(unshare)
+        if harness is not None and _listens(harness):
+            try:
+                os.kill(harness, signum)
+            except OSError:
+                pass
+            return
+        time.sleep(0.02)
 
 
 @dataclass
@@ -137,15 +122,26 @@ def adapter_for(name: str) -> HostAdapter:
 
 
 def host_version(adapter: HostAdapter, binary: str, folder: Path, prefix: list[str]) -> str | None:
+    """What the host says its version is; ``HostInterrupted`` if a stop signal comes meanwhile
+    (the check is stopped first: in a session of its own, a terminal's Ctrl-C is ours to pass on)."""
     ctx = HostContext(folder=folder, model_url="http://127.0.0.1:9", server_name=SERVER_NAME)
     try:
-        done = subprocess.run([*prefix, *adapter.version_argv(binary)], capture_output=True, timeout=60,
-                              env=ctx.base_env(), cwd=ctx.work, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
+        proc = subprocess.Popen([*prefix, *adapter.version_argv(binary)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ctx.base_env(), cwd=ctx.work,
+                                start_new_session=True)
+    except OSError:
         return None
-    if done.returncode != 0:
+    try:
+        out, _ = stop_signals.communicate(proc, 60)
+    except subprocess.TimeoutExpired:
         return None
-    text = done.stdout.decode("utf-8", "replace").strip()
+    finally:
+        _stop(proc, signal.SIGKILL, 5)  # under unshare: SIGKILL ends its namespace, whatever it left there
+        if proc.stdout is not None:
+            proc.stdout.close()
+    if proc.returncode != 0:
+        return None
+    text = out.decode("utf-8", "replace").strip()
     found = re.search(r"\d+\.\d+(?:\.\d+)?(?:[-+][\w.]+)?", text)
     return found.group(0) if found else None
 
@@ -157,13 +153,10 @@ def default_folder(host: str) -> Path:
 
 def host_test(opts: HostTestOptions) -> HostOutcome:
     """Check the inputs, make the run folder, run the host (in its namespace), read the result.
-    A stop signal at any moment from here on ends it as ``HostRunInterrupted``."""
+    A stop signal at any moment from here on ends it as ``HostRunInterrupted``, once the folder
+    is written."""
     with stopping_on_signals():
-        try:
-            return _host_test(opts)
-        except HostInterrupted as exc:  # before the run folder was opened: nothing started yet
-            _hold_off_signals()
-            raise HostRunInterrupted(exc.signum, Path(opts.out or ".")) from None
+        return _host_test(opts)
 
 
 def _host_test(opts: HostTestOptions) -> HostOutcome:
@@ -184,33 +177,37 @@ def _host_test(opts: HostTestOptions) -> HostOutcome:
     folder = folder.resolve()
     lock = open_run_folder(folder)
     try:
-        with stopping_on_signals():
-            try:
-                prefix = netguard.unshare_argv() if opts.netns else None
-                version = host_version(adapter, binary, folder, prefix or [])
-                job = HostJob(options=opts, cwd=os.getcwd(), binary=os.path.abspath(binary), version=version,
-                              guard=netguard.NETNS if prefix else netguard.SETTINGS_ONLY)
-                job.write(folder / "job.json")
-            except HostInterrupted as exc:  # before the host started: nothing of it to stop
-                _hold_off_signals()
-                write_interrupted_early(folder, adapter, exc.name)
-                raise HostRunInterrupted(exc.signum, folder) from None
-            started = time.monotonic()
-            if prefix:
-                done = _run_harness([*prefix, sys.executable, "-m", "mcp_accept.hosts.harness",
-                                     str(folder / "job.json")], opts.timeout + 60, folder)
-                if done.returncode != 0 or not (folder / "results.json").is_file():
-                    (folder / "harness-stderr.txt").write_bytes(done.stderr[-65536:])
-                    tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(no output)"]
-                    raise ServerError(f"the host run stopped (exit {done.returncode}): {tail[0][:300]} "
-                                      f"(see {folder / 'harness-stderr.txt'})")
-            else:
-                stopped_by = run_inside(job, folder)
-                if stopped_by:
-                    raise HostRunInterrupted(stopped_by, folder)
-            wall = time.monotonic() - started
+        try:
+            # a signal that came before is seen here, with the folder to write
+            stop_signals.check()
+            prefix = netguard.unshare_argv() if opts.netns else None
+            stop_signals.check()  # a Ctrl-C also ends the namespace probe: its answer is not taken
+            version = host_version(adapter, binary, folder, prefix or [])
+            job = HostJob(options=opts, cwd=os.getcwd(), binary=os.path.abspath(binary), version=version,
+                          guard=netguard.NETNS if prefix else netguard.SETTINGS_ONLY)
+            job.write(folder / "job.json")
+            stop_signals.check()
+        except HostInterrupted as exc:  # before the host started: nothing of it to stop
+            write_interrupted_early(folder, adapter, exc.name)
+            raise HostRunInterrupted(exc.signum, folder) from None
+        started = time.monotonic()
+        if prefix:
+            done = _run_harness([*prefix, sys.executable, "-m", "mcp_accept.hosts.harness",
+                                 str(folder / "job.json")], opts.timeout + 60, folder)
+            if done.returncode != 0 or not (folder / "results.json").is_file():
+                (folder / "harness-stderr.txt").write_bytes(done.stderr[-65536:])
+                tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(no output)"]
+                raise ServerError(f"the host run stopped (exit {done.returncode}): {tail[0][:300]} "
+                                  f"(see {folder / 'harness-stderr.txt'})")
+        else:
+            stopped_by = run_inside(job, folder)
+            if stopped_by:
+                raise HostRunInterrupted(stopped_by, folder)
+        wall = time.monotonic() - started
     finally:
         lock.release()
+    if stop_signals.requested():  # it came after the host had finished: the folder is complete
+        raise HostRunInterrupted(stop_signals.requested(), folder)
     from mcp_accept.output.exit_status import exit_status
 
     results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
@@ -243,35 +240,31 @@ def write_interrupted_early(folder: Path, adapter: HostAdapter, signal_name: str
 
 
 def _run_harness(argv: list[str], timeout: float, folder: Path) -> subprocess.CompletedProcess:
-    """Run the harness in its namespaces and wait. A stop signal is passed on to the harness,
-    which stops the host and writes the folder; if it has not ended within a minute, ``unshare``
-    is killed, and with it every process of the namespace."""
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    """Run the harness in its namespaces and wait. It runs in a session of its own: a stop
+    signal (a terminal's Ctrl-C or hang-up too) comes to this process, which passes it on to
+    the harness once the harness listens for it; the harness stops the host and writes the
+    folder. If it has not ended within a minute, ``unshare`` is killed, and with it every process
+    of the namespace."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
     try:
-        with stopping_on_signals():
-            out, err = proc.communicate(timeout=timeout)
+        out, err = stop_signals.communicate(proc, timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
         raise ServerError(f"the host run did not end within {timeout:g} s") from None
-    except (KeyboardInterrupt, HostInterrupted) as exc:
-        _hold_off_signals()
-        signum = exc.signum if isinstance(exc, HostInterrupted) else signal.SIGINT
-        harness = _harness_pid(proc)
-        if harness is not None:
-            try:
-                os.kill(harness, signum)
-            except OSError:
-                pass
+    except HostInterrupted as exc:
+        deadline = time.monotonic() + 60
+        _tell_harness(proc, exc.signum, 60)
         try:
-            proc.communicate(timeout=60)
+            proc.communicate(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
-        raise HostRunInterrupted(signum, folder) from None
+        raise HostRunInterrupted(exc.signum, folder) from None
     if proc.returncode - 128 in STOP_SIGNALS:
-        # the harness itself was signalled (by the user's terminal, or a parent that signals
-        # the whole process group): it wrote its folder, marked interrupted
+        # the harness itself was signalled (by another process than this one): it wrote its
+        # folder, marked interrupted
         raise HostRunInterrupted(proc.returncode - 128, folder)
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
@@ -324,6 +317,7 @@ def _proxy_url(proxy: subprocess.Popen, ready: Path, said: Path, seconds: float 
     ``--ready-file``, written whole or not at all)."""
     deadline = time.monotonic() + seconds
     while not ready.is_file():
+        stop_signals.check()
         if proxy.poll() is not None:
             raise ServerError("the recording proxy stopped: " + said.read_text("utf-8", "replace")[-300:])
         if time.monotonic() > deadline:
@@ -399,6 +393,7 @@ def _wait_port(url: str, seconds: float) -> None:
     parts = urlsplit(url)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
+        stop_signals.check()
         try:
             socket.create_connection((parts.hostname, parts.port or 80), 0.3).close()
             return
@@ -476,6 +471,7 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
     code, timed_out, host_seconds, interrupted = None, False, 0.0, None
     trace = folder / "connect-trace.txt"
     try:
+        stop_signals.check()  # one that came while the harness started
         isolate = job.guard == netguard.NETNS
         if opts.over_http:
             url = opts.url
@@ -516,6 +512,7 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
         prefix = netguard.strace_prefix(str(trace)) if opts.trace else None
         out, err = open(folder / "host-stdout.txt", "wb"), open(folder / "host-stderr.txt", "wb")
         logs += [out, err]
+        stop_signals.check()
         started = time.monotonic()
         host = subprocess.Popen([*(prefix or []), *launch.argv], env=launch.env, cwd=launch.cwd,
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
@@ -523,7 +520,7 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
         # budget the host (its process group) is stopped
         watch = FolderWatch(folder, budget, {stand_in.log.path}, on_reached=lambda: _stop(host))
         try:
-            code = host.wait(opts.timeout)
+            code = stop_signals.wait(host, opts.timeout)
         except subprocess.TimeoutExpired:
             timed_out, code = True, None
             _stop(host)
@@ -532,7 +529,6 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
         wait_for_proxies(folder / "proxy", 20)
         _stop(host, wait=5)  # whatever the host left in its process group
     except HostInterrupted as exc:
-        _hold_off_signals()
         interrupted = exc
         host_seconds = time.monotonic() - started if host is not None else 0.0
         _stop(host, wait=5)  # the host and the proxies it started, in its process group
@@ -546,7 +542,7 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
             handle.close()
         if watch is not None:
             watch.stop([Path(handle.name) for handle in logs])
-    _hold_off_signals()  # the host has ended: what it did is written whole, whatever arrives now
+    # the host has ended: what it did is written whole, whatever arrives now (a stop is only recorded)
     connects = netguard.connects(trace.read_text("utf-8", "replace")) if trace.is_file() else None
     if connects is not None:
         atomic_write_json(folder / "connects.json", connects)

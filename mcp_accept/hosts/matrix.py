@@ -8,6 +8,7 @@ The table's cells are read from each run folder (``results.json``, ``rows/H0*.js
 
 from __future__ import annotations
 
+import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -15,7 +16,8 @@ from pathlib import Path
 from mcp_accept.errors import InputError, ServerError
 from mcp_accept.evidence.files import atomic_write_json, atomic_write_text, utc_now
 from mcp_accept.hosts.adapters import ADAPTERS
-from mcp_accept.hosts.harness import HostMissing, fresh_folder, host_test
+from mcp_accept.hosts import stop_signals
+from mcp_accept.hosts.harness import HostMissing, HostRunInterrupted, fresh_folder, host_test
 from mcp_accept.hosts.job import HostTestOptions
 from mcp_accept.output.host_matrix import row_of
 
@@ -33,29 +35,44 @@ def pick_hosts(names: str | None) -> list[str]:
 
 
 def run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int = 1) -> dict:
-    """``host test`` of each host into ``out/<host>``, ``jobs`` at once; matrix.json, .md, .html."""
+    """``host test`` of each host into ``out/<host>``, ``jobs`` at once; matrix.json, .md, .html.
+    A stop signal stops the hosts running (each folder written, marked interrupted), starts no
+    other, and the matrix of what was done is written with ``interrupted`` naming the signal."""
+    with stop_signals.stopping_on_signals():  # the hosts run in worker threads: the handlers are set here
+        return _run_matrix(base, hosts, out, jobs)
+
+
+def _run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int) -> dict:
     fresh_folder(out, base.replace)
     base = replace(base, replace=False)  # each host's folder is new inside the emptied one
     out.mkdir(parents=True, exist_ok=True)
 
     def one(host: str) -> dict:
         folder = out / host
+        product = ADAPTERS[host].product
+        if stop_signals.requested():
+            return row_of(host, None, error=f"not run: interrupted by {_name(stop_signals.requested())}",
+                          product=product)
         try:
             outcome = host_test(replace(base, host=host, out=str(folder), host_bin=None))
         except HostMissing as exc:
-            return row_of(host, None, error=f"not installed: {exc}", product=ADAPTERS[host].product)
+            return row_of(host, None, error=f"not installed: {exc}", product=product)
         except (InputError, ServerError) as exc:
-            return row_of(host, folder, error=str(exc), product=ADAPTERS[host].product)
+            return row_of(host, folder, error=str(exc), product=product)
+        except HostRunInterrupted as exc:
+            if not exc.finished:
+                return row_of(host, folder, error=f"interrupted by {_name(exc.signum)}", product=product)
+            return row_of(host, folder)
         if outcome.not_measured:
-            return row_of(host, folder, error=f"measured nothing: {outcome.not_measured}",
-                          product=ADAPTERS[host].product)
+            return row_of(host, folder, error=f"measured nothing: {outcome.not_measured}", product=product)
         return row_of(host, folder)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         rows = list(pool.map(one, hosts))
+    stopped_by = stop_signals.requested()
     matrix = {"format": FORMAT, "measured_at": utc_now(),
               "server": base.server or base.url or "the built-in fixture (marker mode)",
-              "transport": base.transport, "rows": rows}
+              "transport": base.transport, "rows": rows, "interrupted": _name(stopped_by) if stopped_by else None}
     from mcp_accept.output.host_matrix import advice, render_html, render_markdown
 
     matrix["advice"] = advice(matrix)
@@ -66,3 +83,7 @@ def run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int = 1
         atomic_write_text(out / f"matrix{suffix}.md", render_markdown(matrix, lang))
         atomic_write_text(out / f"matrix{suffix}.html", render_html(matrix, lang))
     return matrix
+
+
+def _name(signum: int) -> str:
+    return signal.Signals(signum).name

@@ -26,6 +26,8 @@ NOTE = {"en": "Measured by `mcp-accept host test` with the stand-in model, offli
         "ja": "`mcp-accept host test` とスタンドインモデルでオフライン計測。サーバー: {server}、"
               "トランスポート: {transport}、計測日時: {at}。"}
 MISSING = {"en": "not measured", "ja": "未計測"}
+INTERRUPTED = {"en": "Interrupted by {signal}: the host it stopped and those it left unrun say so.",
+               "ja": "{signal} で中断: 止めたホストと実行しなかったホストの行にその旨を記載。"}
 
 
 def is_host_test(folder: Path) -> bool:
@@ -286,13 +288,17 @@ def advice_lines(items: list[dict], lang: str = "en") -> list[str]:
 
 
 ADVICE_TITLE = {"en": "What the table says to a server author", "ja": "サーバー作者への示唆（表から導出）"}
+def _interrupted(matrix: dict, lang: str) -> str:
+    """What the note adds for a matrix a stop signal cut short."""
+    stopped_by = matrix.get("interrupted")
+    return (" " if lang == "en" else "") + INTERRUPTED[lang].format(signal=stopped_by) if stopped_by else ""
 
 
 def render_markdown(matrix: dict, lang: str = "en") -> str:
     columns = COLUMNS[lang]
     lines = [f"# {TITLE[lang]}", "",
              NOTE[lang].format(server=markdown_cell(matrix.get("server")), transport=matrix.get("transport"),
-                               at=matrix.get("measured_at")), "",
+                               at=matrix.get("measured_at")) + _interrupted(matrix, lang), "",
              "| " + " | ".join(label for _, label in columns) + " |",
              "| " + " | ".join("---" for _ in columns) + " |"]
     for row in matrix["rows"]:
@@ -314,7 +320,7 @@ def render_html(matrix: dict, lang: str = "en") -> str:
         body.append("<tr>" + "".join(f"<td>{html.escape(plain_line(found.get(key, '')))}</td>"
                                      for key, _ in columns) + "</tr>")
     note = NOTE[lang].format(server=matrix.get("server"), transport=matrix.get("transport"),
-                             at=matrix.get("measured_at"))
+                             at=matrix.get("measured_at")) + _interrupted(matrix, lang)
     said = "".join(f"<li>{html.escape(plain_line(line))}</li>" for line in advice_lines(advice(matrix), lang))
     return (f"<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>{html.escape(TITLE[lang])}"
             "</title><style>body{font-family:sans-serif;max-width:1280px;margin:1em auto}"

@@ -59,6 +59,7 @@ import socket
 import socketserver
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -653,12 +654,12 @@ def serve_http_proxy(upstream: str, listen: tuple[str, int], folder: Path, *,
     the proxy (``host test``) to read instead of the line printed for a person."""
     import signal
 
-    ended = threading.Event()
     why: list[str] = []
 
     def on_signal(signum, frame):
+        # no lock, no I/O: an Event set here could wait for ever on its lock, held by this very
+        # thread inside Event.wait()
         why.append(f"signal {signal.Signals(signum).name}")
-        ended.set()
 
     # Handlers first: a signal arriving while the folder is being set up still completes it.
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
@@ -681,8 +682,8 @@ def serve_http_proxy(upstream: str, listen: tuple[str, int], folder: Path, *,
             from mcp_accept.evidence.files import atomic_write_json
 
             atomic_write_json(ready_file, {"url": proxy.local_url, "folder": str(folder), "pid": os.getpid()})
-        while not ended.wait(0.5):
-            pass
+        while not why:
+            time.sleep(0.05)
     finally:
         results = proxy.stop(why[0] if why else "stopped", interrupted=False)
         for sig, handler in previous.items():

@@ -84,7 +84,7 @@ class StartedServer(ServerProcess):
 class StdioProxy:
     def __init__(self, command: str, folder: Path, *, host_in=None, host_out=None,
                  given: dict | None = None, redactor: Redactor | None = None,
-                 ended: threading.Event | None = None, why: list | None = None,
+                 why: list | None = None,
                  max_bytes: int = DEFAULT_MAX_BYTES, write_timeout: float = WRITE_TIMEOUT,
                  started: subprocess.Popen | None = None, isolation: list[str] | None = None):
         self.command = command
@@ -100,9 +100,9 @@ class StdioProxy:
         self.host_in = host_in
         self.host_out = host_out
         self.record = ProxyRecord(folder, "stdio", self.redactor, given)
-        self.ended = ended or threading.Event()
+        self.ended = threading.Event()
         self.ended_by: str | None = why[0] if why else None
-        self._why = why
+        self._why = why if why is not None else []  # the signals received, appended by the handler
         self.process: ServerProcess | None = None
 
     def _end(self, why: str) -> None:
@@ -224,11 +224,14 @@ class StdioProxy:
         down.start()
         up.start()
         try:
-            while not self.ended.wait(0.5):
+            # a signal handler appends to the list and nothing more: setting the event there
+            # could wait for ever on its lock, held by this very thread in ended.wait()
+            while not self._why and not self.ended.wait(0.05):
                 pass
         finally:
             if self.ended_by is None and self._why:
                 self.ended_by = self._why[0]
+            self.ended.set()
             # Whatever ended the session: the server's answers still in its pipe reach the
             # host (it closed stdin first), then the server is stopped with its group.
             code = self.process.stop()
@@ -250,11 +253,10 @@ def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dic
     that came while a server started early (:mod:`.early`) waited are taken as received.
     ``isolate``: the server runs in network and PID namespaces of its own
     (:func:`mcp_accept.hosts.netguard.isolation_argv`); a ServerError where none can be made."""
-    ended, why = threading.Event(), []
+    why = []
 
     def on_signal(signum, frame):
-        why.append(f"signal {signal.Signals(signum).name}")
-        ended.set()
+        why.append(f"signal {signal.Signals(signum).name}")  # no lock, no I/O: the session looks at it
 
     started = early.claim(command, isolate)
     isolation = None
@@ -269,11 +271,9 @@ def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dic
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     if started is not None:
         previous = started.handlers
-        if started.signals:
-            why.extend(started.signals)
-            ended.set()
+        why.extend(started.signals)
     try:
-        return _run(command, out, name, given, ended, why, max_bytes, write_timeout,
+        return _run(command, out, name, given, why, max_bytes, write_timeout,
                     started.proc if started else None, isolation)
     except BaseException:
         if started is not None:  # it never reached the session (which stops its server itself)
@@ -284,7 +284,7 @@ def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dic
             signal.signal(sig, handler)
 
 
-def _run(command: str, out: Path, name: str | None, given: dict | None, ended, why: list,
+def _run(command: str, out: Path, name: str | None, given: dict | None, why: list,
          max_bytes: int, write_timeout: float, started: subprocess.Popen | None,
          isolation: list[str] | None) -> Path:
     folder = new_run_folder(out, name)
@@ -297,7 +297,7 @@ def _run(command: str, out: Path, name: str | None, given: dict | None, ended, w
     blocking = os.get_blocking(host_out.fileno())
     os.set_blocking(host_out.fileno(), False)
     proxy = StdioProxy(command, folder, host_in=host_in, host_out=host_out, given=given,
-                       ended=ended, why=why, max_bytes=max_bytes, write_timeout=write_timeout,
+                       why=why, max_bytes=max_bytes, write_timeout=write_timeout,
                        started=started, isolation=isolation)
     try:
         proxy.run()
