@@ -4,6 +4,7 @@ through a planted link (:mod:`.files`), ``wire.jsonl`` written and read back (:m
 strict JSON out (no NaN, no lone surrogate: :mod:`.finite`), and the limits on costly work
 (:mod:`.bounded`, which also says whether a process still runs).
 
-May import: the standard library, and ``mcp_accept.errors`` / ``mcp_accept.data``. Nothing
-here knows the protocol, the sheet or the checks.
+May import: the standard library, and ``mcp_accept.errors`` / ``mcp_accept.data`` /
+``mcp_accept.reasons`` (an event's detail may be a reason as data). Nothing here knows the
+protocol, the sheet or the checks.
 """
