@@ -435,13 +435,20 @@ def uri_and_blob_formats(ctx: Context) -> list[Verdict]:
 # That a form's tool returns its item at all is the profile's expectation (app); an item that
 # is there must have the fields its schema definition requires (must).
 
+def _form_items(ctx: Context, form: str, name: str, kind: str) -> tuple[list, list[int], Verdict | None]:
+    """The items of ``kind`` in the result of ``form``'s call and the call's wire entries, or
+    the verdict that ends check ``name`` when the call has no result (see call_outcome)."""
+    result, early = call_outcome(ctx, form, name, "wire")
+    if early:
+        return [], [], early
+    return content_items(result, kind), ctx.step(f"call:{form}").seqs, None
+
+
 @check("text_item", "wire", rule=APP)
 def text_item(ctx: Context) -> Verdict:
-    result, early = call_outcome(ctx, "text", "text_item", "wire")
+    items, seqs, early = _form_items(ctx, "text", "text_item", "text")
     if early:
         return early
-    items = content_items(result, "text")
-    seqs = ctx.step("call:text").seqs
     if not items:
         return Verdict("text_item", "wire", FAIL, reason("text.no-item"), seqs)
     if not all(isinstance(item.get("text"), str) for item in items):
@@ -454,11 +461,9 @@ def text_item(ctx: Context) -> Verdict:
 @check("embedded_item", "wire", rule=APP)
 def embedded_item(ctx: Context) -> list[Verdict]:
     name = "embedded_item"
-    result, early = call_outcome(ctx, "embedded", name, "wire")
+    items, seqs, early = _form_items(ctx, "embedded", name, "resource")
     if early:
         return [early]
-    seqs = ctx.step("call:embedded").seqs
-    items = content_items(result, "resource")
     if not items:
         return [Verdict(name, "wire", FAIL, "content holds no {type: resource, resource: {uri, text|blob}} item",
                         seqs)]
@@ -481,11 +486,9 @@ def embedded_item(ctx: Context) -> list[Verdict]:
 @check("link_item", "wire", rule=APP)
 def link_item(ctx: Context) -> list[Verdict]:
     name = "link_item"
-    result, early = call_outcome(ctx, "link", name, "wire")
+    links, seqs, early = _form_items(ctx, "link", name, "resource_link")
     if early:
         return [early]
-    seqs = ctx.step("call:link").seqs
-    links = content_items(result, "resource_link")
     if not links:
         return [Verdict(name, "wire", FAIL, reason("link.no-item"), seqs)]
     link = links[0]
