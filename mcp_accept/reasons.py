@@ -22,7 +22,7 @@ import gettext
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "mcp_accept"
@@ -70,7 +70,7 @@ REASONS: dict[str, str] = {
     "wire.features-declared": "every feature served was declared: {features}",
     "wire.no-declaration": "no capability declaration was recorded, so none is held against what the server served",
     "wire.received-invalid": "#{seq} received {what} ({version}): {detail}",
-    "wire.not-json": "#{seq} not JSON ({detail})",
+    "wire.violation": "#{seq} {part}",
     "wire.no-messages": "no message was recorded",
     # W02
     "wire.discover-lists": "server/discover lists {version}",
@@ -140,13 +140,16 @@ REASONS: dict[str, str] = {
     # calls that failed (the server's own words stay as they are)
     "call.failed": "tools/call {tool}: {why}",
     "read.failed": "resources/read {uri}: {why}",
-    "transport.stdout-closed": "the server closed its stdout (server exited with code {code})",
-    "transport.stdin-closed": "cannot write to the server's stdin (server exited with code {code})",
-    "transport.dropped-unread": "no answer within {seconds}s: a message of at least {size} bytes exceeds "
-                                "--max-bytes {limit} and was dropped unread",
+    # what the transports say of a request that got no answer, or of a message they could not take
+    "transport.stdout-closed": "the server closed its stdout",
+    "transport.stdin-closed": "cannot write to the server's stdin",
+    "transport.exited": "{what} (server exited with code {code})",
+    "transport.dropped-unread": "{why}: a message of at least {size} bytes exceeds --max-bytes {limit} "
+                                "and was dropped unread",
     "transport.message-too-large": "a message of at least {size} bytes exceeds --max-bytes {limit}",
     "transport.answer-too-large": "the answer exceeds --max-bytes {limit}",
     "transport.timeout": "no answer within {seconds}s",
+    "transport.not-json": "not JSON ({detail})",
     # forms the server or the profile does not offer
     "profile.no-tool": "the profile names no {form} tool",
     "profile.not-listed": "tools/list does not list {tool}",
@@ -177,10 +180,9 @@ class Reason:
     def __str__(self) -> str:
         return self.english()
 
-    def render(self, lang: str = "en", plain: Callable[[str, str], str] | None = None) -> str:
-        """The reason in ``lang``. ``plain(name, text)`` may stand in for a plain-text
-        parameter (by default it is kept as it is)."""
-        values = {name: _value(name, value, lang, plain) for name, value in self.params.items()}
+    def render(self, lang: str = "en") -> str:
+        """The reason in ``lang``: plain-text parameters as they are, reasons among them in ``lang``."""
+        values = {name: _value(value, lang) for name, value in self.params.items()}
         return translate(self.template, lang).format(**values)
 
     def as_json(self) -> dict:
@@ -201,14 +203,12 @@ def fields(template: str) -> list[str]:
     return [name for _, name, _, _ in string.Formatter().parse(template) if name]
 
 
-def _value(name: str, value: Any, lang: str, plain) -> Any:
+def _value(value: Any, lang: str) -> Any:
     if isinstance(value, Reason):
-        return value.render(lang, plain)
+        return value.render(lang)
     if isinstance(value, list):
         separator = translate(REASONS["list.separator"], lang)
-        return separator.join(str(_value(name, item, lang, plain)) for item in value)
-    if isinstance(value, str) and plain is not None:
-        return plain(name, value)
+        return separator.join(str(_value(item, lang)) for item in value)
     return value
 
 

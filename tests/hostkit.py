@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_accept.hosts.adapters import ADAPTERS
+from mcp_accept.hosts.registry import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostContext, Launch
 
 ROOT = Path(__file__).resolve().parent.parent

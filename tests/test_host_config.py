@@ -75,3 +75,22 @@ def test_markers_with_a_server_is_refused_not_dropped(tmp_path):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("mcp-accept: error: --markers: cannot be given with --server")
     assert not (tmp_path / "runs").exists()
+
+
+def test_the_commands_name_the_hosts_of_the_one_registry():
+    """host config takes the hosts with a snippet, host test the hosts with an adapter, both
+    from mcp_accept.hosts.registry; the help of each names exactly those."""
+    import re
+
+    from typer.main import get_command
+
+    from mcp_accept.cli import app
+    from mcp_accept.hosts.registry import ADAPTERS, CONFIGURABLE, HOSTS
+
+    assert CONFIGURABLE == ("claude-code", "vscode", "claude-desktop", "cursor")
+    assert all(adapter.name == name for name, adapter in ADAPTERS.items())
+    assert {h.name for h in HOSTS} == set(CONFIGURABLE) | set(ADAPTERS)  # every host supports something
+    group = get_command(app).commands["host"]
+    for command, names in (("config", CONFIGURABLE), ("test", tuple(ADAPTERS))):
+        [argument] = [p for p in group.commands[command].params if p.name == "host"]
+        assert set(re.findall(r"[a-z][a-z-]*[a-z]", argument.help)) - {"or"} == set(names), command

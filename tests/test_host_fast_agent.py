@@ -20,7 +20,7 @@ from hostkit import (ROOT, assert_forms_whole, assert_offline, assert_pinned_run
                      model_log, model_requests, observed, prepare_stdio, processes_mentioning, rows_of, run_host,
                      run_over_http, tool_calls, wire)
 
-from mcp_accept.hosts.adapters import ADAPTERS
+from mcp_accept.hosts.registry import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostContext
 
 CONSTRAINTS = ROOT / "tests" / "hosts" / "fast-agent-constraints.txt"

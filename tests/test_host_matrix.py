@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_accept.hosts.adapters import ADAPTERS
+from mcp_accept.hosts.registry import ADAPTERS
 from hostkit import HOSTS_BIN, PINNED, ROOT, processes_mentioning
 
 # the npm hosts, and fast-agent's venv (.ci/run makes both)

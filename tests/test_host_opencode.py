@@ -20,7 +20,7 @@ from hostkit import (PINNED, assert_forms_whole, assert_offline, assert_pinned_r
                      model_requests, observed, prepare_stdio, processes_mentioning, rows_of, run_host, run_over_http,
                      tool_calls)
 
-from mcp_accept.hosts.adapters import ADAPTERS
+from mcp_accept.hosts.registry import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostContext
 
 PACKAGE = "opencode-ai"

@@ -62,7 +62,7 @@ def test_a_server_tool_named_like_the_hosts_shell_never_runs_the_hosts_shell(tmp
 
 
 def test_every_adapter_names_its_tool_scheme_and_how_its_own_tools_are_off():
-    from mcp_accept.hosts.adapters import ADAPTERS
+    from mcp_accept.hosts.registry import ADAPTERS
 
     for name, adapter in ADAPTERS.items():
         assert "{tool}" in adapter.tool_scheme, name
@@ -73,7 +73,7 @@ def test_every_adapter_names_its_tool_scheme_and_how_its_own_tools_are_off():
 
 
 def test_the_docs_table_gives_each_hosts_scheme():
-    from mcp_accept.hosts.adapters import ADAPTERS
+    from mcp_accept.hosts.registry import ADAPTERS
 
     table = (ROOT / "docs" / "hosts.md").read_text()
     for name, adapter in ADAPTERS.items():

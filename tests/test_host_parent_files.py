@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from hostkit import model_log, run_host
-from mcp_accept.hosts.adapters import ADAPTERS
+from mcp_accept.hosts.registry import ADAPTERS
 
 PLANTED = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md", "QWEN.md", ".continue/rules/planted.md",
            ".clinerules", ".github/copilot-instructions.md")

@@ -145,8 +145,9 @@ def test_a_text_the_catalog_does_not_know_stays_english():
 def test_a_reason_edited_by_hand_is_shown_as_written():
     said = reason("wire.no-violations")
     edited = {**said.as_json(), "reason": "checked by hand; see run: the server could not be started"}
-    # the ids no longer say what the text says: the text is shown as the person wrote it
-    assert translate_reason(edited, "ja") == "checked by hand、see run: the server could not be started"
+    # the ids no longer say what the text says: the text is shown as the person wrote it, its
+    # separators and the words mcp-accept would have written alike, never read back into data
+    assert translate_reason(edited, "ja") == "checked by hand; see run: the server could not be started"
 
 
 def test_observe_keeps_the_language_of_sheet_md(tmp_path):

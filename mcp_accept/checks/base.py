@@ -310,9 +310,9 @@ def no_answer_is_local(reply) -> bool:
     """Whether a missing answer is the runner's own limit rather than the server's silence:
     the request's timeout (the server may still answer; no version bounds its time) or
     ``--max-bytes`` (the answer came, larger than this run accepts)."""
-    from mcp_accept.transport.messages import timed_out
+    from mcp_accept.transport.messages import timed_out, too_large
 
-    return timed_out(reply) or "--max-bytes" in (reply.failure or "")
+    return timed_out(reply) or too_large(reply)
 
 
 def tool_error_text(result: dict, limit: int = 160) -> str:

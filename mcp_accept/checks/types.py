@@ -409,18 +409,9 @@ def _ref_loop(schema: Any) -> bool:
     the Python validator refuses it, while jsonschema-rs would call it valid."""
     def target(node: Any) -> Any:
         ref = node.get("$ref") if isinstance(node, dict) else None
-        if not isinstance(ref, str) or not ref.startswith("#"):
-            return None
-        found = schema
-        for part in [p for p in ref[1:].split("/") if p]:
-            part = part.replace("~1", "/").replace("~0", "~")
-            if isinstance(found, dict) and part in found:
-                found = found[part]
-            elif isinstance(found, list) and part.isdigit() and int(part) < len(found):
-                found = found[int(part)]
-            else:
-                return None
-        return found
+        if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+            return None  # another document, or an anchor: not followed here
+        return _pointer(schema, ref[1:])
 
     def nodes(node: Any):
         if isinstance(node, dict):

@@ -10,13 +10,13 @@ import base64
 import binascii
 import re
 
-from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, first_few, id_key, json_integer, server_capabilities, spec_for)
+from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, first_few, id_key, json_integer, no_answer_is_local, server_capabilities, spec_for)
 from mcp_accept.checks.errors import DELIBERATELY_INVALID, ERROR_CODES, forbidden_code
 from mcp_accept.protocol import (CACHE_SCOPES, CACHEABLE_METHODS, COMPLETE, INPUT_REQUIRED, INPUT_REQUIRED_METHODS, MODERN,
                                  RESOURCE_NOT_FOUND, RESULT_TYPE_FIELD, reserves_error_codes, unknown_resource_code)
-from mcp_accept.reasons import reason
+from mcp_accept.reasons import Reason, reason
 from mcp_accept.schemas import SchemaUnavailable
-from mcp_accept.transport.messages import timed_out, violation_rule, violation_source
+from mcp_accept.transport.messages import violation_rule, violation_source
 
 # The schema is the authority on every message and structure (every version).
 SCHEMA = ("basic/index.mdx", "schema")
@@ -177,10 +177,15 @@ def no_protocol_violations(ctx: Context) -> list[Verdict]:
             source = spec_for(ctx.version, *violation_source(kind, entry.get("transport"), ctx.version))
         groups.setdefault((rule, source), []).append(entry)
     for (rule, source), mine in sorted(groups.items(), key=lambda g: ((MUST, SHOULD, APP).index(g[0][0]), g[0][1] or "")):
-        details = first_few([f"#{e['seq']} {e.get('detail')}" for e in mine])
+        details = first_few([reason("wire.violation", seq=e["seq"], part=_said(e)) for e in mine])
         verdicts.append(Verdict(name, "wire", FAIL, details, [e["seq"] for e in mine],
                                 rule=rule, source=source))
     return verdicts
+
+
+def _said(entry: dict) -> Reason | str | None:
+    """What a recorded event says: its reason as data where the transport gave one, else its text."""
+    return Reason.from_json(entry) if "reason_id" in entry else entry.get("detail")
 
 
 # A result MUST carry resultType (2026-07-28 basic/index.mdx#result-responses); complete
@@ -430,13 +435,20 @@ def uri_and_blob_formats(ctx: Context) -> list[Verdict]:
 # That a form's tool returns its item at all is the profile's expectation (app); an item that
 # is there must have the fields its schema definition requires (must).
 
+def _form_items(ctx: Context, form: str, name: str, kind: str) -> tuple[list, list[int], Verdict | None]:
+    """The items of ``kind`` in the result of ``form``'s call and the call's wire entries, or
+    the verdict that ends check ``name`` when the call has no result (see call_outcome)."""
+    result, early = call_outcome(ctx, form, name, "wire")
+    if early:
+        return [], [], early
+    return content_items(result, kind), ctx.step(f"call:{form}").seqs, None
+
+
 @check("text_item", "wire", rule=APP)
 def text_item(ctx: Context) -> Verdict:
-    result, early = call_outcome(ctx, "text", "text_item", "wire")
+    items, seqs, early = _form_items(ctx, "text", "text_item", "text")
     if early:
         return early
-    items = content_items(result, "text")
-    seqs = ctx.step("call:text").seqs
     if not items:
         return Verdict("text_item", "wire", FAIL, reason("text.no-item"), seqs)
     if not all(isinstance(item.get("text"), str) for item in items):
@@ -449,11 +461,9 @@ def text_item(ctx: Context) -> Verdict:
 @check("embedded_item", "wire", rule=APP)
 def embedded_item(ctx: Context) -> list[Verdict]:
     name = "embedded_item"
-    result, early = call_outcome(ctx, "embedded", name, "wire")
+    items, seqs, early = _form_items(ctx, "embedded", name, "resource")
     if early:
         return [early]
-    seqs = ctx.step("call:embedded").seqs
-    items = content_items(result, "resource")
     if not items:
         return [Verdict(name, "wire", FAIL, "content holds no {type: resource, resource: {uri, text|blob}} item",
                         seqs)]
@@ -476,11 +486,9 @@ def embedded_item(ctx: Context) -> list[Verdict]:
 @check("link_item", "wire", rule=APP)
 def link_item(ctx: Context) -> list[Verdict]:
     name = "link_item"
-    result, early = call_outcome(ctx, "link", name, "wire")
+    links, seqs, early = _form_items(ctx, "link", name, "resource_link")
     if early:
         return [early]
-    seqs = ctx.step("call:link").seqs
-    links = content_items(result, "resource_link")
     if not links:
         return [Verdict(name, "wire", FAIL, reason("link.no-item"), seqs)]
     link = links[0]
@@ -567,11 +575,9 @@ def unknown_uri_error(ctx: Context) -> Verdict:
         if contents == []:
             return failed("answered an empty contents array instead of an error")
         return failed("answered a result instead of an error")
-    if reply.message is None and (timed_out(reply) or "--max-bytes" in (reply.failure or "")):
-        return Verdict(name, "wire", FAIL, reason("read.failed", uri=uri, why=reply.describe_failure()), step.seqs,
-                       rule=APP)
+    local = reply.message is None and no_answer_is_local(reply)  # this run's limit, not the server's silence
     return Verdict(name, "wire", FAIL, reason("read.failed", uri=uri, why=reply.describe_failure()), step.seqs,
-                   rule=MUST, source=spec_for(ctx.version, *MESSAGES))
+                   rule=APP if local else MUST, source=None if local else spec_for(ctx.version, *MESSAGES))
 
 
 # -- `_meta` key names ----------------------------------------------------------------------------

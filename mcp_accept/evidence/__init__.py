@@ -5,6 +5,7 @@ strict JSON out (no NaN, no lone surrogate: :mod:`.finite`), the limits on costl
 (:mod:`.bounded`, which also says whether a process still runs), and the bytes a run may write
 into its folder, all its writers together (:mod:`.budget`).
 
-May import: the standard library, and ``mcp_accept.errors`` / ``mcp_accept.data``. Nothing
-here knows the protocol, the sheet or the checks.
+May import: the standard library, and ``mcp_accept.errors`` / ``mcp_accept.data`` /
+``mcp_accept.reasons`` (an event's detail may be a reason as data). Nothing here knows the
+protocol, the sheet or the checks.
 """

@@ -15,6 +15,7 @@ from mcp_accept.errors import DiskFull, is_disk_full
 from mcp_accept.evidence.budget import ByteBudget
 from mcp_accept.evidence.files import open_nofollow, open_read, utc_now
 from mcp_accept.evidence.redaction import Redactor
+from mcp_accept.reasons import Reason
 
 _strict = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
@@ -149,7 +150,7 @@ class WireLog:
             self._handle = open_nofollow(path, "wb")
 
     def record(self, direction: str, *, message: Any = None, raw: str | None = None,
-               event: str | None = None, detail: str | None = None, http: dict | None = None,
+               event: str | None = None, detail: str | Reason | None = None, http: dict | None = None,
                era: str | None = None, kind: str | None = None) -> int:
         """Record one thing that crossed (or failed to cross) the wire; return its sequence number.
 
@@ -157,6 +158,8 @@ class WireLog:
         happened: spawn, exit, timeout, violation). ``raw`` is the received text when it
         was not a JSON-RPC message, kept (cut to 4 KiB, after redaction) as evidence. ``kind``
         says what a violation is (the transports' kinds, :mod:`mcp_accept.transport.messages`).
+        A ``detail`` given as a :class:`Reason` is written as its English text and as data
+        (``reason_id``, ``reason_params``), the data only while masking left the text as it was.
         """
         with self._lock:
             self._seq += 1
@@ -175,7 +178,10 @@ class WireLog:
             if kind:
                 entry["kind"] = kind
             if detail:
-                entry["detail"] = self.redactor.text(detail, edges=True)
+                text = str(detail)
+                entry["detail"] = self.redactor.text(text, edges=True)
+                if isinstance(detail, Reason) and entry["detail"] == text:
+                    entry.update(detail.as_json())
             if http:
                 entry["http"] = http
             if raw is not None:

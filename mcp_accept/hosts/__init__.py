@@ -1,4 +1,5 @@
-"""Hosts: what a host (Claude Code, Codex, ...) does with a server's results. The recording
+"""Hosts: what a host (Claude Code, Codex, ...) does with a server's results. Every host known,
+each once, with what it supports (:mod:`.registry`). The recording
 proxy between a real host and a real server (:mod:`.proxy`), the snippets that make a host
 launch it (:mod:`.config`), rows filled by a person or from a host's debug transcript
 (:mod:`.observe`, :mod:`.transcripts`, searched in bounded memory by :mod:`.streamed`).

@@ -34,7 +34,7 @@ from mcp_accept.evidence.files import atomic_write_json, open_run_folder, utc_no
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.hosts import model_view, netguard, stop_signals
-from mcp_accept.hosts.adapters import ADAPTERS
+from mcp_accept.hosts.registry import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, new_model_key
 from mcp_accept.hosts.config import marker_argv
 from mcp_accept.hosts.host_results import write_host_results

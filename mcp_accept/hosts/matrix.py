@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mcp_accept.errors import InputError, ServerError
 from mcp_accept.evidence.files import atomic_write_json, atomic_write_text, utc_now
-from mcp_accept.hosts.adapters import ADAPTERS
+from mcp_accept.hosts.registry import ADAPTERS
 from mcp_accept.hosts import stop_signals
 from mcp_accept.hosts.harness import HostMissing, HostRunInterrupted, fresh_folder, host_test
 from mcp_accept.hosts.job import HostTestOptions

@@ -310,24 +310,15 @@ def _line(index: Index, path: DocPath) -> int | None:
 _TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "a string",
                "integer": "an integer", "number": "a number", "boolean": "a boolean",
                "null": "null"}
+# JSON Schema's name for the type of a value YAML or JSON was read into (bool before int: a
+# bool is an int in Python)
+_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"),
+               (dict, "object"), (type(None), "null"))
 
 
 def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return f"a {type(value).__name__}"
+    kind = next((name for python, name in _JSON_TYPES if isinstance(value, python)), None)
+    return _TYPE_WORDS[kind] if kind else f"a {type(value).__name__}"
 
 
 def _show(value: Any) -> str:

@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from mcp_accept.model.answer import Answer
-from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, items, reply_text, text_or_none
+from mcp_accept.model.script import CallTool, Say, ToolOffer, Turn, items, reply_text, text_or_none
 
 API = "anthropic-messages"
 ROUTES = (("POST", "/v1/messages"), ("POST", "/v1/messages/count_tokens"))
@@ -30,7 +30,6 @@ def parse(path: str, body: dict) -> Turn:
     for tool in items(body.get("tools")):
         if isinstance(tool, dict) and isinstance(tool.get("name"), str):
             turn.offers.append(ToolOffer(tool["name"], description=str(tool.get("description") or "")))
-    pending: dict[str, Exchange] = {}
     for message in items(body.get("messages")):
         if not isinstance(message, dict) or not isinstance(message.get("content"), list):
             continue
@@ -38,13 +37,9 @@ def parse(path: str, body: dict) -> Turn:
             if not isinstance(block, dict):
                 continue
             if message.get("role") == "assistant" and block.get("type") == "tool_use":
-                exchange = Exchange(str(block.get("id")), str(block.get("name")), block.get("input"))
-                pending[exchange.call_id] = exchange
-                turn.calls.append(exchange)
+                turn.called(str(block.get("id")), str(block.get("name")), block.get("input"))
             elif message.get("role") == "user" and block.get("type") == "tool_result":
-                exchange = pending.get(str(block.get("tool_use_id")))
-                if exchange is not None:
-                    exchange.result, exchange.answered = block, True
+                turn.answered(str(block.get("tool_use_id")), block)
     if not turn.offers and not turn.calls:
         turn.side = "no tools"
     return turn

@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from mcp_accept.model.answer import Answer
-from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, fields, items, reply_text, text_or_none
+from mcp_accept.model.script import CallTool, Say, ToolOffer, Turn, fields, items, reply_text, text_or_none
 
 RESPONSES = "openai-responses"
 CHAT = "openai-chat"
@@ -71,18 +71,13 @@ def _parse_responses(body: dict, turn: Turn) -> None:
                                                  description=str(inner.get("description") or "")))
         elif isinstance(tool.get("name"), str):
             turn.offers.append(ToolOffer(tool["name"], description=str(tool.get("description") or "")))
-    by_id: dict[str, Exchange] = {}
     for item in items(body.get("input")):
         if not isinstance(item, dict):
             continue
         if item.get("type") == "function_call":
-            exchange = Exchange(str(item.get("call_id")), str(item.get("name")), _arguments(item.get("arguments")))
-            by_id[exchange.call_id] = exchange
-            turn.calls.append(exchange)
+            turn.called(str(item.get("call_id")), str(item.get("name")), _arguments(item.get("arguments")))
         elif item.get("type") == "function_call_output":
-            exchange = by_id.get(str(item.get("call_id")))
-            if exchange is not None:
-                exchange.result, exchange.answered = item, True
+            turn.answered(str(item.get("call_id")), item)
 
 
 def _parse_chat(body: dict, turn: Turn) -> None:
@@ -90,20 +85,15 @@ def _parse_chat(body: dict, turn: Turn) -> None:
         function = fields(tool).get("function")
         if isinstance(function, dict) and isinstance(function.get("name"), str):
             turn.offers.append(ToolOffer(function["name"], description=str(function.get("description") or "")))
-    by_id: dict[str, Exchange] = {}
     for message in items(body.get("messages")):
         if not isinstance(message, dict):
             continue
         if message.get("role") == "assistant":
             for call in map(fields, items(message.get("tool_calls"))):
                 function = fields(call.get("function"))
-                exchange = Exchange(str(call.get("id")), str(function.get("name")), _arguments(function.get("arguments")))
-                by_id[exchange.call_id] = exchange
-                turn.calls.append(exchange)
+                turn.called(str(call.get("id")), str(function.get("name")), _arguments(function.get("arguments")))
         elif message.get("role") == "tool":
-            exchange = by_id.get(str(message.get("tool_call_id")))
-            if exchange is not None:
-                exchange.result, exchange.answered = message, True
+            turn.answered(str(message.get("tool_call_id")), message)
 
 
 def respond(turn: Turn, action: CallTool | Say | None, body: dict) -> Answer:

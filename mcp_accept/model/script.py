@@ -75,6 +75,17 @@ class Turn:
     side: str | None = None  # why this is no turn of the conversation (token count, a classifier)
     schema: Any = None  # the JSON Schema a side call asks its answer to follow
 
+    def called(self, call_id: str, name: str, arguments: Any) -> None:
+        """The conversation holds the model's call ``call_id`` of tool ``name``."""
+        self.calls.append(Exchange(call_id, name, arguments))
+
+    def answered(self, call_id: str, result: Any) -> None:
+        """The conversation holds the host's ``result`` for call ``call_id`` (the latest call
+        of that id before it); a result for no call is left out."""
+        exchange = next((e for e in reversed(self.calls) if e.call_id == call_id), None)
+        if exchange is not None:
+            exchange.result, exchange.answered = result, True
+
 
 @dataclass
 class CallTool:

@@ -5,65 +5,19 @@ A row of ``results.json`` carries its reason as data (``reason_id``, ``reason_pa
 catalog, and what a server supplied (a tool name, an error message, a JSON path) is carried
 over as it is, never translated.
 
-Some texts still reach a reason as finished English: the run's own reasons for rows it never
-judged (the server could not be started, the run was interrupted) and the transports'
-account of a failed request or of a message that broke the protocol (a timeout,
-``--max-bytes``, a closed pipe, a message that is not JSON), which stand in a reason as plain
-text. Only these, listed in :data:`PARSED`, are matched against their
-English template and put into the catalog's translation; any other text stays in English, so
-a reason is never lost, only partly translated.
+A reason without data (a row filled by hand, a file of an older version), or whose data no
+longer says what its text says (a text edited by hand), is shown as it is written: English is
+never read back into data.
 """
 
 from __future__ import annotations
 
-import functools
-import re
+from mcp_accept.reasons import Reason
 
-from mcp_accept.reasons import REASONS, Reason, translate
-
-# The reason ids whose text is still written as finished English (see the docstring).
-PARSED = (
-    "transport.stdout-closed", "transport.stdin-closed", "transport.dropped-unread",
-    "transport.message-too-large", "transport.answer-too-large", "transport.timeout",
-    "wire.not-json",
-)
-# The parameters that hold a reason's own words as plain text (a check's detail, why a
-# request failed), where a text of PARSED may stand.
-OWN_WORDS = ("part", "parts", "items", "why")
-
-
-@functools.cache
-def _patterns() -> list[tuple[re.Pattern, str]]:
-    out = []
-    for rid in PARSED:
-        english = REASONS[rid]
-        parts = re.split(r"\{(\w+)\}", english)
-        regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
-        out.append((re.compile(f"^{regex}$", re.S), english))
-    return out
-
-
-def _parsed(text: str, lang: str) -> str | None:
-    for pattern, english in _patterns():
-        found = pattern.match(text)
-        if found:
-            return translate(english, lang).format(**found.groupdict())
-    return None
-
-
-def _plain(lang: str):
-    def plain(name: str, text: str) -> str:
-        return translate_text(text, lang) if name in OWN_WORDS else text
-    return plain
-
-
-def translate_text(text: str | None, lang: str) -> str | None:
-    """Finished English in ``lang``: each ``"; "``-separated part that is a text of
-    :data:`PARSED` is translated, any other part is kept as it is."""
-    if not text or lang == "en":
-        return text
-    separator = translate(REASONS["list.separator"], lang)
-    return separator.join(_parsed(part, lang) or part for part in text.split("; "))
+# The parameters that hold a reason's own words: a plain text there is words of mcp-accept
+# that have no id yet (a check's detail), where any other plain text came from a server or the
+# system (``why`` is most often a server's error message).
+OWN_WORDS = ("part", "parts", "items")
 
 
 def row_reason(row: dict) -> Reason | None:
@@ -83,17 +37,15 @@ def translate_reason(row: dict | str | None, lang: str) -> str | None:
     if not text or lang == "en":
         return text
     said = row_reason(row) if isinstance(row, dict) else None
-    if said is None:
-        return translate_text(text, lang)
-    return said.render(lang, _plain(lang))
+    return text if said is None else said.render(lang)
 
 
 def untranslated_parts(row: dict) -> list[str]:
-    """The plain texts in a row's reason that no catalog entry renders (to keep the catalog
-    complete): every part of a reason without an id, else the own words in its parameters."""
+    """The texts in a row's reason that no catalog entry renders (to keep the catalog
+    complete): the whole reason when it has no data, else the own words in its parameters."""
     said = row_reason(row)
     if said is None:
-        return [part for part in (row.get("reason") or "").split("; ") if _parsed(part, "en") is None]
+        return [row["reason"]] if row.get("reason") else []
     left: list[str] = []
 
     def walk(value, name: str) -> None:
@@ -103,8 +55,8 @@ def untranslated_parts(row: dict) -> list[str]:
         elif isinstance(value, list):
             for item in value:
                 walk(item, name)
-        elif isinstance(value, str) and name in OWN_WORDS and name != "why":
-            left.extend(part for part in value.split("; ") if _parsed(part, "en") is None)
+        elif isinstance(value, str) and name in OWN_WORDS:
+            left.append(value)
 
     walk(said, "")
     return left

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_accept.evidence.wirelog import WireLog
+from mcp_accept.reasons import Reason
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
@@ -34,13 +35,14 @@ class Reply:
     """What came back for one request (or notification) we sent.
 
     ``message`` is the matching JSON-RPC response, or ``None`` with ``failure`` saying why
-    (timeout, the server exited, an HTTP error, too large...). ``others`` holds messages that
+    (timeout, the server exited, an HTTP error, too large...): a :class:`Reason` where the
+    catalog has the words, else text. ``others`` holds messages that
     arrived meanwhile and were not the answer; ``violations`` what broke the protocol.
     """
 
     request: dict
     message: dict | None = None
-    failure: str | None = None
+    failure: str | Reason | None = None
     others: list[dict] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
@@ -61,7 +63,7 @@ class Reply:
     def has_result(self) -> bool:
         return self.message is not None and "result" in self.message
 
-    def describe_failure(self) -> str:
+    def describe_failure(self) -> str | Reason:
         if self.failure:
             return self.failure
         if self.error is not None:

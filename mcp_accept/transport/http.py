@@ -47,10 +47,11 @@ from mcp_accept.evidence.redaction import Redactor, clip
 from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.protocol import (HEADER_METHOD, HEADER_NAME, HEADER_SESSION, HEADER_VERSION, METHOD_NOT_FOUND, MODERN,
                                  NAMED_METHODS, PROTOCOL_HEADERS)
+from mcp_accept.reasons import Reason, reason
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport, wire_text
 from mcp_accept.transport.headers import header_value as _header_value, param_headers
 from mcp_accept.transport.messages import (BAD_MESSAGE, DECODED_ANYWAY, HTTP_ANSWER, OWN_LIMIT, SESSION_ID, TOOL_HEADER,
-                                           Inbox, decode_message)
+                                           Inbox, decode_message, timed_out)
 from mcp_accept.transport.sse import read_events
 
 
@@ -313,7 +314,7 @@ class _Exchange:
         self._socket: socket.socket | None = None
         self.status: int | None = None
         self.session_expired = False
-        self.failure: str | None = None
+        self.failure: str | Reason | None = None
 
     def reading(self, sock: socket.socket | None) -> None:
         """The socket the answer is being read from; None once the reading is over."""
@@ -492,12 +493,12 @@ class HttpTransport(Transport):
         return found
 
     def _http(self, exchange: int, method: str, headers, status: int | None = None,
-              reason: str | None = None) -> dict:
+              phrase: str | None = None) -> dict:
         out: dict[str, Any] = {"exchange": exchange, "method": method, "url": self.shown_url}
         if status is not None:
             out["status"] = status
-            if reason:
-                out["reason"] = reason
+            if phrase:
+                out["reason"] = phrase
         out["headers"] = self.redactor.headers(headers)
         return out
 
@@ -514,6 +515,7 @@ class HttpTransport(Transport):
         if exchange.session_expired and not reply.message:
             if self._reinitialize(deadline):
                 reply.failure = None
+                reply.meta.pop("timed_out", None)
                 reply.violations, reply.others = [], []
                 exchange = self._post(message, reply, deadline)
                 if exchange.session_expired and not reply.message:
@@ -522,25 +524,31 @@ class HttpTransport(Transport):
             reply.meta["http_status"] = exchange.status
         if reply.failure == HTTP_TIMED_OUT and reply.message is None:
             # the socket's timeout is the same deadline: whichever fires first, it is the one timeout
-            reply.failure = f"no answer within {timeout:g}s"
+            reply.failure = reason("transport.timeout", seconds=f"{timeout:g}")
             reply.meta["timed_out"] = True
-        if reply.failure and reply.failure.startswith("no answer within"):
+        if timed_out(reply):
             self.log.record("event", event="timeout", detail=reply.failure)
             self._cancel(message)
         return reply
 
-    def _post(self, message: dict, reply: Reply, deadline: float) -> _Exchange:
-        """Send one request and wait (until ``deadline``) for its answer to reach ``reply``."""
+    def _start(self, message: dict, deadline: float) -> tuple[_Exchange, Inbox]:
+        """POST ``message``, recorded as sent, on an exchange thread of its own that reads the
+        answer into the inbox returned."""
         exchange = _Exchange(next(self._numbers), message, deadline)
         inbox = Inbox(self.log)
         inbox.answered = self._answered  # a second answer for an id is caught across POSTs
         inbox.flood = self._flood  # the per-step caps hold across POSTs
-        body, request = self._build(message, deadline)
+        request = self._build(message, deadline)
         self.log.record("out", message=message, era=self.era,
                         http=self._http(exchange.number, "POST", request.headers))
         thread = threading.Thread(target=self._run, args=(exchange, request, inbox), daemon=True)
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         thread.start()
+        return exchange, inbox
+
+    def _post(self, message: dict, reply: Reply, deadline: float) -> _Exchange:
+        """Send one request and wait (until ``deadline``) for its answer to reach ``reply``."""
+        exchange, inbox = self._start(message, deadline)
         inbox.wait_for(message.get("id"), reply, deadline=deadline, era=self.era,
                        answer=self._answer_server_request)
         if reply.message is None or not exchange.done.is_set():
@@ -549,42 +557,42 @@ class HttpTransport(Transport):
             exchange.interrupt()
         return exchange
 
-    def _build(self, message: dict, deadline: float) -> tuple[bytes, _Request]:
+    def _build(self, message: dict, deadline: float) -> _Request:
         body = wire_text(message).encode("utf-8")
-        return body, _Request("POST", self._complete(self._headers(message), body), body, deadline)
+        return _Request("POST", self._complete(self._headers(message), body), body, deadline)
 
     def _run(self, exchange: _Exchange, request: _Request, inbox: Inbox) -> None:
         """The exchange thread: send, read the answer into ``inbox``, always close the inbox."""
-        reason = None
+        why: str | Reason | None = None
         try:
-            reason = self._send_and_read(exchange, request, inbox)
+            why = self._send_and_read(exchange, request, inbox)
         except _Abandoned:
-            reason = "abandoned"
+            why = "abandoned"
         except _TooLarge as exc:
-            reason = f"the answer exceeds --max-bytes {self.max_bytes}"
+            why = reason("transport.answer-too-large", limit=self.max_bytes)
             if not exchange.abandoned.is_set():
-                inbox.violation(f"a message of at least {exc.size} bytes exceeds --max-bytes {self.max_bytes}",
+                inbox.violation(reason("transport.message-too-large", size=exc.size, limit=self.max_bytes),
                                 kind=OWN_LIMIT, http={"exchange": exchange.number})
         except _Undecodable as exc:
-            reason = str(exc)
+            why = str(exc)
             if not exchange.abandoned.is_set():
-                inbox.violation(reason, kind=BAD_MESSAGE, http={"exchange": exchange.number})
+                inbox.violation(why, kind=BAD_MESSAGE, http={"exchange": exchange.number})
         except (httpx.TimeoutException, TimeoutError):
-            reason = HTTP_TIMED_OUT
+            why = HTTP_TIMED_OUT
         except HTTP_ERRORS as exc:
-            reason = f"HTTP exchange failed: {_describe_error(exc)}"
+            why = f"HTTP exchange failed: {_describe_error(exc)}"
             if not exchange.abandoned.is_set():
-                self.log.record("event", event="http-error", detail=reason,
+                self.log.record("event", event="http-error", detail=why,
                                 http={"exchange": exchange.number})
         except Exception as exc:  # a broken answer must end this exchange, never the run
-            reason = f"reading the answer failed: {type(exc).__name__}: {clip(str(exc), 200)}"
+            why = f"reading the answer failed: {type(exc).__name__}: {clip(str(exc), 200)}"
             if not exchange.abandoned.is_set():
-                self.log.record("event", event="http-error", detail=reason,
+                self.log.record("event", event="http-error", detail=why,
                                 http={"exchange": exchange.number})
         finally:
-            exchange.failure = reason
+            exchange.failure = why
             exchange.done.set()
-            inbox.close(reason or f"the HTTP answer held no response to id {exchange.request_id!r}")
+            inbox.close(why or f"the HTTP answer held no response to id {exchange.request_id!r}")
 
     def _send_and_read(self, exchange: _Exchange, request: _Request, inbox: Inbox) -> str | None:
         assert self.client is not None
@@ -784,18 +792,9 @@ class HttpTransport(Transport):
             reply.failure = failure
         return reply
 
-    def _send_only(self, message: dict, deadline: float) -> str | None:
+    def _send_only(self, message: dict, deadline: float) -> str | Reason | None:
         """POST a message that gets no JSON-RPC answer (a notification or our response); wait for 202."""
-        exchange = _Exchange(next(self._numbers), message, deadline)
-        inbox = Inbox(self.log)
-        inbox.answered = self._answered
-        inbox.flood = self._flood
-        _, request = self._build(message, deadline)
-        self.log.record("out", message=message, era=self.era,
-                        http=self._http(exchange.number, "POST", request.headers))
-        thread = threading.Thread(target=self._run, args=(exchange, request, inbox), daemon=True)
-        self._threads = [t for t in self._threads if t.is_alive()] + [thread]
-        thread.start()
+        exchange, _ = self._start(message, deadline)
         if not exchange.done.wait(max(0.0, deadline - time.monotonic())):
             exchange.abandoned.set()
             exchange.interrupt()

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.protocol import MODERN, is_legacy, is_modern
+from mcp_accept.reasons import Reason, reason
 from mcp_accept.transport.base import Reply
 
 # Deeper messages are refused as they arrive: everything that later walks a message
@@ -53,7 +54,7 @@ DECODED_ANYWAY = "decoded-anyway"
 @dataclass
 class Decoded:
     message: Any = None
-    reason: str | None = None  # set when the bytes are not a usable message
+    reason: str | Reason | None = None  # set when the bytes are not a usable message
     raw: str | None = None
     flaws: list[tuple[str, str]] | None = None  # (kind, text): what breaks JSON in a message still read
     kind: str | None = None  # what the reason is (UNREADABLE or NOT_UTF8)
@@ -183,7 +184,8 @@ def decode_message(data: bytes | bytearray | str) -> Decoded:
     except RecursionError:
         return Decoded(reason="JSON nested too deeply to read", raw=text[:4096], kind=UNREADABLE)
     except ValueError as exc:
-        return Decoded(reason=f"not JSON ({exc.msg} at {exc.pos})", raw=text[:4096], kind=UNREADABLE)
+        return Decoded(reason=reason("transport.not-json", detail=f"{exc.msg} at {exc.pos}"), raw=text[:4096],
+                       kind=UNREADABLE)
     if not isinstance(message, dict):
         shape = "a batch (array)" if isinstance(message, list) else type(message).__name__
         return Decoded(reason=f"not a JSON-RPC message object: {shape}", raw=text[:4096], kind=UNREADABLE)
@@ -222,7 +224,7 @@ class Inbox:
     def __init__(self, log: WireLog):
         self.log = log
         self._queue: queue.Queue = queue.Queue()
-        self.closed_reason: str | None = None
+        self.closed_reason: str | Reason | None = None
         self.answered: set = set()
         self.flood: dict = {}  # per step: [messages, bytes, told]; shared by the inboxes of one transport
         self._lock = threading.Lock()
@@ -245,7 +247,8 @@ class Inbox:
             self.violation(f"message #{seq}: {flaw}", kind=kind, http=http)
         self._queue.put(("msg", decoded.message))
 
-    def violation(self, detail: str, *, kind: str, raw: str | None = None, http: dict | None = None) -> None:
+    def violation(self, detail: str | Reason, *, kind: str, raw: str | None = None,
+                  http: dict | None = None) -> None:
         """Record what breaks the protocol; ``kind`` is one of this module's violation kinds."""
         if self._over_cap(len(raw or "")):
             return
@@ -268,11 +271,11 @@ class Inbox:
                 "dropped unrecorded"), kind=OWN_LIMIT)
         return over
 
-    def close(self, reason: str) -> None:
+    def close(self, why: str | Reason) -> None:
         with self._lock:
             if self.closed_reason is None:
-                self.closed_reason = reason
-        self._queue.put(("closed", reason))
+                self.closed_reason = why
+        self._queue.put(("closed", why))
 
     def empty(self) -> bool:
         return self._queue.empty()
@@ -283,7 +286,7 @@ class Inbox:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                reply.failure = f"no answer within {_seconds(reply, deadline)}"
+                reply.failure = _no_answer_in_time(reply)
                 reply.meta["timed_out"] = True
                 return
             try:
@@ -338,6 +341,15 @@ class Inbox:
 def timed_out(reply: Reply) -> bool:
     """Whether ``reply`` has no answer because its timeout passed (the server may yet answer)."""
     return bool(reply.meta.get("timed_out"))
+
+
+# The failures that say an answer was larger than --max-bytes: it came, and this run refused it.
+TOO_LARGE = ("transport.answer-too-large", "transport.dropped-unread")
+
+
+def too_large(reply: Reply) -> bool:
+    """Whether ``reply`` has no answer because one larger than ``--max-bytes`` was dropped."""
+    return isinstance(reply.failure, Reason) and reply.failure.id in TOO_LARGE
 
 
 def violation_rule(kind: str | None) -> str:
@@ -397,6 +409,8 @@ def _hashable(value: Any) -> bool:
     return True
 
 
-def _seconds(reply: Reply, deadline: float) -> str:
+def _no_answer_in_time(reply: Reply) -> str | Reason:
     timeout = reply.meta.get("timeout")
-    return f"{timeout:g}s" if isinstance(timeout, (int, float)) else "the timeout"
+    if isinstance(timeout, (int, float)):
+        return reason("transport.timeout", seconds=f"{timeout:g}")
+    return "no answer within the timeout"

@@ -22,10 +22,11 @@ from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.evidence.files import open_nofollow
 from mcp_accept.protocol import META_VERSION, METHOD_NOT_FOUND, is_modern
+from mcp_accept.reasons import Reason, reason
 from mcp_accept.server_command import split_words
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport
 from mcp_accept.transport.base import wire_text
-from mcp_accept.transport.messages import OWN_LIMIT, Inbox, decode_message
+from mcp_accept.transport.messages import OWN_LIMIT, Inbox, decode_message, timed_out
 
 STDERR_CAP = 16 * 1024 * 1024
 WRITE_WAIT = 10.0  # seconds a message sent outside a request (a cancel, an answer) may wait for room
@@ -169,7 +170,8 @@ class StdioTransport(Transport):
         self._sent = 0
         self._stalled: str | None = None  # why nothing more can be written to the server
         self._write_wait: float | None = None  # seconds a write may wait outside a request
-        self.oversize: tuple[int, str] = (0, "")  # messages dropped for --max-bytes, and the last one
+        # messages dropped for --max-bytes, and what was said of the last one
+        self.oversize: tuple[int, Reason | None] = (0, None)
 
     def open(self) -> None:
         self.process = ServerProcess(self.command, stderr_path=self.stderr_path, redactor=self.redactor,
@@ -194,7 +196,7 @@ class StdioTransport(Transport):
                 if len(line) > limit and not line.endswith(b"\n"):
                     size = len(line) + _discard_line(stdout)
                     self.oversize = (self.oversize[0] + 1,
-                                     f"a message of at least {size} bytes exceeds --max-bytes {limit}")
+                                     reason("transport.message-too-large", size=size, limit=limit))
                     inbox.violation(self.oversize[1], kind=OWN_LIMIT, raw=line[:4096].decode("utf-8", "replace"))
                     continue
                 if line.isspace():  # not strip(): that copies a large line once more
@@ -210,9 +212,9 @@ class StdioTransport(Transport):
                 inbox.put_decoded(decoded, size=size)
         except (OSError, ValueError) as exc:
             inbox.violation(f"reading stdout failed: {exc}", kind=OWN_LIMIT)
-        inbox.close("the server closed its stdout")
+        inbox.close(reason("transport.stdout-closed"))
 
-    def _send(self, message: dict, deadline: float | None = None) -> str | None:
+    def _send(self, message: dict, deadline: float | None = None) -> str | Reason | None:
         """Write one message, waiting for the server to read it no later than ``deadline``
         (the request's timeout, itself within --run-timeout): a server that stopped reading
         its stdin fills the pipe, and a blocking write would wait on it for ever."""
@@ -226,7 +228,7 @@ class StdioTransport(Transport):
         try:
             written = write_until(self.process.proc.stdin.fileno(), data, deadline)
         except (BrokenPipeError, OSError, ValueError):
-            return self._gone("cannot write to the server's stdin")
+            return self._gone(reason("transport.stdin-closed"))
         self._sent += written
         if written < len(data):
             # half a message is in the pipe: whatever is written after it would be read as its rest
@@ -257,9 +259,9 @@ class StdioTransport(Transport):
             return False
         return unread >= self._sent
 
-    def _gone(self, what: str) -> str:
+    def _gone(self, what: str | Reason) -> str | Reason:
         code = self.process.exit_code(wait=0.2) if self.process else None
-        return f"{what} (server exited with code {code})" if code is not None else what
+        return reason("transport.exited", what=what, code=code) if code is not None else what
 
     def request(self, message: dict, *, timeout: float) -> Reply:
         reply = Reply(request=message, meta={"timeout": timeout})
@@ -276,10 +278,10 @@ class StdioTransport(Transport):
         self.inbox.wait_for(message.get("id"), reply, deadline=deadline,
                             era=self.era, answer=self._answer_server_request)
         if reply.failure and self.oversize[0] > dropped_before:  # the answer may be what was dropped
-            reply.failure = f"{reply.failure}: {self.oversize[1]} and was dropped unread"
+            reply.failure = reason("transport.dropped-unread", why=reply.failure, **self.oversize[1].params)
         if reply.failure and self.inbox.closed_reason and reply.failure == self.inbox.closed_reason:
             reply.failure = self._gone(reply.failure)
-        if reply.failure and reply.failure.startswith("no answer within"):
+        if timed_out(reply):
             self.log.record("event", event="timeout", detail=reply.failure)
             self._cancel(message)
         return reply
