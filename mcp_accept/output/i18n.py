@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import re
 
+from mcp_accept.checks.registry import load_all
 from mcp_accept.reasons import REASONS, Reason, translate
 
 # The reason ids whose text is still written as finished English (see the docstring).
@@ -70,6 +71,7 @@ def row_reason(row: dict) -> Reason | None:
     """The row's reason as data, when the row has one that agrees with its text."""
     if not isinstance(row, dict) or not isinstance(row.get("reason_id"), str):
         return None
+    load_all()  # a check's reasons are declared in its module
     try:
         said = Reason.from_json(row)
     except (KeyError, TypeError, ValueError, AttributeError):
