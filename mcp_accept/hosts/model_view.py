@@ -21,9 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from mcp_accept.model import anthropic, gemini, openai
 from mcp_accept.model.script import Exchange, Turn
-from mcp_accept.model.server import bare_path
+from mcp_accept.model.server import bare_path, dialect_named
 
 PASS, FAIL, UNOBTAINABLE = "PASS", "FAIL", "UNOBTAINABLE"
 QUOTE_LIMIT = 2000  # characters of a result block quoted in a reason's evidence
@@ -31,8 +30,6 @@ EXACT_LIMIT = 256 * 1024  # characters of a result block kept as the host sent i
 POSITION = re.compile(r"\[@(\d+)\]")
 URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>\]\)\\]+")  # a URI as a host writes it in text
 PATH = re.compile(r"(/[\w.@%+=:,~-]+(?:/[\w.@%+=:,~-]+)+)")
-
-_DIALECTS = {"anthropic": anthropic, "openai": openai, "gemini": gemini}
 
 
 @dataclass
@@ -89,7 +86,7 @@ def read_view(entries: list[dict]) -> ModelView:
                     view.refused.setdefault(key, why)
     for entry in entries:
         http = entry.get("http") or {}
-        dialect = _DIALECTS.get(http.get("api") or "")
+        dialect = dialect_named(http.get("api") or "")
         if entry.get("dir") != "in" or dialect is None or not isinstance(entry.get("message"), dict):
             continue
         turn = dialect.parse(bare_path(http.get("path") or ""), entry["message"])
