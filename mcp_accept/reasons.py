@@ -3,7 +3,11 @@ catalog.
 
 Every fixed reason text the runner writes has an id in :data:`REASONS`, whose English
 template is also its msgid in ``mcp_accept/locale/<lang>/LC_MESSAGES/mcp_accept.po`` (compiled
-to the ``.mo`` beside it, read with the standard library's :mod:`gettext`). A :class:`Reason`
+to the ``.mo`` beside it, read with the standard library's :mod:`gettext`). The reasons of the
+run as a whole, of the transports and those several checks share are written here; a check's own reasons are
+declared beside it, in its module under ``mcp_accept/checks/``, with :func:`declare`, which
+adds them here when the module is imported (``mcp_accept.checks.registry.load_all`` imports
+them all). A template the catalog does not translate yet is shown in English. A :class:`Reason`
 renders by translating its template and formatting the same parameters, so the English text
 and every translation come from one value and never from parsing each other. A parameter that
 is plain text came from a server or the system (a tool name, an error message, a JSON path)
@@ -50,93 +54,8 @@ REASONS: dict[str, str] = {
     "run.interrupted-judging": "interrupted while judging",
     "run.interrupted": "interrupted",
     # W01
-    "wire.messages-valid": "{n} checks over {m} messages valid against {version}",
-    "wire.no-violations": "no protocol violations on the wire",
-    "wire.items-valid": "{n} items: every URI is an RFC 3986 URI, and every blob and image or audio data is base64",
-    "wire.no-items": "no resource, link, contents, image or audio item was received",
-    "wire.meta-keys": "{n} _meta keys, each a valid key name",
-    "wire.no-meta": "the server sent no _meta key",
-    "wire.error-codes": "{n} error answer(s), none with a code {modern} forbids",
-    "wire.no-reserved-range": "{version} reserves no error code range ({modern} does)",
-    "wire.progress": "{n} progress notification(s), each for a token of a request in flight",
-    "wire.no-progress": "no progress notification was received",
-    "wire.logs": "{n} log message(s), each one the version allows",
-    "wire.no-logs": "no log message was received",
-    "wire.no-session-capabilities": "{modern} negotiates no session capabilities ({n} request(s) from the server)",
-    "wire.server-requests": "{n} request(s) from the server, none for an undeclared client capability",
-    "wire.no-server-requests": "the server sent no request",
-    "wire.cancellations": "{n} cancellation(s), each of a request in flight",
-    "wire.no-cancellations": "the server cancelled nothing",
-    "wire.features-declared": "every feature served was declared: {features}",
-    "wire.no-declaration": "no capability declaration was recorded, so none is held against what the server served",
-    "wire.received-invalid": "#{seq} received {what} ({version}): {detail}",
-    "wire.violation": "#{seq} {part}",
-    "wire.no-messages": "no message was recorded",
-    # W02
-    "wire.discover-lists": "server/discover lists {version}",
-    "wire.result-types": "{n} results carry resultType and their caching hints",
-    "wire.no-modern-result": "no {modern} result was recorded",
-    "wire.discover-not-sent": "server/discover was not sent",
-    # W03
-    "probe.result-not-error": "{request} answered a result instead of error {code} ({why})",
-    "probe.no-answer": "{request}: no answer ({why})",
-    "probe.error": "{request} gave error {code}",
-    "probe.wrong-error": "{request} gave error {got}, expected {code}",
-    "probe.cursor-invalid": "a cursor the server never handed out is invalid",
-    "probe.still-answers": "tools/list still answers after the probes ({n} tools)",
-    "probe.after-failed": "tools/list after the probes: {why}",
     # T01
-    "text.items": "content holds {n} text item(s)",
     "text.no-item": "content holds no text item",
-    "text.equals-reference": "the text item equals the reference document ({how})",
-    # S01
-    "structured.declares-schema": "{tool} declares an outputSchema",
-    "structured.valid": "structuredContent validates against outputSchema",
-    "structured.mismatch": "structuredContent does not match outputSchema at {path}: {detail}",
-    "structured.absent-declared": "structuredContent is absent although an outputSchema is declared",
-    "structured.absent": "structuredContent is absent",
-    "structured.external-ref": "outputSchema refers outside itself ({ref})",
-    "structured.refused": "refused, nothing was fetched",
-    # S02
-    "twin.equal": "the text twin's JSON equals structuredContent",
-    "twin.differs": "the text twin differs at {path}: {detail}",
-    "twin.absent": "content holds no text twin of structuredContent",
-    "twin.not-due": "no structuredContent, so no text twin is due",
-    "twin.off": "the text-twin check is off (mode: off)",
-    "twin.byte-equal": "a text item is byte-equal to the compact JSON",
-    # S03
-    "assert.error": "{expr} could not be evaluated: {detail}",
-    "assert.false": "{expr} gave {got}, not true",
-    "assert.holds": "{expr} holds",
-    "assert.none": "the profile has no assertions",
-    # E01
-    "embedded.text-item": "resource item {uri} with a text body",
-    "embedded.blob-item": "resource item {uri} with a blob body",
-    "embedded.equals-reference": "embedded resource {uri} equals the reference document ({how})",
-    "embedded.differs": "embedded resource {uri} differs from the reference document ({how}): {detail}",
-    "embedded.no-read-needed": "the body came with the call: no resources/read needed",
-    "embedded.none": "the result holds no embedded resource with a body",
-    # L01
-    "link.no-body": "resource_link {uri} with no body",
-    "link.size-equal": "size {size} equals the body's byte length",
-    "link.size-differs": "size {size} but the body read is {n} bytes",
-    "link.no-size": "the link declares no size",
-    "link.no-item": "content holds no resource_link item",
-    "link.none": "no resource_link item",
-    # L02
-    "link.equals-reference": "the link's body equals the reference document ({how})",
-    "link.read-once": "read {uri} once",
-    "link.not-listed": "it is not listed in resources/list",
-    "link.listed": "it is listed in resources/list",
-    "link.read-times": "read {uri} {times}; it is {where} in resources/list",
-    # L03
-    "missing.error": "resources/read {uri} gave error {code}",
-    "missing.empty-contents": "resources/read {uri} answered an empty contents array instead of an error, "
-                              "which {version} forbids ({version2}: servers MUST return {code})",
-    # X01
-    "forms.agree": "{forms} carry the same document",
-    "forms.differ": "{a} differs from {b} ({what}): {detail} (compared: {forms})",
-    "forms.partly": "the forms obtained agree ({agree}), but not every form could be had: {missing}",
     # calls that failed (the server's own words stay as they are)
     "call.failed": "tools/call {tool}: {why}",
     "read.failed": "resources/read {uri}: {why}",
@@ -154,6 +73,14 @@ REASONS: dict[str, str] = {
     "profile.no-tool": "the profile names no {form} tool",
     "profile.not-listed": "tools/list does not list {tool}",
 }
+
+
+def declare(reasons: dict[str, str]) -> None:
+    """Add a module's reasons (id -> English template) to :data:`REASONS`. An id names one
+    template: declaring it again with another is refused, whichever module did it first."""
+    for rid, template in reasons.items():
+        if REASONS.setdefault(rid, template) != template:
+            raise ValueError(f"reason {rid!r} is declared twice, with two templates")
 
 
 @dataclass(frozen=True)

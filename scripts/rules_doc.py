@@ -1,9 +1,10 @@
-"""Regenerate the generated parts of docs/rules.md: the registered checks and the coverage of
-the specification, from the check registry, sheets/default.yaml and
-mcp_accept/checks/coverage.yaml. The prose around them is written by hand and kept.
+"""Regenerate the generated parts of docs/rules.md and docs/sheets.md: the default sheet's rows,
+the registered checks and the coverage of the specification, from sheets/default.yaml, the
+check registry and mcp_accept/checks/coverage.yaml. The prose around them is written by hand
+and kept.
 
-    python scripts/rules_doc.py          # rewrite docs/rules.md
-    python scripts/rules_doc.py --check  # exit 1 when docs/rules.md is stale
+    python scripts/rules_doc.py          # rewrite docs/rules.md and docs/sheets.md
+    python scripts/rules_doc.py --check  # exit 1 when either is stale
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "rules.md"
+SHEET_DOC = ROOT / "docs" / "sheets.md"
 INDEX = ROOT / "mcp_accept" / "checks" / "coverage.yaml"
 SHEET = ROOT / "sheets" / "default.yaml"
 VERSIONS = ("2026-07-28", "2025-11-25", "2025-06-18")
 KEYWORDS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "REQUIRED")
 HOW = ("check", "verdict", "runner", "out_of_scope")
-BLOCKS = ("checks", "coverage")
+# the generated parts of each page, by name
+BLOCKS = {DOC: ("checks", "coverage"), SHEET_DOC: ("rows",)}
 
 
 def _begin(name: str) -> str:
@@ -51,6 +54,14 @@ def keywords(entry: dict) -> list[str]:
 
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def rows_block() -> str:
+    lines = ["| id | kind | title | a PASS establishes |", "| --- | --- | --- | --- |"]
+    for row in yaml.safe_load(SHEET.read_text(encoding="utf-8"))["rows"]:
+        lines.append(f"| {row['id']} | {row['kind']} | {_cell(row['title']['en'])} | "
+                     f"{_cell(row['establishes']['en'])} |")
+    return "\n".join(lines)
 
 
 def checks_block(entries: list[dict]) -> str:
@@ -117,33 +128,41 @@ def coverage_block(entries: list[dict]) -> str:
     return "\n".join(out)
 
 
-def render(text: str) -> str:
-    entries = load_index()
-    blocks = {"checks": checks_block(entries), "coverage": coverage_block(entries)}
-    for name in BLOCKS:
+def render(page: Path, text: str) -> str:
+    made = {}
+    for name in BLOCKS[page]:
+        if name == "rows":
+            made[name] = rows_block()
+        elif name == "checks":
+            made[name] = checks_block(load_index())
+        else:
+            made[name] = coverage_block(load_index())
+    for name in BLOCKS[page]:
         begin, end = _begin(name), _end(name)
         if begin not in text or end not in text:
-            raise SystemExit(f"{DOC}: the markers of the generated part {name!r} are missing")
+            raise SystemExit(f"{page}: the markers of the generated part {name!r} are missing")
         head, rest = text.split(begin, 1)
         _, tail = rest.split(end, 1)
-        text = f"{head}{begin}\n{blocks[name]}\n{end}{tail}"
+        text = f"{head}{begin}\n{made[name]}\n{end}{tail}"
     return text
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when docs/rules.md is stale")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a page is stale")
     args = parser.parse_args()
-    current = DOC.read_text(encoding="utf-8")
-    wanted = render(current)
-    if args.check:
-        if wanted != current:
-            print(f"{DOC} is stale: run python scripts/rules_doc.py", file=sys.stderr)
-            return 1
-        return 0
-    if wanted != current:
-        DOC.write_text(wanted, encoding="utf-8")
-    return 0
+    stale = 0
+    for page in BLOCKS:
+        current = page.read_text(encoding="utf-8")
+        wanted = render(page, current)
+        if wanted == current:
+            continue
+        if args.check:
+            print(f"{page} is stale: run python scripts/rules_doc.py", file=sys.stderr)
+            stale = 1
+        else:
+            page.write_text(wanted, encoding="utf-8")
+    return stale
 
 
 if __name__ == "__main__":

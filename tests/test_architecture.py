@@ -205,7 +205,9 @@ def test_the_cycle_finder_finds_a_cycle(tmp_path, monkeypatch):
 def test_architecture_page_names_only_modules_and_files_that_exist():
     page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     names = set(re.findall(r"`(mcp_accept(?:\.[a-z_]+)+)`", page))
-    paths = set(re.findall(r"`((?:mcp_accept|tests|benchmarks|templates|sheets|schemas|docs)/[\w./-]+)`", page))
+    # a path with a <name> in it is a file a change makes: tests/test_extending.py checks its folder
+    paths = {p for p in re.findall(r"`((?:mcp_accept|tests|benchmarks|templates|sheets|schemas|docs)/[\w./<>-]+)`", page)
+             if "<" not in p}
     assert names and paths
     mods = modules()
     missing = [n for n in names if n not in mods] + [p for p in paths if not (ROOT / p).exists()]

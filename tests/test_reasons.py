@@ -1,8 +1,11 @@
-"""The reason catalog: every reason id's English template is a msgid of each language's
-``.po``, translated with the same fields, and the committed ``.mo`` is that ``.po`` compiled."""
+"""The reason catalog: every msgid of each language's ``.po`` is the English template of a
+reason, translated with the same fields; the reasons of mcp_accept/reasons.py are all
+translated, a check's own reasons (declared in its module) may not be yet and are then shown in
+English; and the committed ``.mo`` is that ``.po`` compiled."""
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 
@@ -10,8 +13,10 @@ import pytest
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 
-from mcp_accept.reasons import LOCALE_DIR, REASONS, Reason, fields, reason
+from mcp_accept.checks.registry import load_all
+from mcp_accept.reasons import LOCALE_DIR, REASONS, Reason, declare, fields, reason
 
+load_all()  # the check modules declare their reasons
 LANGS = sorted(p.name for p in LOCALE_DIR.iterdir() if p.is_dir())
 
 
@@ -40,14 +45,56 @@ def test_the_mo_is_the_compiled_po(lang):
         "compile it: pybabel compile -d mcp_accept/locale -D mcp_accept"
 
 
+def written_in_reasons_py() -> set[str]:
+    """The ids of the table in mcp_accept/reasons.py itself (the run's, the transports' and the
+    shared ones), as written there: not those the check modules declare."""
+    tree = ast.parse((LOCALE_DIR.parent / "reasons.py").read_text(encoding="utf-8"))
+    table = next(node.value for node in tree.body if isinstance(node, ast.AnnAssign)
+                 and getattr(node.target, "id", None) == "REASONS")
+    return {key.value for key in table.keys}
+
+
+def untranslated(lang: str) -> list[str]:
+    have = {m.id for m in catalog(lang) if m.id}
+    return sorted(rid for rid, template in REASONS.items() if template not in have)
+
+
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_reason_is_translated_with_the_same_fields(lang):
+def test_every_entry_is_a_reason_translated_with_the_same_fields(lang):
     messages = {m.id: m for m in catalog(lang) if m.id}
-    assert set(messages) == set(REASONS.values()), "the .po and mcp_accept.reasons.REASONS differ"
-    for template in REASONS.values():
-        message = messages[template]
+    stale = set(messages) - set(REASONS.values())
+    assert not stale, f"the .po of {lang} holds templates no reason has: {sorted(stale)}"
+    for template, message in messages.items():
         assert message.string and not message.fuzzy, template
         assert sorted(fields(message.string)) == sorted(fields(template)), template
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_reasons_of_reasons_py_are_all_translated(lang):
+    core = written_in_reasons_py()
+    assert {"list.parts", "run.interrupted", "call.failed"} <= core  # the table was found
+    assert not core & set(untranslated(lang)), f"translate them in the .po of {lang}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_reason_the_catalog_does_not_translate_is_shown_in_english(lang, monkeypatch):
+    # a check's new reasons may come before their translation: the row reads in English there
+    monkeypatch.setitem(REASONS, "test.untranslated", "{n} thing(s) no catalog translates")
+    missing = untranslated(lang)
+    assert "test.untranslated" in missing
+    for rid in missing:
+        params = {name: 1 for name in fields(REASONS[rid])}
+        said = Reason(rid, params)
+        assert said.render(lang) == said.english(), rid
+    inside = reason("list.parts", parts=[reason("test.untranslated", n=2), reason("call.failed", tool="t", why="w")])
+    assert inside.render(lang).startswith("2 thing(s) no catalog translates")
+    assert inside.render(lang) != inside.english()  # the translated part is still translated
+
+
+def test_a_reason_id_names_one_template():
+    declare({"list.parts": REASONS["list.parts"]})  # the same again (a module imported twice)
+    with pytest.raises(ValueError, match="declared twice"):
+        declare({"list.parts": "something else"})
 
 
 def test_templates_are_unique():

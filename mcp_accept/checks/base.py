@@ -1,5 +1,6 @@
 """What every check shares: statuses, rule kinds, :class:`Verdict`, :class:`Context`, the
-registry's decorator :func:`check`, and the helpers that read a recorded result."""
+registry's decorator :func:`check` (a check's layer, rule, spec source and row options), and
+the helpers that read a recorded result."""
 
 from __future__ import annotations
 
@@ -72,26 +73,6 @@ def breaks_threshold(rule: str | None, fail_on: str) -> bool:
     return rule is not None and RULES.index(rule) <= RULES.index(fail_on)
 
 
-# The options a check reads from its row (``--set ROW.option=VALUE`` or a sheet row's
-# ``options``), with the values each accepts.
-CHECK_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
-    "text_twin": {"mode": ("json-equal", "exact", "off")},
-}
-
-
-def row_option_problem(checks: Iterable[str], option: str, value: Any) -> str | None:
-    """Why a row whose checks are ``checks`` cannot take ``option=value``, or None."""
-    allowed: dict[str, tuple[str, ...]] = {}
-    for name in checks:
-        allowed.update(CHECK_OPTIONS.get(name, {}))
-    if option not in allowed:
-        takes = ", ".join(sorted(allowed)) if allowed else "none"
-        return f"the row has no option {option!r} (it takes: {takes})"
-    if value not in allowed[option]:
-        return f"{option} must be one of {', '.join(allowed[option])} (found {value!r})"
-    return None
-
-
 CheckFn = Callable[["Context"], "Verdict | Iterable[Verdict]"]
 
 
@@ -102,17 +83,22 @@ class Registered:
     fn: CheckFn
     # (page, section) in the spec of the version on the wire; None for app rules
     source: tuple[str, str] | None = None
+    # the options it reads from its row (--set ROW.option=VALUE or a sheet row's options),
+    # with the values each accepts
+    options: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 REGISTRY: dict[str, Registered] = {}
 
 
-def check(name: str, layer: str, rule: str = APP, source: tuple[str, str] | None = None):
+def check(name: str, layer: str, rule: str = APP, source: tuple[str, str] | None = None,
+          options: dict[str, tuple[str, ...]] | None = None):
     """Register a check under ``name``; the sheet refers to it by that name.
 
     ``rule`` is what a FAIL of this check breaks by default (a verdict may say otherwise,
     e.g. a check whose parts enforce different rules); ``source`` is the spec page and
-    section of a must or should rule.
+    section of a must or should rule; ``options`` the row options it reads, each with the
+    values it accepts.
     """
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}")
@@ -120,7 +106,7 @@ def check(name: str, layer: str, rule: str = APP, source: tuple[str, str] | None
         raise ValueError(f"check {name}: a {rule} rule names its spec source")
 
     def wrap(fn: CheckFn) -> CheckFn:
-        REGISTRY[name] = Registered(layer, rule, fn, source)
+        REGISTRY[name] = Registered(layer, rule, fn, source, dict(options or {}))
         return fn
 
     return wrap

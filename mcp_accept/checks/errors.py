@@ -11,7 +11,23 @@ from __future__ import annotations
 from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, check, json_integer, spec_for)
 from mcp_accept.protocol import (DEFINED_RESERVED, INVALID_PARAMS, METHOD_NOT_FOUND, MODERN, RESERVED_RANGE, RETIRED_CODES,
                                  reserves_error_codes)
-from mcp_accept.reasons import Reason, reason
+from mcp_accept.reasons import Reason, declare, reason
+
+# The reasons this module's verdicts give: id and English template (collected into
+# mcp_accept.reasons.REASONS; translated in the message catalog, else shown in English).
+declare({
+    # W02
+    "wire.discover-lists": "server/discover lists {version}",
+    "wire.discover-not-sent": "server/discover was not sent",
+    # W03
+    "probe.result-not-error": "{request} answered a result instead of error {code} ({why})",
+    "probe.no-answer": "{request}: no answer ({why})",
+    "probe.error": "{request} gave error {code}",
+    "probe.wrong-error": "{request} gave error {got}, expected {code}",
+    "probe.cursor-invalid": "a cursor the server never handed out is invalid",
+    "probe.still-answers": "tools/list still answers after the probes ({n} tools)",
+    "probe.after-failed": "tools/list after the probes: {why}",
+})
 
 # Step names, as the runner records them (mcp_accept.running.runner.PROBE_*).
 UNKNOWN_TOOL = "probe:unknown-tool"

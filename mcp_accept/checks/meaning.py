@@ -23,8 +23,49 @@ from typing import Any
 import jmespath
 
 from mcp_accept.checks.base import (APP, FAIL, FORMS, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, difference_at, first_difference, same_json)
-from mcp_accept.reasons import REASONS, Reason, reason
+from mcp_accept.reasons import REASONS, Reason, declare, reason
 from mcp_accept.transport.messages import MAX_DEPTH, nesting_depth
+
+# The reasons this module's verdicts give: id and English template (collected into
+# mcp_accept.reasons.REASONS; translated in the message catalog, else shown in English).
+declare({
+    # T01
+    "text.equals-reference": "the text item equals the reference document ({how})",
+    # S01
+    "structured.absent": "structuredContent is absent",
+    # S02
+    "twin.equal": "the text twin's JSON equals structuredContent",
+    "twin.differs": "the text twin differs at {path}: {detail}",
+    "twin.absent": "content holds no text twin of structuredContent",
+    "twin.not-due": "no structuredContent, so no text twin is due",
+    "twin.off": "the text-twin check is off (mode: off)",
+    "twin.byte-equal": "a text item is byte-equal to the compact JSON",
+    # S03
+    "assert.error": "{expr} could not be evaluated: {detail}",
+    "assert.false": "{expr} gave {got}, not true",
+    "assert.holds": "{expr} holds",
+    "assert.none": "the profile has no assertions",
+    # E01
+    "embedded.equals-reference": "embedded resource {uri} equals the reference document ({how})",
+    "embedded.differs": "embedded resource {uri} differs from the reference document ({how}): {detail}",
+    "embedded.no-read-needed": "the body came with the call: no resources/read needed",
+    "embedded.none": "the result holds no embedded resource with a body",
+    # L01
+    "link.size-equal": "size {size} equals the body's byte length",
+    "link.size-differs": "size {size} but the body read is {n} bytes",
+    "link.no-size": "the link declares no size",
+    "link.none": "no resource_link item",
+    # L02
+    "link.equals-reference": "the link's body equals the reference document ({how})",
+    "link.read-once": "read {uri} once",
+    "link.not-listed": "it is not listed in resources/list",
+    "link.listed": "it is listed in resources/list",
+    "link.read-times": "read {uri} {times}; it is {where} in resources/list",
+    # X01
+    "forms.agree": "{forms} carry the same document",
+    "forms.differ": "{a} differs from {b} ({what}): {detail} (compared: {forms})",
+    "forms.partly": "the forms obtained agree ({agree}), but not every form could be had: {missing}",
+})
 
 
 class NoBody(Exception):
@@ -474,7 +515,8 @@ def twin_mode(ctx: Context) -> str:
 TWIN_SOURCE = ("server/tools.mdx", "structured-content")
 
 
-@check("text_twin", "meaning", rule=SHOULD, source=TWIN_SOURCE)
+@check("text_twin", "meaning", rule=SHOULD, source=TWIN_SOURCE,
+       options={"mode": ("json-equal", "exact", "off")})
 def text_twin(ctx: Context) -> Verdict:
     """The spec's SHOULD: some text item holds JSON equal to structuredContent (any item: the
     spec names no position or format). Mode exact adds a rule of the sheet (app): that item

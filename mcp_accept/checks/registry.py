@@ -1,7 +1,10 @@
-"""Running a check by name: the registry is filled by importing the check modules, which is
-done here, on first use, so that :mod:`.base` (which they all import) imports none of them."""
+"""Running a check by name, and the options a row may set for its checks: the registry is
+filled by importing the check modules (which declare their reasons too), done here on first
+use, so that :mod:`.base` (which they all import) imports none of them."""
 
 from __future__ import annotations
+
+from typing import Any, Iterable
 
 from mcp_accept.checks.base import APP, REGISTRY, UNOBTAINABLE, Context, Verdict
 from mcp_accept.checks.places import cite
@@ -11,6 +14,20 @@ def load_all() -> None:
     # Importing the modules registers their checks.
     from mcp_accept.checks import errors, meaning, sdk, session, types, wire  # noqa: F401
 
+
+def row_option_problem(checks: Iterable[str], option: str, value: Any) -> str | None:
+    """Why a row whose checks are ``checks`` cannot take ``option=value``, or None."""
+    load_all()
+    allowed: dict[str, tuple[str, ...]] = {}
+    for name in checks:
+        if name in REGISTRY:
+            allowed.update(REGISTRY[name].options)
+    if option not in allowed:
+        takes = ", ".join(sorted(allowed)) if allowed else "none"
+        return f"the row has no option {option!r} (it takes: {takes})"
+    if value not in allowed[option]:
+        return f"{option} must be one of {', '.join(allowed[option])} (found {value!r})"
+    return None
 
 
 def run_check(name: str, ctx: "Context") -> list[Verdict]:

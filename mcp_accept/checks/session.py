@@ -14,7 +14,24 @@ from mcp_accept.checks.base import (FAIL, MUST, PASS, SHOULD, Context, Verdict, 
                                     server_capabilities)
 from mcp_accept.checks.places import cite
 from mcp_accept.protocol import INPUT_REQUIRED, META_LOG_LEVEL, MODERN, RESULT_TYPE_FIELD
-from mcp_accept.reasons import reason
+from mcp_accept.reasons import declare, reason
+
+# The reasons this module's verdicts give: id and English template (collected into
+# mcp_accept.reasons.REASONS; translated in the message catalog, else shown in English).
+declare({
+    # W01
+    "wire.progress": "{n} progress notification(s), each for a token of a request in flight",
+    "wire.no-progress": "no progress notification was received",
+    "wire.logs": "{n} log message(s), each one the version allows",
+    "wire.no-logs": "no log message was received",
+    "wire.no-session-capabilities": "{modern} negotiates no session capabilities ({n} request(s) from the server)",
+    "wire.server-requests": "{n} request(s) from the server, none for an undeclared client capability",
+    "wire.no-server-requests": "the server sent no request",
+    "wire.cancellations": "{n} cancellation(s), each of a request in flight",
+    "wire.no-cancellations": "the server cancelled nothing",
+    "wire.features-declared": "every feature served was declared: {features}",
+    "wire.no-declaration": "no capability declaration was recorded, so none is held against what the server served",
+})
 
 # The pages moved between eras: basic/utilities/ (2025-11-25, 2025-06-18) became
 # basic/patterns/ (2026-07-28).

@@ -22,7 +22,19 @@ from urllib.parse import urldefrag, urljoin
 from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, spec_for)
 from mcp_accept.evidence.redaction import clip  # a cut the run's redaction can see (a secret's start before it)
 from mcp_accept.protocol import MODERN, SCHEMA_USAGE_VERSIONS, VERSIONS
-from mcp_accept.reasons import Reason, reason
+from mcp_accept.reasons import Reason, declare, reason
+
+# The reasons this module's verdicts give: id and English template (collected into
+# mcp_accept.reasons.REASONS; translated in the message catalog, else shown in English).
+declare({
+    # S01
+    "structured.declares-schema": "{tool} declares an outputSchema",
+    "structured.valid": "structuredContent validates against outputSchema",
+    "structured.mismatch": "structuredContent does not match outputSchema at {path}: {detail}",
+    "structured.absent-declared": "structuredContent is absent although an outputSchema is declared",
+    "structured.external-ref": "outputSchema refers outside itself ({ref})",
+    "structured.refused": "refused, nothing was fetched",
+})
 
 PATTERN_SECONDS = 1.0  # one pattern match
 VALIDATION_SECONDS = 3.0  # one whole validation, patterns included (clock checks between keywords)

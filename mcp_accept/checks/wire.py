@@ -14,9 +14,41 @@ from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE,
 from mcp_accept.checks.errors import DELIBERATELY_INVALID, ERROR_CODES, forbidden_code
 from mcp_accept.protocol import (CACHE_SCOPES, CACHEABLE_METHODS, COMPLETE, INPUT_REQUIRED, INPUT_REQUIRED_METHODS, MODERN,
                                  RESOURCE_NOT_FOUND, RESULT_TYPE_FIELD, reserves_error_codes, unknown_resource_code)
-from mcp_accept.reasons import Reason, reason
+from mcp_accept.reasons import Reason, declare, reason
 from mcp_accept.schemas import SchemaUnavailable
 from mcp_accept.transport.messages import violation_rule, violation_source
+
+# The reasons this module's verdicts give: id and English template (collected into
+# mcp_accept.reasons.REASONS; translated in the message catalog, else shown in English).
+declare({
+    # W01
+    "wire.messages-valid": "{n} checks over {m} messages valid against {version}",
+    "wire.no-violations": "no protocol violations on the wire",
+    "wire.items-valid": "{n} items: every URI is an RFC 3986 URI, and every blob and image or audio data is base64",
+    "wire.no-items": "no resource, link, contents, image or audio item was received",
+    "wire.meta-keys": "{n} _meta keys, each a valid key name",
+    "wire.no-meta": "the server sent no _meta key",
+    "wire.error-codes": "{n} error answer(s), none with a code {modern} forbids",
+    "wire.no-reserved-range": "{version} reserves no error code range ({modern} does)",
+    "wire.received-invalid": "#{seq} received {what} ({version}): {detail}",
+    "wire.violation": "#{seq} {part}",
+    "wire.no-messages": "no message was recorded",
+    # W02
+    "wire.result-types": "{n} results carry resultType and their caching hints",
+    "wire.no-modern-result": "no {modern} result was recorded",
+    # T01
+    "text.items": "content holds {n} text item(s)",
+    # E01
+    "embedded.text-item": "resource item {uri} with a text body",
+    "embedded.blob-item": "resource item {uri} with a blob body",
+    # L01
+    "link.no-body": "resource_link {uri} with no body",
+    "link.no-item": "content holds no resource_link item",
+    # L03
+    "missing.error": "resources/read {uri} gave error {code}",
+    "missing.empty-contents": "resources/read {uri} answered an empty contents array instead of an error, "
+                              "which {version} forbids ({version2}: servers MUST return {code})",
+})
 
 # The schema is the authority on every message and structure (every version).
 SCHEMA = ("basic/index.mdx", "schema")

@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from mcp_accept.hosts.cost import cost
-from mcp_accept.model import anthropic, gemini, openai
 from mcp_accept.model.script import Exchange, Turn
-from mcp_accept.model.server import FORGED, bare_path
+from mcp_accept.model.server import FORGED, bare_path, dialect_named
 
 PASS, FAIL, UNOBTAINABLE = "PASS", "FAIL", "UNOBTAINABLE"
 QUOTE_LIMIT = 2000  # characters of a result block quoted in a reason's evidence
@@ -32,8 +31,6 @@ EXACT_LIMIT = 256 * 1024  # characters of a result block kept as the host sent i
 POSITION = re.compile(r"\[@(\d+)\]")
 URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>\]\)\\]+")  # a URI as a host writes it in text
 PATH = re.compile(r"(/[\w.@%+=:,~-]+(?:/[\w.@%+=:,~-]+)+)")
-
-_DIALECTS = {"anthropic": anthropic, "openai": openai, "gemini": gemini}
 
 
 @dataclass
@@ -92,7 +89,7 @@ def read_view(entries: Iterable[dict]) -> ModelView:
             asked = _model_asked(entry.get("message"), http.get("path") or "")
             if asked and asked not in view.models:
                 view.models.append(asked)
-            dialect = _DIALECTS.get(http.get("api") or "")
+            dialect = dialect_named(http.get("api") or "")
             if dialect is None or not isinstance(entry.get("message"), dict):
                 continue
             turn = dialect.parse(bare_path(http.get("path") or ""), entry["message"])

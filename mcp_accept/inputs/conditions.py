@@ -128,7 +128,7 @@ def parse_set(items: list[str], sheet: "Sheet", *,
             raise InputError(f"no row {row_id} in sheet {sheet.name}", file=source, field=key)
         check_condition_value(key, text, source=source)
         value = _option_value(text, source, key)
-        from mcp_accept.checks.base import row_option_problem
+        from mcp_accept.checks.registry import row_option_problem
 
         problem = row_option_problem((c.check for c in sheet.row(row_id).checks), option, value)
         if problem:

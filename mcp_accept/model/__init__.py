@@ -2,11 +2,11 @@
 calling the host's tools by a script, and records every request the host sent it.
 
 * :mod:`.script`: the API-neutral part: a turn as the host sent it, the next action;
-* :mod:`.anthropic`, :mod:`.openai`, :mod:`.gemini`: each model API's requests read into a
-  turn and each action written back in that API's shape, streamed (SSE) or not, as an
-  :mod:`.answer`;
+* :mod:`.anthropic`, :mod:`.openai`, :mod:`.gemini`: each model API's paths (``handles``), its
+  requests read into a turn (``parse``) and each action written back in that API's shape,
+  streamed (SSE) or not, as an :mod:`.answer` (``respond``);
 * :mod:`.server`: the HTTP server (Starlette on uvicorn) that routes each request to its API
-  and records both directions in ``model.jsonl``.
+  (one line per API in ``DIALECTS``) and records both directions in ``model.jsonl``.
 
 May import: ``errors``, ``data``, ``untrusted`` and ``evidence``. It knows nothing of MCP
 servers, sheets or hosts: an adapter in :mod:`mcp_accept.hosts` hands it a script.

@@ -19,7 +19,11 @@ from mcp_accept.model.answer import Answer
 from mcp_accept.model.script import CallTool, Say, ToolOffer, Turn, items, reply_text, text_or_none
 
 API = "anthropic-messages"
-ROUTES = (("POST", "/v1/messages"), ("POST", "/v1/messages/count_tokens"))
+
+
+def handles(bare: str) -> bool:
+    """Whether a request's path (without its query) is this API's."""
+    return bare in ("/v1/messages", "/v1/messages/count_tokens")
 
 
 def parse(path: str, body: dict) -> Turn:

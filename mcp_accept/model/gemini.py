@@ -19,8 +19,12 @@ from mcp_accept.model.answer import Answer
 from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, fields, items, reply_text
 
 API = "gemini"
-ROUTES = (("POST", "/v1beta/models/{rest:path}"), ("POST", "/v1/models/{rest:path}"))
 _METHOD = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>[A-Za-z]+)$")
+
+
+def handles(bare: str) -> bool:
+    """Whether a request's path (without its query) is this API's: ``.../models/MODEL:METHOD``."""
+    return "/models/" in bare and ":" in bare.rsplit("/", 1)[-1]
 
 
 def parse(path: str, body: dict) -> Turn:

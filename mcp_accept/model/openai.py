@@ -22,9 +22,13 @@ from mcp_accept.model.script import CallTool, Say, ToolOffer, Turn, fields, item
 
 RESPONSES = "openai-responses"
 CHAT = "openai-chat"
-ROUTES = (("POST", "/v1/responses"), ("POST", "/responses"),
-          ("POST", "/v1/chat/completions"), ("POST", "/chat/completions"))
 CREATED = 1_700_000_000  # a fixed time: the same requests get the same answers
+
+
+def handles(bare: str) -> bool:
+    """Whether a request's path (without its query) is this API's: a host may put the API's
+    paths under a prefix of its own (its base URL's path)."""
+    return bare.endswith(("/responses", "/chat/completions"))
 
 
 def _usage_responses() -> dict:

@@ -35,6 +35,8 @@ from mcp_accept.model import anthropic, gemini, openai
 from mcp_accept.model.answer import Answer
 from mcp_accept.model.script import CallTool, Say, Script
 
+# One module per model API (its `handles`, `parse` and `respond`), in the order a request's path
+# is offered to them.
 DIALECTS: tuple[ModuleType, ...] = (anthropic, openai, gemini)
 MAX_BODY = 64 * 1024 * 1024  # a host's request larger than this is refused, not read whole
 IN_FLIGHT = 2 * MAX_BODY  # bytes of request bodies held at once, all requests together
@@ -51,13 +53,18 @@ def bare_path(path: str) -> str:
 
 
 def dialect_for(bare: str) -> ModuleType | None:
-    if bare in ("/v1/messages", "/v1/messages/count_tokens"):
-        return anthropic
-    if bare.endswith(("/responses", "/chat/completions")):
-        return openai
-    if "/models/" in bare and ":" in bare.rsplit("/", 1)[-1]:
-        return gemini
-    return None
+    """The model API a request's path is for, or None."""
+    return next((dialect for dialect in DIALECTS if dialect.handles(bare)), None)
+
+
+def dialect_name(dialect: ModuleType) -> str:
+    """What ``model.jsonl`` calls a model API: its module's name."""
+    return dialect.__name__.rsplit(".", 1)[-1]
+
+
+def dialect_named(name: str) -> ModuleType | None:
+    """The model API ``model.jsonl`` recorded a request under, or None."""
+    return next((dialect for dialect in DIALECTS if dialect_name(dialect) == name), None)
 
 
 # Where the APIs carry a key: Anthropic's ``x-api-key``, OpenAI's bearer token, Gemini's
@@ -120,7 +127,7 @@ class StandIn:
         bare = bare_path(path)
         dialect = dialect_for(bare)
         kept = {k: v for k, v in headers.items() if k.lower() in KEPT_HEADERS}
-        api = dialect.__name__.rsplit(".", 1)[-1] if dialect else None
+        api = dialect_name(dialect) if dialect else None
         try:
             body = json.loads(raw) if raw else {}
         except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes

@@ -12,6 +12,7 @@ never read back into data.
 
 from __future__ import annotations
 
+from mcp_accept.checks.registry import load_all
 from mcp_accept.reasons import Reason
 
 # The parameters that hold a reason's own words: a plain text there is words of mcp-accept
@@ -24,6 +25,7 @@ def row_reason(row: dict) -> Reason | None:
     """The row's reason as data, when the row has one that agrees with its text."""
     if not isinstance(row, dict) or not isinstance(row.get("reason_id"), str):
         return None
+    load_all()  # a check's reasons are declared in its module
     try:
         said = Reason.from_json(row)
     except (KeyError, TypeError, ValueError, AttributeError):
