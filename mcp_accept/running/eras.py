@@ -119,7 +119,7 @@ def run_all(opts) -> AllOutcome:
     for version in versions:
         outcome = run(dataclasses.replace(opts, protocol=version, out=folder / version))
         runs.append(outcome)
-        if outcome.status == ExitStatus.INTERRUPTED:
+        if outcome.results.get("interrupted"):
             break
     summary = combine(runs, not_spoken, folder)
     status = ExitStatus(summary["exit"])
@@ -140,7 +140,8 @@ def combine(runs, not_spoken: dict[str, str], folder: Path) -> dict:
             "rows": {row["id"]: row["status"] for row in results["rows"]},
         })
     statuses = [e["exit"] for e in entries]
-    # Worst wins: interrupted (130) > server (3) > bad input (2) > failed rows (1) > ok (0).
+    # Worst wins: stopped by SIGTERM (143) or Ctrl-C (130) > server (3) > bad input (2) > failed
+    # rows (1) > ok (0).
     worst = max(statuses) if statuses else int(ExitStatus.SERVER)
     modern = next((o.recording for o in runs if o.recording is not None and o.recording.version == MODERN),
                   None)

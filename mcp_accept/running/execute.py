@@ -103,6 +103,7 @@ class RunState:
     rows: list[RowResult] = field(default_factory=list)
     cause: str | None = None  # why nothing could be tested
     interrupted: bool = False
+    terminated: bool = False  # the interrupt was SIGTERM: the run exits 143, not 130
 
 
 @dataclass
@@ -263,10 +264,6 @@ def unreached_rows(sheet, why: Reason) -> list[RowResult]:
     return [RowResult(r.id, r.kind, r.title, UNOBTAINABLE if r.automated else PENDING,
                       why.english() if r.automated else None, steps=r.steps,
                       reason_data=why if r.automated else None) for r in sheet.rows]
-
-
-def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
 
 
 class signals_held:
@@ -495,9 +492,14 @@ def _run_locked(state: RunState) -> RunOutcome:
     transport = state.transport = make_transport(opts, folder=folder, redactor=state.redactor,
                                                  builtin=builtin_server_command(), headers=state.headers)
     state.store = SchemaStore(opts.schema_dir, allow_fetch=False if opts.offline else None)
-    # SIGTERM ends a run like Ctrl-C; only the main thread may set handlers (verify runs in threads).
+    # SIGTERM ends a run like Ctrl-C, but exits 143; only the main thread may set handlers
+    # (verify runs in threads).
+    def terminate(signum, frame):
+        state.terminated = True
+        raise KeyboardInterrupt
+
     in_main = threading.current_thread() is threading.main_thread()
-    old_term = signal.signal(signal.SIGTERM, _raise_interrupt) if in_main else None
+    old_term = signal.signal(signal.SIGTERM, terminate) if in_main else None
     sdk_worker = start_worker(state.sheet)  # imports the SDK for the sdk layer on another core while the run records
     try:
         try:
@@ -620,4 +622,7 @@ def _write_outcome(state: RunState) -> RunOutcome:
         results["invocation"] = state.invocation
     results = write_results(folder, results, row_files=run_row_files(state.rows, recording.entries),
                             redactor=state.redactor, lang=state.opts.lang)
-    return RunOutcome(folder, results, exit_status(results, fail_on=state.opts.fail_on), recording)
+    status = exit_status(results, fail_on=state.opts.fail_on)
+    if status == ExitStatus.INTERRUPTED and state.terminated:
+        status = ExitStatus.TERMINATED
+    return RunOutcome(folder, results, status, recording)
