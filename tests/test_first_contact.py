@@ -10,9 +10,10 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import FIXTURE, load_results, refused_port, run_cli, statuses
+from conftest import FIXTURE, ROOT, SERVERS, fixture_command, load_results, refused_port, run_cli, statuses
 
 from mcp_accept.errors import ExitStatus
+from mcp_accept.evidence.files import FolderLock
 
 AUTOMATED = ("W01", "W02", "W03", "T01", "S01", "S02", "S03", "E01", "L01", "L02", "L03", "X01")
 
@@ -139,3 +140,28 @@ def test_a_given_condition_the_wire_contradicts_is_kept_beside_it_with_a_warning
     assert len(warnings) == 1 and "server_name" in warnings[0] and "my-server" in warnings[0]
     # the evidence condition names the run folder, relative, so it stays true when moved
     assert results["conditions"]["evidence_path_or_id"] == "o"
+
+
+def test_an_unknown_key_in_a_profile_is_named_with_its_line(tmp_path):
+    profile = tmp_path / "mine.yaml"
+    profile.write_text("profile: mine\ntools:\n  text: {name: search_text}\ntwinn: exact\n")
+    proc = run_cli("run", "--profile", str(profile), "--out", str(tmp_path / "o"))
+    assert proc.returncode == ExitStatus.BAD_INPUT
+    line = one_error_line(proc)
+    assert line.startswith(f"mcp-accept: error: {profile}:4: twinn: unknown field")
+    assert not (tmp_path / "o").exists()  # refused before any folder was made
+
+
+def test_the_help_names_the_host_commands():
+    proc = run_cli("--help")
+    host = next(line for line in proc.stdout.splitlines() if line.strip().startswith("host "))
+    assert "host test" in host and "host matrix" in host
+
+
+def test_a_finished_run_leaves_no_lock_file(tmp_path):
+    folder = tmp_path / "o"
+    proc = run_cli("run", "--server", fixture_command(), "--out", str(folder))
+    assert proc.returncode == ExitStatus.OK, proc.stderr
+    assert (folder / "results.json").is_file() and not (folder / FolderLock.NAME).exists()
+    again = run_cli("run", "--server", fixture_command(), "--out", str(folder))  # the folder is free again
+    assert again.returncode == ExitStatus.OK, again.stderr
