@@ -150,6 +150,8 @@ REASONS: dict[str, str] = {
     # forms the server or the profile does not offer
     "profile.no-tool": "the profile names no {form} tool",
     "profile.not-listed": "tools/list does not list {tool}",
+    # what stops a run before its rows: a profile's tool the server does not list
+    "run.profile-unlisted": "see run: the profile names a tool the server does not list",
 }
 
 

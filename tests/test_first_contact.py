@@ -142,6 +142,47 @@ def test_a_given_condition_the_wire_contradicts_is_kept_beside_it_with_a_warning
     assert results["conditions"]["evidence_path_or_id"] == "o"
 
 
+def wire_entries(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "wire.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+# -- a profile checked against the server -----------------------------------------------------
+
+def test_a_profile_naming_a_tool_the_server_does_not_list_stops_before_any_call(tmp_path):
+    profile = tmp_path / "mine.yaml"
+    profile.write_text("profile: mine\ntools:\n  text:\n    name: search_txt\n    arguments: {q: MCP}\n")
+    folder = tmp_path / "o"
+    proc = run_cli("run", "--profile", str(profile), "--fail-on", "must", "--out", str(folder))
+    assert proc.returncode == ExitStatus.BAD_INPUT, proc.stdout + proc.stderr
+    line = one_error_line(proc)
+    assert line.startswith(f"mcp-accept: error: {profile}:4: tools.text.name: ")
+    assert '"search_txt"' in line and 'did you mean "search_text"' in line
+    assert proc.stdout == ""
+    entries = wire_entries(folder)
+    sent = [e["message"]["method"] for e in entries if e["dir"] == "out" and "id" in e.get("message", {})]
+    assert "tools/list" in sent and "tools/call" not in sent  # stopped after tools/list, before any call
+    results = load_results(folder)  # the folder is whole and says why
+    assert results["cause"] in line
+    assert {r["status"] for r in results["rows"] if r["id"] in AUTOMATED} == {"UNOBTAINABLE"}
+    assert not (folder / FolderLock.NAME).exists()
+
+
+def test_a_server_that_does_not_answer_tools_list_keeps_the_profile_unchecked(tmp_path):
+    profile = tmp_path / "mine.yaml"
+    profile.write_text("profile: mine\ntools:\n  text: {name: search_txt, arguments: {q: MCP}}\n")
+    server = shlex.join([sys.executable, str(ROOT / "tests" / "faults" / "servers" / "misbehave.py"),
+                         "--mode", "hang", "--on", "tools/list"])
+    folder = tmp_path / "o"
+    proc = run_cli("run", "--server", server, "--profile", str(profile), "--timeout", "1", "--out", str(folder))
+    assert proc.returncode != ExitStatus.BAD_INPUT, proc.stderr
+    # nothing listed proves nothing: the run goes on, calls the tool, and T01 says what came back
+    called = [e["message"]["params"].get("name") for e in wire_entries(folder)
+              if e["dir"] == "out" and e.get("message", {}).get("method") == "tools/call"]
+    assert "search_txt" in called
+    rows = {row["id"]: row for row in load_results(folder)["rows"]}
+    assert "search_txt" in rows["T01"]["reason"]
+
+
 def test_an_unknown_key_in_a_profile_is_named_with_its_line(tmp_path):
     profile = tmp_path / "mine.yaml"
     profile.write_text("profile: mine\ntools:\n  text: {name: search_text}\ntwinn: exact\n")

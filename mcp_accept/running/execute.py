@@ -527,6 +527,7 @@ def _run_locked(state: RunState) -> RunOutcome:
                             max_rounds=opts.max_rounds)
         recording = state.recording = recorder.recording
         recording.sdk_worker = sdk_worker
+        refused: InputError | None = None
         try:
             try:  # --run-timeout bounds negotiation too, however many requests it takes
                 asked = time.monotonic()
@@ -543,7 +544,13 @@ def _run_locked(state: RunState) -> RunOutcome:
                 state.cause = unreachable_cause(opts, stop_for_cause(transport), folder, why, started_ok=True)
                 state.rows = unreached_rows(state.sheet, SEE_RUN_SPOKEN)
             else:
-                recorder.run_steps()
+                try:
+                    recorder.run_steps(listed=lambda recording: _check_profile_tools(state, recording))
+                except InputError as exc:  # the profile names a tool the server does not list
+                    refused = exc
+                    transport.log.record("event", event="profile-refused", detail=exc.one_line())
+                    state.cause = exc.one_line()
+                    state.rows = unreached_rows(state.sheet, reason("run.profile-unlisted"))
                 try:
                     transport.end_session(timeout=opts.timeout)
                 except Exception:  # ending a session is a courtesy; its failure is in the log
@@ -575,13 +582,30 @@ def _run_locked(state: RunState) -> RunOutcome:
                 state.rows = unreached_rows(state.sheet, reason("run.interrupted-judging"))
         elif state.interrupted:
             state.rows = unreached_rows(state.sheet, reason("run.interrupted"))
-        return _finish(state)
+        outcome = _finish(state)
+        if refused is not None and not state.interrupted:
+            raise refused  # the folder is whole, and says why; the command exits 2 with this line
+        return outcome
     finally:
         if sdk_worker is not None:
             sdk_worker.close()
         if in_main:
             signal.signal(signal.SIGTERM, old_term)
         transport.log.close()
+
+
+def _check_profile_tools(state: RunState, recording: Recording) -> None:
+    """Before any row calls a tool: a profile the user gave must name only tools the server
+    lists (a typo would otherwise leave its rows UNOBTAINABLE and the run passing). The built-in
+    profile is the fixture's: another server's rows without a profile are left to say so. A
+    tools/list that was not answered to its last page proves nothing either way."""
+    from mcp_accept.inputs.profile import unlisted_tool
+
+    if state.opts.profile is None or not recording.tools_whole:
+        return
+    problem = unlisted_tool(state.profile, recording.tools)
+    if problem is not None:
+        raise problem
 
 
 def _finish(state: RunState) -> RunOutcome:
