@@ -1,5 +1,7 @@
-"""A stranger's first minutes: a server that cannot be reached says why once, the help is
-there however it is asked for, and a targets file works from any folder."""
+"""A stranger's first minutes: a server that cannot be reached says why once, a server that
+writes to its stdout what is no message is named at once, a profile that names a tool the
+server does not list stops the run before any call, the help is there however it is asked
+for (and names every group's commands), and a targets file works from any folder."""
 
 from __future__ import annotations
 
@@ -142,8 +144,49 @@ def test_a_given_condition_the_wire_contradicts_is_kept_beside_it_with_a_warning
     assert results["conditions"]["evidence_path_or_id"] == "o"
 
 
+# -- a server's stdout that is no message -----------------------------------------------------
+
+NOISE = "the server wrote 'hello' to stdout, which is not JSON-RPC; MCP's stdio transport allows only messages there"
+
+
+def noisy(*args: str) -> str:
+    return shlex.join([sys.executable, str(SERVERS / "stdout_noise.py"), *args])
+
+
 def wire_entries(folder: Path) -> list[dict]:
     return [json.loads(line) for line in (folder / "wire.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_server_that_writes_to_stdout_and_never_answers_is_named_at_the_first_timeout(tmp_path):
+    folder = tmp_path / "o"
+    proc = run_cli("run", "--server", noisy("--silent"), "--timeout", "2", "--out", str(folder))
+    assert proc.returncode == ExitStatus.SERVER
+    line = one_error_line(proc)
+    assert NOISE in line and "no answer within 2s" in line
+    assert ("docs/specification/2025-11-25/basic/transports.mdx#stdio: \"The server MUST NOT write anything "
+            "to its stdout that is not a valid MCP message\"") in line
+    entries = wire_entries(folder)
+    # one request, one timeout, one start: no other opening tried, no second server started
+    assert [e["message"]["method"] for e in entries if e["dir"] == "out" and "id" in e.get("message", {})] \
+        == ["server/discover"]
+    assert sum(e.get("event") == "timeout" for e in entries) == 1
+    assert sum(e.get("event") == "spawn" for e in entries) == 1
+    assert [e["kind"] for e in entries if e.get("event") == "violation"] == ["stdout-noise"]
+    assert_said_once(folder, line)
+    for row in load_results(folder)["rows"]:
+        if row["id"] in AUTOMATED:
+            assert NOISE in row["reason"], row
+    assert not (folder / FolderLock.NAME).exists()
+
+
+def test_a_server_that_writes_to_stdout_and_then_answers_fails_w01_naming_the_line(tmp_path):
+    folder = tmp_path / "o"
+    proc = run_cli("run", "--server", noisy(), "--lang", "ja", "--out", str(folder))
+    assert proc.returncode == ExitStatus.FAILED, proc.stderr
+    rows = {row["id"]: row for row in load_results(folder)["rows"]}
+    assert rows["W01"]["status"] == "FAIL" and NOISE in rows["W01"]["reason"]
+    assert statuses(load_results(folder))["T01"] == "PASS"  # it answered: the rest was judged
+    assert "サーバーが標準出力に「hello」を書いた" in (folder / "sheet.md").read_text(encoding="utf-8")
 
 
 # -- a profile checked against the server -----------------------------------------------------

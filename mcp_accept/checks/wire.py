@@ -16,7 +16,7 @@ from mcp_accept.protocol import (CACHE_SCOPES, CACHEABLE_METHODS, COMPLETE, INPU
                                  RESOURCE_NOT_FOUND, RESULT_TYPE_FIELD, reserves_error_codes, unknown_resource_code)
 from mcp_accept.reasons import reason
 from mcp_accept.schemas import SchemaUnavailable
-from mcp_accept.transport.messages import timed_out, violation_rule, violation_source
+from mcp_accept.transport.messages import STDOUT_NOISE, noise_reason, timed_out, violation_rule, violation_source
 
 # The schema is the authority on every message and structure (every version).
 SCHEMA = ("basic/index.mdx", "schema")
@@ -177,7 +177,8 @@ def no_protocol_violations(ctx: Context) -> list[Verdict]:
             source = spec_for(ctx.version, *violation_source(kind, entry.get("transport"), ctx.version))
         groups.setdefault((rule, source), []).append(entry)
     for (rule, source), mine in sorted(groups.items(), key=lambda g: ((MUST, SHOULD, APP).index(g[0][0]), g[0][1] or "")):
-        details = first_few([f"#{e['seq']} {e.get('detail')}" for e in mine])
+        details = first_few([reason("wire.stdout-noise", seq=e["seq"], noise=noise_reason(e.get("raw") or ""))
+                             if e.get("kind") == STDOUT_NOISE else f"#{e['seq']} {e.get('detail')}" for e in mine])
         verdicts.append(Verdict(name, "wire", FAIL, details, [e["seq"] for e in mine],
                                 rule=rule, source=source))
     return verdicts

@@ -43,6 +43,7 @@ def supported_versions(opts, folder: Path) -> tuple[list[str], dict[str, str]]:
     from mcp_accept.running.execute import builtin_server_command, check_target
     from mcp_accept.transport.session import CLIENT_INFO, Session, listed_versions
     from mcp_accept.transport.factory import make_transport
+    from mcp_accept.transport.messages import noise_reason, timed_out
 
     headers, redactor = check_target(opts)
     folder.mkdir(parents=True, exist_ok=True)
@@ -67,6 +68,13 @@ def supported_versions(opts, folder: Path) -> tuple[list[str], dict[str, str]]:
                     if left not in found and left not in why:
                         why[left] = (f"not tried: the server exited without reading a request "
                                      f"({why.get(MODERN) or 'no answer'})")
+                break
+            if transport.noise is not None and timed_out(reply):
+                # it wrote what is no message to its stdout and left the last request unanswered:
+                # every further handshake would cost one more timeout to end the same way
+                for left in LEGACY:
+                    if left not in found and left not in why:
+                        why[left] = f"not tried: {noise_reason(transport.noise).english()}"
                 break
             transport.restart()  # each handshake on a fresh connection (a new process on stdio)
             reply = session.send("initialize", {"protocolVersion": version, "capabilities": {},

@@ -30,6 +30,7 @@ from mcp_accept.evidence.files import write_crash_report
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import compact_size
 from mcp_accept.evidence.files import open_run_folder, utc_now
+from mcp_accept.transport.messages import noise_reason
 from mcp_accept.transport.session import Session
 from mcp_accept.inputs.results import load_previous
 from mcp_accept.output.exit_status import exit_status
@@ -233,11 +234,13 @@ def stop_for_cause(transport) -> int | None:
 
 
 def unreachable_cause(opts: "RunOptions", code: int | None, folder: Path, detail: str, *,
-                      started_ok: bool) -> str:
-    """One line: what was started or reached (the command or URL), how it ended (the exit code),
-    and the last lines of its stderr."""
+                      started_ok: bool, noise: str | None = None) -> str:
+    """One line: what was started or reached (the command or URL), what it wrote to its stdout
+    that is no message (``noise``), how it ended (the exit code), and the last lines of its stderr."""
     target = opts.url or opts.server
-    if opts.url and not (code is not None and opts.server):
+    if noise is not None:  # what it wrote explains the silence that follows: said first
+        what = f"{target or 'the built-in fixture'}: {noise_cause(noise, opts.protocol)}; then {_first_failure(detail)}"
+    elif opts.url and not (code is not None and opts.server):
         # nothing answered at the URL (or it answered nonsense): the attempts say how
         what = f"{target}: {_first_failure(detail)}" if started_ok else detail
     elif not started_ok:
@@ -250,6 +253,19 @@ def unreachable_cause(opts: "RunOptions", code: int | None, folder: Path, detail
     if tail:
         what += f"; stderr ends: {tail}"
     return " ".join(what.split())
+
+
+def noise_cause(noise: str, protocol: str) -> str:
+    """The stdout noise with the rule it breaks and where that is written, in the version the
+    run asked for (the latest released one when it asked for none: the sentence is the same in all)."""
+    from mcp_accept.checks.base import spec
+    from mcp_accept.protocol import LATEST_LEGACY, VERSIONS
+    from mcp_accept.transport.messages import STDOUT_NOISE, violation_source
+
+    version = protocol if protocol in VERSIONS else LATEST_LEGACY
+    where = spec(*violation_source(STDOUT_NOISE, "stdio", version), version)
+    return (f"{noise_reason(noise).english()} ({where}: \"The server MUST NOT write anything to its "
+            f"stdout that is not a valid MCP message\")")
 
 
 def _first_failure(attempts: str) -> str:
@@ -541,8 +557,10 @@ def _run_locked(state: RunState) -> RunOutcome:
                 transport.log.record("event", event="timeout", detail=f"negotiation: {why}")
             if not ok:
                 # the exit code and the last of stderr are known once it has stopped
-                state.cause = unreachable_cause(opts, stop_for_cause(transport), folder, why, started_ok=True)
-                state.rows = unreached_rows(state.sheet, SEE_RUN_SPOKEN)
+                state.cause = unreachable_cause(opts, stop_for_cause(transport), folder, why, started_ok=True,
+                                                noise=transport.noise)
+                state.rows = unreached_rows(state.sheet, SEE_RUN_SPOKEN if transport.noise is None else
+                                            reason("run.stdout-noise", noise=noise_reason(transport.noise)))
             else:
                 try:
                     recorder.run_steps(listed=lambda recording: _check_profile_tools(state, recording))
