@@ -18,7 +18,8 @@ class ExitStatus(enum.IntEnum):
     FETCH = 4  # `schemas fetch` could not download or verify the official schemas
     NO_SPACE = 74  # the disk is full (or a file size limit was reached) while writing a run folder or a file (EX_IOERR)
     INTERNAL = 70  # a fault of mcp-accept itself (EX_SOFTWARE of sysexits.h); a crash report is kept
-    INTERRUPTED = 130  # stopped by Ctrl-C or SIGTERM; the run folder is written, marked interrupted (`host test` and `host matrix` exit 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP)
+    INTERRUPTED = 130  # stopped by Ctrl-C (SIGINT); the run folder is written, marked interrupted (`host test` and `host matrix` exit 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP)
+    TERMINATED = 143  # stopped by SIGTERM (128 + 15, as a shell reports it); the folder as for 130
 
 
 class InputError(Exception):

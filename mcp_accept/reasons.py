@@ -72,6 +72,13 @@ REASONS: dict[str, str] = {
     # forms the server or the profile does not offer
     "profile.no-tool": "the profile names no {form} tool",
     "profile.not-listed": "tools/list does not list {tool}",
+    # what stops a run before its rows: a stdio server's stdout that is no message, a profile's
+    # tool the server does not list
+    "stdout.noise": "the server wrote '{line}' to stdout, which is not JSON-RPC; MCP's stdio transport "
+                    "allows only messages there",
+    "wire.stdout-noise": "#{seq} {noise}",
+    "run.stdout-noise": "see run: the server could not be spoken to: {noise}",
+    "run.profile-unlisted": "see run: the profile names a tool the server does not list",
 }
 
 

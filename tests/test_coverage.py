@@ -237,8 +237,8 @@ def test_an_http_answer_of_the_wrong_type_cites_the_streamable_http_section(tmp_
 
 def test_the_summary_counts_each_failed_check_under_its_own_rule(tmp_path):
     """L01 with a link whose URI is not RFC 3986 (must) and that carries a body (the sheet's
-    rule): the row's failed_rule is must, yet the app failure is counted too, in results.json
-    and on the summary line."""
+    rule): the row's failed_rule is must, yet the app failure is counted too, in results.json,
+    on the summary line and in the report's verdict."""
     folder = tmp_path / "run"
     command = shlex.join([sys.executable, str(WIRE_SERVER), "--defect", "bad-link-uri", "--defect", "link-body"])
     proc = run_cli("run", "--server", command, "--out", str(folder), *FAST)
@@ -254,6 +254,11 @@ def test_the_summary_counts_each_failed_check_under_its_own_rule(tmp_path):
     line = summary_line(results, folder)
     assert f"{counts['must']} break a MUST" in line and f"{counts['app']} a rule of the sheet" in line
     assert line.split("Evidence:")[0] in proc.stdout.replace("\n", " ") or "Failed checks" in proc.stdout
+    # `report` counts them the same way (one function for both)
+    report = run_cli("report", str(folder)).stdout
+    verdict = next(line for line in report.splitlines() if line.startswith("**Verdict:**"))
+    assert (f"must {counts['must']}, should {counts['should']}, app (sheet or profile) {counts['app']}"
+            in verdict), verdict
 
 
 # -- what people read agrees with each check's rule ----------------------------------------------

@@ -1,5 +1,7 @@
-"""A stranger's first minutes: a server that cannot be reached says why once, the help is
-there however it is asked for, and a targets file works from any folder."""
+"""A stranger's first minutes: a server that cannot be reached says why once, a server that
+writes to its stdout what is no message is named at once, a profile that names a tool the
+server does not list stops the run before any call, the help is there however it is asked
+for (and names every group's commands), and a targets file works from any folder."""
 
 from __future__ import annotations
 
@@ -10,9 +12,10 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import FIXTURE, load_results, refused_port, run_cli, statuses
+from conftest import FIXTURE, ROOT, SERVERS, fixture_command, load_results, refused_port, run_cli, statuses
 
 from mcp_accept.errors import ExitStatus
+from mcp_accept.evidence.files import FolderLock
 
 AUTOMATED = ("W01", "W02", "W03", "T01", "S01", "S02", "S03", "E01", "L01", "L02", "L03", "X01")
 
@@ -139,3 +142,110 @@ def test_a_given_condition_the_wire_contradicts_is_kept_beside_it_with_a_warning
     assert len(warnings) == 1 and "server_name" in warnings[0] and "my-server" in warnings[0]
     # the evidence condition names the run folder, relative, so it stays true when moved
     assert results["conditions"]["evidence_path_or_id"] == "o"
+
+
+# -- a server's stdout that is no message -----------------------------------------------------
+
+NOISE = "the server wrote 'hello' to stdout, which is not JSON-RPC; MCP's stdio transport allows only messages there"
+
+
+def noisy(*args: str) -> str:
+    return shlex.join([sys.executable, str(SERVERS / "stdout_noise.py"), *args])
+
+
+def wire_entries(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "wire.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_server_that_writes_to_stdout_and_never_answers_is_named_at_the_first_timeout(tmp_path):
+    folder = tmp_path / "o"
+    proc = run_cli("run", "--server", noisy("--silent"), "--timeout", "2", "--out", str(folder))
+    assert proc.returncode == ExitStatus.SERVER
+    line = one_error_line(proc)
+    assert NOISE in line and "no answer within 2s" in line
+    assert ("docs/specification/2025-11-25/basic/transports.mdx#stdio: \"The server MUST NOT write anything "
+            "to its stdout that is not a valid MCP message\"") in line
+    entries = wire_entries(folder)
+    # one request, one timeout, one start: no other opening tried, no second server started
+    assert [e["message"]["method"] for e in entries if e["dir"] == "out" and "id" in e.get("message", {})] \
+        == ["server/discover"]
+    assert sum(e.get("event") == "timeout" for e in entries) == 1
+    assert sum(e.get("event") == "spawn" for e in entries) == 1
+    assert [e["kind"] for e in entries if e.get("event") == "violation"] == ["stdout-noise"]
+    assert_said_once(folder, line)
+    for row in load_results(folder)["rows"]:
+        if row["id"] in AUTOMATED:
+            assert NOISE in row["reason"], row
+    assert not (folder / FolderLock.NAME).exists()
+
+
+def test_a_server_that_writes_to_stdout_and_then_answers_fails_w01_naming_the_line(tmp_path):
+    folder = tmp_path / "o"
+    proc = run_cli("run", "--server", noisy(), "--lang", "ja", "--out", str(folder))
+    assert proc.returncode == ExitStatus.FAILED, proc.stderr
+    rows = {row["id"]: row for row in load_results(folder)["rows"]}
+    assert rows["W01"]["status"] == "FAIL" and NOISE in rows["W01"]["reason"]
+    assert statuses(load_results(folder))["T01"] == "PASS"  # it answered: the rest was judged
+    assert "サーバーが標準出力に「hello」を書いた" in (folder / "sheet.md").read_text(encoding="utf-8")
+
+
+# -- a profile checked against the server -----------------------------------------------------
+
+def test_a_profile_naming_a_tool_the_server_does_not_list_stops_before_any_call(tmp_path):
+    profile = tmp_path / "mine.yaml"
+    profile.write_text("profile: mine\ntools:\n  text:\n    name: search_txt\n    arguments: {q: MCP}\n")
+    folder = tmp_path / "o"
+    proc = run_cli("run", "--profile", str(profile), "--fail-on", "must", "--out", str(folder))
+    assert proc.returncode == ExitStatus.BAD_INPUT, proc.stdout + proc.stderr
+    line = one_error_line(proc)
+    assert line.startswith(f"mcp-accept: error: {profile}:4: tools.text.name: ")
+    assert '"search_txt"' in line and 'did you mean "search_text"' in line
+    assert proc.stdout == ""
+    entries = wire_entries(folder)
+    sent = [e["message"]["method"] for e in entries if e["dir"] == "out" and "id" in e.get("message", {})]
+    assert "tools/list" in sent and "tools/call" not in sent  # stopped after tools/list, before any call
+    results = load_results(folder)  # the folder is whole and says why
+    assert results["cause"] in line
+    assert {r["status"] for r in results["rows"] if r["id"] in AUTOMATED} == {"UNOBTAINABLE"}
+    assert not (folder / FolderLock.NAME).exists()
+
+
+def test_a_server_that_does_not_answer_tools_list_keeps_the_profile_unchecked(tmp_path):
+    profile = tmp_path / "mine.yaml"
+    profile.write_text("profile: mine\ntools:\n  text: {name: search_txt, arguments: {q: MCP}}\n")
+    server = shlex.join([sys.executable, str(ROOT / "tests" / "faults" / "servers" / "misbehave.py"),
+                         "--mode", "hang", "--on", "tools/list"])
+    folder = tmp_path / "o"
+    proc = run_cli("run", "--server", server, "--profile", str(profile), "--timeout", "1", "--out", str(folder))
+    assert proc.returncode != ExitStatus.BAD_INPUT, proc.stderr
+    # nothing listed proves nothing: the run goes on, calls the tool, and T01 says what came back
+    called = [e["message"]["params"].get("name") for e in wire_entries(folder)
+              if e["dir"] == "out" and e.get("message", {}).get("method") == "tools/call"]
+    assert "search_txt" in called
+    rows = {row["id"]: row for row in load_results(folder)["rows"]}
+    assert "search_txt" in rows["T01"]["reason"]
+
+
+def test_an_unknown_key_in_a_profile_is_named_with_its_line(tmp_path):
+    profile = tmp_path / "mine.yaml"
+    profile.write_text("profile: mine\ntools:\n  text: {name: search_text}\ntwinn: exact\n")
+    proc = run_cli("run", "--profile", str(profile), "--out", str(tmp_path / "o"))
+    assert proc.returncode == ExitStatus.BAD_INPUT
+    line = one_error_line(proc)
+    assert line.startswith(f"mcp-accept: error: {profile}:4: twinn: unknown field")
+    assert not (tmp_path / "o").exists()  # refused before any folder was made
+
+
+def test_the_help_names_the_host_commands():
+    proc = run_cli("--help")
+    host = next(line for line in proc.stdout.splitlines() if line.strip().startswith("host "))
+    assert "host test" in host and "host matrix" in host
+
+
+def test_a_finished_run_leaves_no_lock_file(tmp_path):
+    folder = tmp_path / "o"
+    proc = run_cli("run", "--server", fixture_command(), "--out", str(folder))
+    assert proc.returncode == ExitStatus.OK, proc.stderr
+    assert (folder / "results.json").is_file() and not (folder / FolderLock.NAME).exists()
+    again = run_cli("run", "--server", fixture_command(), "--out", str(folder))  # the folder is free again
+    assert again.returncode == ExitStatus.OK, again.stderr

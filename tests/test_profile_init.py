@@ -94,6 +94,21 @@ def test_existing_out_file_is_kept_without_force(tmp_path):
     assert out.read_text() == "keep me\n"
 
 
+def test_a_missing_out_folder_is_made_as_run_makes_its_own(tmp_path):
+    out = tmp_path / "profiles" / "new" / "p.yaml"
+    done = run_cli("profile", "init", "--server", shlex.join([sys.executable, str(FIXTURE)]), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert load_profile(out).tools["text"].name == "search_text"
+
+
+def test_an_out_folder_that_is_a_file_is_refused_before_the_server_starts(tmp_path):
+    (tmp_path / "taken").write_text("a file\n")
+    out = tmp_path / "taken" / "p.yaml"
+    done = run_cli("profile", "init", "--server", "no-such-command-xyz", "--out", str(out))
+    assert done.returncode == 2 and "is not a folder" in done.stderr and "--out" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("args, expected", [
     ([], "give --server CMD or --url URL"),
     (["--url", "not-a-url"], "--url"),

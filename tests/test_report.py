@@ -178,6 +178,32 @@ def test_japanese_labels(runs):
     assert "**取得不可**" in sheet and "実行条件" in sheet
 
 
+def test_a_report_of_server_runs_alone_says_nothing_of_hosts(tmp_path):
+    """Runs of `run` with no host recorded: the verdict counts no host and the summary is by
+    run, without host columns, in Markdown and HTML alike; the failed checks by rule kind are
+    the ones `run` printed."""
+    folder = tmp_path / "run"
+    done = run_cli("run", "--server", fixture_command("--break", "total-999"), "--out", str(folder))
+    assert done.returncode == 1, done.stderr
+    rules = load_results(folder)["failures_by_rule"]
+    assert f"Failed checks: {rules['must']} break a MUST, {rules['should']} a SHOULD of the spec, " \
+           f"{rules['app']} a rule of the sheet or profile." in " ".join(done.stdout.split())
+    markdown = run_cli("report", str(folder)).stdout
+    verdict = next(line for line in markdown.splitlines() if line.startswith("**Verdict:**"))
+    assert "host" not in verdict and verdict.startswith("**Verdict:** 1 run · 1 server (")
+    assert f"must {rules['must']}, should {rules['should']}, app (sheet or profile) {rules['app']}" in verdict
+    assert "## Summary by host" not in markdown and "no host recorded" not in markdown
+    table = table_after(markdown, "## Summary by run")
+    assert table[0][:3] == ["Server", "Transport", "Protocol version"]
+    page = tmp_path / "report.html"
+    assert run_cli("report", str(folder), "--format", "html", "--out", str(page)).returncode == 0
+    html = page.read_text(encoding="utf-8")
+    head = html[html.index('<p class="head">'):]
+    assert head[:head.index("</p>")] == f'<p class="head">1 run · 1 server (mcp-accept-fixture {FIXTURE_VERSION})'
+    runs_table = html[html.index('<table class="runs">'):]
+    assert "<th>Host</th>" not in runs_table[:runs_table.index("</thead>")]
+
+
 def test_json_report(runs, tmp_path):
     out = tmp_path / "report.json"
     done = run_cli("report", *map(str, runs), "--format", "json", "--out", str(out))

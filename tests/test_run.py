@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURE, SCHEMA_DIR, fixture_command, load_results, run_cli, statuses
+from mcp_accept.errors import InputError
 from mcp_accept.running.execute import RunOptions, run
 from mcp_accept.inputs.results import validate_results
 from mcp_accept.inputs.sheet import load_sheet
@@ -312,20 +314,35 @@ def test_the_wire_log_reader_passes_over_a_torn_line_and_reads_a_tail(tmp_path):
     assert [e["seq"] for e in read_entries(path, tail_bytes=path.stat().st_size)] == [1, 2, 3]
 
 
-def test_tools_the_server_does_not_offer_are_unobtainable_with_a_hint(tmp_path):
-    """A profile written for another server: the rows cannot be established, rather than FAIL."""
+def test_a_given_profile_naming_tools_the_server_does_not_list_stops_the_run(tmp_path):
+    """A profile written for another server: refused as bad input once tools/list is read,
+    before any tool is called, naming the file, the line and the field; the folder is whole."""
     profile = tmp_path / "p.yaml"
     base = (Path(__file__).parent.parent / "sheets" / "profile-fixture.yaml").read_text()
     profile.write_text(base.replace("search_text", "find_text").replace("search_link", "find_link"))
-    results = run_fixture(tmp_path, profile=profile)
+    with pytest.raises(InputError) as raised:
+        run_fixture(tmp_path, profile=profile)
+    error = raised.value
+    assert (error.file, error.field) == (str(profile), "tools.text.name")
+    assert "find_text" in profile.read_text().splitlines()[error.line - 1]
+    assert '"find_text"' in error.message and '"search_text"' in error.message and '"find_link"' in error.message
+    results = load_results(tmp_path / "run")
+    assert results["cause"] == error.one_line()
+    assert all(s in ("UNOBTAINABLE", "PENDING") for s in statuses(results).values())
+
+
+def test_the_built_in_profile_on_another_server_leaves_its_rows_unobtainable_with_a_hint(tmp_path):
+    """No --profile: the fixture's tools are not this server's, the rows cannot be established
+    (rather than FAIL), and the reason says to map them with --profile."""
+    server = shlex.join([sys.executable, str(Path(__file__).parent / "servers" / "shapes_server.py")])
+    outcome = run(RunOptions(server=server, timeout=5.0, out=tmp_path / "run"))
+    results = load_results(outcome.folder)
     got = statuses(results)
-    assert got["T01"] == got["L01"] == got["L02"] == "UNOBTAINABLE"
+    assert got["T01"] == got["S01"] == got["E01"] == got["L01"] == "UNOBTAINABLE"
     t01 = next(r for r in results["rows"] if r["id"] == "T01")
-    assert "lists no tool 'find_text'" in t01["reason"] and "--profile" in t01["reason"]
-    assert "-32602" in t01["reason"]  # how the server refused the unknown tool is kept
-    assert got["S01"] == got["E01"] == "PASS"
-    assert got["X01"] == "UNOBTAINABLE"  # two of the four forms could not be obtained
-    assert results["_exit"] == 0
+    assert "lists no tool 'search_text'" in t01["reason"] and "--profile" in t01["reason"]
+    assert "-32602" in t01["reason"] or "JSON-RPC error" in t01["reason"]  # how the server refused is kept
+    assert outcome.status == 0
 
 
 def test_a_listed_tool_whose_call_fails_is_a_fail(tmp_path):

@@ -132,16 +132,37 @@ def test_profile_init_takes_an_example_from_the_description(tmp_path):
     assert statuses(results)["S02"] == "PASS"
 
 
-def test_sdk_layer_does_not_fail_a_client_library_for_raising_the_servers_error(tmp_path):
-    from conftest import fixture_command
+# The fixture with one more tool in its list, which it refuses to run as it refuses any tool it
+# does not have: -32602 "Unknown tool".
+REFUSING_FIXTURE = """\
+import sys
+sys.path.insert(0, {root!r})
+from mcp_accept import fixture
 
-    # A profile naming a tool the server does not have: the server answers -32602, and the
-    # MCP Python SDK raises it, as a client should; the advisory layer has nothing to judge.
-    profile = rewrite(tmp_path / "p.yaml", {"profile": "absent", "reference": None,
-                                            "tools": {"text": {"name": "no_such_tool", "arguments": {}}}})
+listed = fixture.Fixture._search_tools
+
+
+def search_tools(self, output_schema, common):
+    return listed(self, output_schema, common) + [dict(name="refused_tool", description="listed, never run", **common)]
+
+
+fixture.Fixture._search_tools = search_tools
+sys.exit(fixture.main([]))
+"""
+
+
+def test_sdk_layer_does_not_fail_a_client_library_for_raising_the_servers_error(tmp_path):
+    from conftest import ROOT
+
+    # A listed tool whose call the server refuses with -32602: the MCP Python SDK raises it, as
+    # a client should; the advisory layer has nothing to judge.
+    script = tmp_path / "refusing.py"
+    script.write_text(REFUSING_FIXTURE.format(root=str(ROOT)), encoding="utf-8")
+    profile = rewrite(tmp_path / "p.yaml", {"profile": "refused", "reference": None,
+                                            "tools": {"text": {"name": "refused_tool", "arguments": {}}}})
     folder = tmp_path / "run"
-    done = run_cli("run", "--server", fixture_command(), "--protocol", "2026-07-28", "--profile", str(profile),
-                   "--out", str(folder), env={"MCP_ACCEPT_SDK": "on"})
+    done = run_cli("run", "--server", shlex.join([sys.executable, str(script)]), "--protocol", "2026-07-28",
+                   "--profile", str(profile), "--out", str(folder), env={"MCP_ACCEPT_SDK": "on"})
     assert done.returncode in (0, 1), done.stderr
     verdict = checks(folder, "T01")["sdk_call_text"]
     # The SDK (package mcp) is a dependency of the test extra: a verdict saying it is unavailable

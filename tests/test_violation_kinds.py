@@ -11,6 +11,9 @@ def test_decoding_names_the_kind_of_each_fault():
     assert m.decode_message(b"\xff{}").kind == m.NOT_UTF8
     assert m.decode_message("not json").kind == m.UNREADABLE
     assert m.decode_message("[1]").kind == m.UNREADABLE
+    # no JSON at all (a banner, a log line) is noise; a batch or a deep message is JSON gone wrong
+    assert m.decode_message("hello").noise and m.decode_message("42").noise and m.decode_message(b"\xff").noise
+    assert not m.decode_message("[1]").noise and not m.decode_message("{}").noise
     flaws = m.decode_message('{"a": NaN, "b": 1, "b": 2}').flaws
     assert sorted(kind for kind, _ in flaws) == [m.DUPLICATE_KEY_FLAW, m.NOT_A_NUMBER_FLAW]
 
@@ -27,6 +30,9 @@ def test_the_source_follows_the_kind_transport_and_version():
     assert m.violation_source(m.UNREADABLE, "stdio", MODERN) == ("basic/transports/stdio.mdx", "stdio")
     assert m.violation_source(m.UNREADABLE, "stdio", LATEST_LEGACY) == ("basic/transports.mdx", "stdio")
     assert m.violation_source(m.UNREADABLE, "http", MODERN) == ("basic/index.mdx", "messages")
+    assert m.violation_source(m.STDOUT_NOISE, "stdio", LATEST_LEGACY) == ("basic/transports.mdx", "stdio")
+    assert m.violation_source(m.STDOUT_NOISE, "stdio", MODERN) == ("basic/transports/stdio.mdx", "stdio")
+    assert m.violation_rule(m.STDOUT_NOISE) == "must"
     assert m.violation_source(m.SERVER_REQUEST, "http", MODERN) == (
         "basic/transports/streamable-http.mdx", "receiving-messages")
     assert m.violation_source(m.TOOL_HEADER, "http", MODERN) == ("server/tools.mdx", "x-mcp-header")

@@ -16,7 +16,7 @@ from mcp_accept.protocol import (CACHE_SCOPES, CACHEABLE_METHODS, COMPLETE, INPU
                                  RESOURCE_NOT_FOUND, RESULT_TYPE_FIELD, reserves_error_codes, unknown_resource_code)
 from mcp_accept.reasons import Reason, declare, reason
 from mcp_accept.schemas import SchemaUnavailable
-from mcp_accept.transport.messages import violation_rule, violation_source
+from mcp_accept.transport.messages import STDOUT_NOISE, noise_reason, violation_rule, violation_source
 
 # The reasons this module's verdicts give: id and English template (collected into
 # mcp_accept.reasons.REASONS; translated in the message catalog, else shown in English).
@@ -209,7 +209,9 @@ def no_protocol_violations(ctx: Context) -> list[Verdict]:
             source = spec_for(ctx.version, *violation_source(kind, entry.get("transport"), ctx.version))
         groups.setdefault((rule, source), []).append(entry)
     for (rule, source), mine in sorted(groups.items(), key=lambda g: ((MUST, SHOULD, APP).index(g[0][0]), g[0][1] or "")):
-        details = first_few([reason("wire.violation", seq=e["seq"], part=_said(e)) for e in mine])
+        details = first_few([reason("wire.stdout-noise", seq=e["seq"], noise=noise_reason(e.get("raw") or ""))
+                             if e.get("kind") == STDOUT_NOISE else reason("wire.violation", seq=e["seq"], part=_said(e))
+                             for e in mine])
         verdicts.append(Verdict(name, "wire", FAIL, details, [e["seq"] for e in mine],
                                 rule=rule, source=source))
     return verdicts

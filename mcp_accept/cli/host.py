@@ -134,7 +134,9 @@ def observe(
 
 
 
-host_app = CommandGroup(help="Hosts: how to make one launch the recording proxy.",
+host_app = CommandGroup(help="Real hosts: host test, host matrix, host config. `host test` runs one agent host "
+                            "headless against a server and a stand-in model, `host matrix` every installed "
+                            "host side by side; `host config` makes a host launch the recording proxy.",
                        no_args_is_help=True, rich_markup_mode=None)
 
 

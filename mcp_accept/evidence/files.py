@@ -197,9 +197,11 @@ class FolderLock:
 
     ``fcntl.flock`` on a lock file inside the folder: the kernel drops it when the process
     ends, however it ends, so a crashed or killed run never leaves the folder locked (a
-    lock by file existence would). POSIX only; elsewhere no lock is taken."""
+    lock by file existence would). The file is removed when the run lets go, so a finished
+    folder holds only the run's evidence. POSIX only; elsewhere no lock is taken."""
 
     NAME = ".mcp-accept.lock"
+    TRIES = 100  # a file removed under a run that was about to lock it, again and again
 
     def __init__(self, folder: Path):
         self.path = Path(folder) / self.NAME
@@ -210,12 +212,24 @@ class FolderLock:
             import fcntl
         except ImportError:  # pragma: no cover - not POSIX
             return True
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC,
-                     0o666)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        for _ in range(self.TRIES):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC,
+                         0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                return False
+            # The run that held it may have removed the file while this one waited to lock it: a
+            # lock on a removed file keeps no later run out, so only the file at the path counts.
+            try:
+                current = os.stat(self.path, follow_symlinks=False)
+            except FileNotFoundError:
+                current = None
+            if current is not None and os.path.samestat(os.fstat(fd), current):
+                break
             os.close(fd)
+        else:
             return False
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
@@ -224,6 +238,12 @@ class FolderLock:
 
     def release(self) -> None:
         if self._fd is not None:
+            # removed while still held: a run that opened it meanwhile then finds, once it has
+            # the lock, that the file is gone, and takes a new one (acquire)
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
             os.close(self._fd)  # closing drops the flock
             self._fd = None
 

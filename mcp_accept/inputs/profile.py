@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import jmespath
 import jmespath.exceptions
@@ -25,7 +25,7 @@ from mcp_accept.inputs.files import _line, _load, _show, format_path
 from mcp_accept.data import data_path
 
 __all__ = ["BODY_KINDS", "DEFAULT_UNKNOWN_URI", "TOOL_FORMS", "Expected", "Profile", "ToolRef",
-           "load_profile"]
+           "load_profile", "unlisted_tool"]
 
 DEFAULT_UNKNOWN_URI = "search://results/does-not-exist"
 TOOL_FORMS: tuple[str, ...] = ("text", "structured", "embedded", "link")
@@ -73,6 +73,7 @@ class Profile:
     path: Path | None = None
     reference_file: Path | None = None
     expected: dict[str, Expected] = field(default_factory=dict)  # per form that has a reference
+    name_lines: dict[str, int | None] = field(default_factory=dict)  # per form: the line of its tool's name
 
     @property
     def has_reference(self) -> bool:
@@ -206,8 +207,10 @@ def load_profile(path: str | Path | None = None) -> Profile:
     base = target.resolve().parent
     tools: dict[str, ToolRef] = {}
     expected: dict[str, Expected] = {}
+    name_lines: dict[str, int | None] = {}
     shared = _source(data, (), index, shown, base)
     for form, ref in (data.get("tools") or {}).items():
+        name_lines[form] = _line(index, ("tools", form, "name"))
         tools[form] = ToolRef(name=ref["name"], arguments=dict(ref.get("arguments") or {}),
                               body=ref.get("body", "json") if form not in ("structured", "large") else
                               ("json" if form == "structured" else "text"),
@@ -229,4 +232,38 @@ def load_profile(path: str | Path | None = None) -> Profile:
         path=target,
         reference_file=shared.file if shared is not None else None,
         expected=expected,
+        name_lines=name_lines,
     )
+
+
+# A profile's tool the server does not list is named with the server's names nearest to it;
+# a server with few tools is shown them all instead.
+CLOSE_NAMES = 3
+LISTED_SHOWN = 8
+
+
+def unlisted_tool(profile: Profile, listed: Iterable[str]) -> InputError | None:
+    """The profile's first tool (in form order) that ``listed`` (the names the server's
+    tools/list gave, every page) lacks, as the one-line error naming the profile's file, the
+    line and the field, with the server's closest names; None when every tool is listed."""
+    import difflib
+
+    names = list(dict.fromkeys(listed))
+    missing = [form for form in TOOL_FORMS if form in profile.tools and profile.tools[form].name not in names]
+    if not missing:
+        return None
+    form, wanted = missing[0], profile.tools[missing[0]].name
+    close = difflib.get_close_matches(wanted, names, n=CLOSE_NAMES, cutoff=0.6)
+    if close:
+        hint = f"did you mean {' or '.join(_show(n) for n in close)}?"
+    elif not names:
+        hint = "it lists no tool at all"
+    else:
+        shown = ", ".join(_show(n) for n in names[:LISTED_SHOWN])
+        more = f" and {len(names) - LISTED_SHOWN} more" if len(names) > LISTED_SHOWN else ""
+        hint = f"it lists {shown}{more}"
+    also = "".join(f"; tools.{other}.name {_show(profile.tools[other].name)} is not listed either"
+                   for other in missing[1:])
+    return InputError(f"the server's tools/list has no tool {_show(wanted)}: {hint}{also}",
+                      file=str(profile.path) if profile.path else None, line=profile.name_lines.get(form),
+                      field=f"tools.{form}.name")

@@ -10,6 +10,7 @@ to be guessed is listed under ``guessed:`` in the profile, for a person to check
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -338,5 +339,12 @@ def check_out(out: Path | None, force: bool) -> None:
         raise InputError("is a folder; give a file name", file=str(out), field="--out")
     if out.exists() and not force:
         raise InputError("exists already; give --force to replace it", file=str(out), field="--out")
-    if not out.parent.is_dir():
-        raise InputError("its folder does not exist", file=str(out), field="--out")
+    # A missing folder is made when the file is written, as a run makes its --out folder; the
+    # nearest one that exists must be a folder this user may write in.
+    above = out.absolute().parent
+    while not above.exists() and above != above.parent:
+        above = above.parent
+    if not above.is_dir():
+        raise InputError(f"{above} is not a folder", file=str(out), field="--out")
+    if not os.access(above, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write in {above}", file=str(out), field="--out")

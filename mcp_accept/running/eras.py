@@ -43,6 +43,7 @@ def supported_versions(opts, folder: Path) -> tuple[list[str], dict[str, str]]:
     from mcp_accept.running.execute import builtin_server_command, check_target
     from mcp_accept.transport.session import CLIENT_INFO, Session, listed_versions
     from mcp_accept.transport.factory import make_transport
+    from mcp_accept.transport.messages import noise_reason, timed_out
 
     headers, redactor = check_target(opts)
     folder.mkdir(parents=True, exist_ok=True)
@@ -67,6 +68,13 @@ def supported_versions(opts, folder: Path) -> tuple[list[str], dict[str, str]]:
                     if left not in found and left not in why:
                         why[left] = (f"not tried: the server exited without reading a request "
                                      f"({why.get(MODERN) or 'no answer'})")
+                break
+            if transport.noise is not None and timed_out(reply):
+                # it wrote what is no message to its stdout and left the last request unanswered:
+                # every further handshake would cost one more timeout to end the same way
+                for left in LEGACY:
+                    if left not in found and left not in why:
+                        why[left] = f"not tried: {noise_reason(transport.noise).english()}"
                 break
             transport.restart()  # each handshake on a fresh connection (a new process on stdio)
             reply = session.send("initialize", {"protocolVersion": version, "capabilities": {},
@@ -119,7 +127,7 @@ def run_all(opts) -> AllOutcome:
     for version in versions:
         outcome = run(dataclasses.replace(opts, protocol=version, out=folder / version))
         runs.append(outcome)
-        if outcome.status == ExitStatus.INTERRUPTED:
+        if outcome.results.get("interrupted"):
             break
     summary = combine(runs, not_spoken, folder)
     status = ExitStatus(summary["exit"])
@@ -140,7 +148,8 @@ def combine(runs, not_spoken: dict[str, str], folder: Path) -> dict:
             "rows": {row["id"]: row["status"] for row in results["rows"]},
         })
     statuses = [e["exit"] for e in entries]
-    # Worst wins: interrupted (130) > server (3) > bad input (2) > failed rows (1) > ok (0).
+    # Worst wins: stopped by SIGTERM (143) or Ctrl-C (130) > server (3) > bad input (2) > failed
+    # rows (1) > ok (0).
     worst = max(statuses) if statuses else int(ExitStatus.SERVER)
     modern = next((o.recording for o in runs if o.recording is not None and o.recording.version == MODERN),
                   None)

@@ -30,6 +30,7 @@ from mcp_accept.evidence.files import write_crash_report
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import compact_size
 from mcp_accept.evidence.files import open_run_folder, utc_now
+from mcp_accept.transport.messages import noise_reason
 from mcp_accept.transport.session import Session
 from mcp_accept.inputs.results import load_previous
 from mcp_accept.output.exit_status import exit_status
@@ -103,6 +104,7 @@ class RunState:
     rows: list[RowResult] = field(default_factory=list)
     cause: str | None = None  # why nothing could be tested
     interrupted: bool = False
+    terminated: bool = False  # the interrupt was SIGTERM: the run exits 143, not 130
 
 
 @dataclass
@@ -232,11 +234,13 @@ def stop_for_cause(transport) -> int | None:
 
 
 def unreachable_cause(opts: "RunOptions", code: int | None, folder: Path, detail: str, *,
-                      started_ok: bool) -> str:
-    """One line: what was started or reached (the command or URL), how it ended (the exit code),
-    and the last lines of its stderr."""
+                      started_ok: bool, noise: str | None = None) -> str:
+    """One line: what was started or reached (the command or URL), what it wrote to its stdout
+    that is no message (``noise``), how it ended (the exit code), and the last lines of its stderr."""
     target = opts.url or opts.server
-    if opts.url and not (code is not None and opts.server):
+    if noise is not None:  # what it wrote explains the silence that follows: said first
+        what = f"{target or 'the built-in fixture'}: {noise_cause(noise, opts.protocol)}; then {_first_failure(detail)}"
+    elif opts.url and not (code is not None and opts.server):
         # nothing answered at the URL (or it answered nonsense): the attempts say how
         what = f"{target}: {_first_failure(detail)}" if started_ok else detail
     elif not started_ok:
@@ -251,6 +255,19 @@ def unreachable_cause(opts: "RunOptions", code: int | None, folder: Path, detail
     return " ".join(what.split())
 
 
+def noise_cause(noise: str, protocol: str) -> str:
+    """The stdout noise with the rule it breaks and where that is written, in the version the
+    run asked for (the latest released one when it asked for none: the sentence is the same in all)."""
+    from mcp_accept.checks.base import spec
+    from mcp_accept.protocol import LATEST_LEGACY, VERSIONS
+    from mcp_accept.transport.messages import STDOUT_NOISE, violation_source
+
+    version = protocol if protocol in VERSIONS else LATEST_LEGACY
+    where = spec(*violation_source(STDOUT_NOISE, "stdio", version), version)
+    return (f"{noise_reason(noise).english()} ({where}: \"The server MUST NOT write anything to its "
+            f"stdout that is not a valid MCP message\")")
+
+
 def _first_failure(attempts: str) -> str:
     """The negotiation tried several requests; the first failure is the telling one (the rest
     fail the same way, or because the first one left the server gone)."""
@@ -263,10 +280,6 @@ def unreached_rows(sheet, why: Reason) -> list[RowResult]:
     return [RowResult(r.id, r.kind, r.title, UNOBTAINABLE if r.automated else PENDING,
                       why.english() if r.automated else None, steps=r.steps,
                       reason_data=why if r.automated else None) for r in sheet.rows]
-
-
-def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
 
 
 class signals_held:
@@ -495,9 +508,14 @@ def _run_locked(state: RunState) -> RunOutcome:
     transport = state.transport = make_transport(opts, folder=folder, redactor=state.redactor,
                                                  builtin=builtin_server_command(), headers=state.headers)
     state.store = SchemaStore(opts.schema_dir, allow_fetch=False if opts.offline else None)
-    # SIGTERM ends a run like Ctrl-C; only the main thread may set handlers (verify runs in threads).
+    # SIGTERM ends a run like Ctrl-C, but exits 143; only the main thread may set handlers
+    # (verify runs in threads).
+    def terminate(signum, frame):
+        state.terminated = True
+        raise KeyboardInterrupt
+
     in_main = threading.current_thread() is threading.main_thread()
-    old_term = signal.signal(signal.SIGTERM, _raise_interrupt) if in_main else None
+    old_term = signal.signal(signal.SIGTERM, terminate) if in_main else None
     sdk_worker = start_worker(state.sheet)  # imports the SDK for the sdk layer on another core while the run records
     try:
         try:
@@ -525,6 +543,7 @@ def _run_locked(state: RunState) -> RunOutcome:
                             max_rounds=opts.max_rounds)
         recording = state.recording = recorder.recording
         recording.sdk_worker = sdk_worker
+        refused: InputError | None = None
         try:
             try:  # --run-timeout bounds negotiation too, however many requests it takes
                 asked = time.monotonic()
@@ -538,10 +557,18 @@ def _run_locked(state: RunState) -> RunOutcome:
                 transport.log.record("event", event="timeout", detail=f"negotiation: {why}")
             if not ok:
                 # the exit code and the last of stderr are known once it has stopped
-                state.cause = unreachable_cause(opts, stop_for_cause(transport), folder, why, started_ok=True)
-                state.rows = unreached_rows(state.sheet, SEE_RUN_SPOKEN)
+                state.cause = unreachable_cause(opts, stop_for_cause(transport), folder, why, started_ok=True,
+                                                noise=transport.noise)
+                state.rows = unreached_rows(state.sheet, SEE_RUN_SPOKEN if transport.noise is None else
+                                            reason("run.stdout-noise", noise=noise_reason(transport.noise)))
             else:
-                recorder.run_steps()
+                try:
+                    recorder.run_steps(listed=lambda recording: _check_profile_tools(state, recording))
+                except InputError as exc:  # the profile names a tool the server does not list
+                    refused = exc
+                    transport.log.record("event", event="profile-refused", detail=exc.one_line())
+                    state.cause = exc.one_line()
+                    state.rows = unreached_rows(state.sheet, reason("run.profile-unlisted"))
                 try:
                     transport.end_session(timeout=opts.timeout)
                 except Exception:  # ending a session is a courtesy; its failure is in the log
@@ -573,13 +600,30 @@ def _run_locked(state: RunState) -> RunOutcome:
                 state.rows = unreached_rows(state.sheet, reason("run.interrupted-judging"))
         elif state.interrupted:
             state.rows = unreached_rows(state.sheet, reason("run.interrupted"))
-        return _finish(state)
+        outcome = _finish(state)
+        if refused is not None and not state.interrupted:
+            raise refused  # the folder is whole, and says why; the command exits 2 with this line
+        return outcome
     finally:
         if sdk_worker is not None:
             sdk_worker.close()
         if in_main:
             signal.signal(signal.SIGTERM, old_term)
         transport.log.close()
+
+
+def _check_profile_tools(state: RunState, recording: Recording) -> None:
+    """Before any row calls a tool: a profile the user gave must name only tools the server
+    lists (a typo would otherwise leave its rows UNOBTAINABLE and the run passing). The built-in
+    profile is the fixture's: another server's rows without a profile are left to say so. A
+    tools/list that was not answered to its last page proves nothing either way."""
+    from mcp_accept.inputs.profile import unlisted_tool
+
+    if state.opts.profile is None or not recording.tools_whole:
+        return
+    problem = unlisted_tool(state.profile, recording.tools)
+    if problem is not None:
+        raise problem
 
 
 def _finish(state: RunState) -> RunOutcome:
@@ -620,4 +664,7 @@ def _write_outcome(state: RunState) -> RunOutcome:
         results["invocation"] = state.invocation
     results = write_results(folder, results, row_files=run_row_files(state.rows, recording.entries),
                             redactor=state.redactor, lang=state.opts.lang)
-    return RunOutcome(folder, results, exit_status(results, fail_on=state.opts.fail_on), recording)
+    status = exit_status(results, fail_on=state.opts.fail_on)
+    if status == ExitStatus.INTERRUPTED and state.terminated:
+        status = ExitStatus.TERMINATED
+    return RunOutcome(folder, results, status, recording)

@@ -175,6 +175,8 @@ def preflight(targets: list[Target]) -> set[str]:
 # -- running -------------------------------------------------------------------------------------
 
 _stopping = False  # set in a worker once it has been asked to stop
+_terminated = False  # the fleet was stopped by SIGTERM: it exits 143, not 130
+STOPPED = (ExitStatus.INTERRUPTED, ExitStatus.TERMINATED)  # a target's exit when a signal stopped it
 
 
 def _worker_start() -> None:
@@ -224,7 +226,7 @@ def run_target(target: Target) -> TargetResult:
         elif outcome.status == ExitStatus.SERVER:
             result.error = outcome.results.get("cause") or "the server could not be reached"
     result.seconds = round(time.monotonic() - started, 2)
-    if result.exit == ExitStatus.INTERRUPTED:
+    if result.exit in STOPPED:
         _stopping = True
     return result
 
@@ -283,8 +285,8 @@ def run_fleet(targets_file: Path, base: RunOptions, *, jobs: int | None = None,
     from mcp_accept.evidence.files import prepare_folder, utc_now
     from mcp_accept.running.execute import default_out
 
-    global _stopping
-    _stopping = False
+    global _stopping, _terminated
+    _stopping = _terminated = False
     out = base.out or default_out()
     from mcp_accept.running.shard import select
 
@@ -308,7 +310,7 @@ def run_fleet(targets_file: Path, base: RunOptions, *, jobs: int | None = None,
                                                  error="not run: the fleet was interrupted")
                for t in targets]
     seconds = round(time.monotonic() - clock, 2)
-    status = fleet_status(results, interrupted)
+    status = fleet_status(results, interrupted, terminated=_terminated)
     _write_index(out, results, jobs=jobs, started_at=started_at, seconds=seconds, status=status,
                  interrupted=interrupted, shard=f"{shard[0]}/{shard[1]}" if shard else None)
     return FleetOutcome(out, results, status, seconds, jobs, interrupted)
@@ -316,12 +318,14 @@ def run_fleet(targets_file: Path, base: RunOptions, *, jobs: int | None = None,
 
 def _run_in_turn(targets: list[Target], finished) -> bool:
     """Run the targets one after the other in this process; return whether it was interrupted."""
+    global _terminated
     old_term = signal.signal(signal.SIGTERM, _raise_interrupt) if _main_thread() else None
     try:
         for target in targets:
             result = run_target(target)
             finished(result)
-            if result.exit == ExitStatus.INTERRUPTED:
+            if result.exit in STOPPED:  # the run's own handler had the signal
+                _terminated = _terminated or result.exit == ExitStatus.TERMINATED
                 return True
     except KeyboardInterrupt:
         return True
@@ -383,13 +387,19 @@ def _main_thread() -> bool:
 
 
 def _raise_interrupt(signum, frame):
+    global _terminated
+    _terminated = True  # installed for SIGTERM only: Ctrl-C raises KeyboardInterrupt by itself
     raise KeyboardInterrupt
 
 
-def fleet_status(results: list[TargetResult], interrupted: bool = False) -> ExitStatus:
-    """The fleet's exit status: interrupted (130) first, then the worst of the targets:
-    3 (a server could not be reached) over 2 over 1 (a row failed) over 0."""
-    if interrupted or any(r.exit == ExitStatus.INTERRUPTED for r in results):
+def fleet_status(results: list[TargetResult], interrupted: bool = False, *,
+                 terminated: bool = False) -> ExitStatus:
+    """The fleet's exit status: stopped by a signal first (143 for SIGTERM, else 130: the
+    workers' runs a Ctrl-C stopped got SIGTERM from the fleet, so their 143 is not the fleet's), then the worst of the targets: 3 (a server could not be reached)
+    over 2 over 1 (a row failed) over 0."""
+    if terminated:
+        return ExitStatus.TERMINATED
+    if interrupted or any(r.exit in STOPPED for r in results):
         return ExitStatus.INTERRUPTED
     worst = max((r.exit for r in results), default=0)
     return ExitStatus(worst) if worst in ExitStatus._value2member_map_ else ExitStatus.SERVER

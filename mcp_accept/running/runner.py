@@ -42,6 +42,7 @@ class Recording:
     entries: list[dict] = field(default_factory=list)  # the wire log, in order
     tools: dict[str, dict] = field(default_factory=dict)  # from tools/list, by name
     listed_uris: set[str] = field(default_factory=set)  # from resources/list, every page
+    tools_whole: bool = False  # tools/list answered every page, to one without nextCursor
     unfinished: str | None = None  # set when the run stopped before all steps
 
     @property
@@ -115,9 +116,13 @@ class Recorder:
         self.recording.steps["discover"] = step
         return self.recording.negotiation
 
-    def run_steps(self) -> Recording:
+    def run_steps(self, listed=None) -> Recording:
+        """Every step in order. ``listed(recording)`` is called once tools/list has been read,
+        before any tool is called: it may stop the run by raising."""
         rec = self.recording
         self._list_tools()
+        if listed is not None:
+            listed(rec)
         for result in self._pages("resources/list"):
             for res in result.get("resources") or []:
                 if isinstance(res, dict) and isinstance(res.get("uri"), str):
@@ -172,7 +177,11 @@ class Recorder:
                 return
             yield result
             cursor = result.get("nextCursor")
-            if not isinstance(cursor, str) or cursor in seen:
+            if not isinstance(cursor, str):
+                if method == "tools/list":
+                    self.recording.tools_whole = True
+                return
+            if cursor in seen:
                 return
             seen.add(cursor)
 

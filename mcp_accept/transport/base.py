@@ -87,6 +87,9 @@ class Transport(abc.ABC):
         self.era: str | None = None  # protocol version the current messages are sent under
         self.legacy_version: str | None = None  # negotiated legacy version, once known
         self.tools: dict[str, dict] = {}  # tool definitions from tools/list, by name
+        # the first line the server wrote where only messages may go and that is no JSON at all
+        # (a stdio server's banner or log line): said in the run's cause as soon as it is seen
+        self.noise: str | None = None
 
     @abc.abstractmethod
     def open(self) -> None: ...

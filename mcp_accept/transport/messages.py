@@ -37,6 +37,9 @@ MAX_STEP_BYTES = 16 * 1024 * 1024
 # What a recorded violation is, kept with it in the wire log (``kind``) so that the rule it
 # breaks and the spec sentence it cites are decided from what happened, never from its wording.
 UNREADABLE = "unreadable"  # bytes that are no JSON-RPC message object (not JSON, a batch, too deep)
+# A line on a stdio server's stdout that is no JSON at all (a banner, a log line, a print): what
+# belongs on stderr. Named as such in the run's cause and W01's reason (noise_reason).
+STDOUT_NOISE = "stdout-noise"
 NOT_UTF8 = "not-utf-8"
 NOT_A_NUMBER_FLAW = "not-a-number"  # NaN or Infinity in a message that was read
 DUPLICATE_KEY_FLAW = "duplicate-key"
@@ -58,6 +61,7 @@ class Decoded:
     raw: str | None = None
     flaws: list[tuple[str, str]] | None = None  # (kind, text): what breaks JSON in a message still read
     kind: str | None = None  # what the reason is (UNREADABLE or NOT_UTF8)
+    noise: bool = False  # no JSON at all (not UTF-8, not JSON, or a bare string or number): no message gone wrong
 
 
 # Flaws of a received message that Python's json reads anyway. RFC 8259 section 6: numbers
@@ -176,7 +180,7 @@ def decode_message(data: bytes | bytearray | str) -> Decoded:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             return Decoded(reason=f"not valid UTF-8 ({exc.reason} at byte {exc.start})",
-                           raw=data[:4096].decode("utf-8", "replace"), kind=NOT_UTF8)
+                           raw=data[:4096].decode("utf-8", "replace"), kind=NOT_UTF8, noise=True)
     else:
         text = data
     try:
@@ -185,10 +189,11 @@ def decode_message(data: bytes | bytearray | str) -> Decoded:
         return Decoded(reason="JSON nested too deeply to read", raw=text[:4096], kind=UNREADABLE)
     except ValueError as exc:
         return Decoded(reason=reason("transport.not-json", detail=f"{exc.msg} at {exc.pos}"), raw=text[:4096],
-                       kind=UNREADABLE)
+                       kind=UNREADABLE, noise=True)
     if not isinstance(message, dict):
         shape = "a batch (array)" if isinstance(message, list) else type(message).__name__
-        return Decoded(reason=f"not a JSON-RPC message object: {shape}", raw=text[:4096], kind=UNREADABLE)
+        return Decoded(reason=f"not a JSON-RPC message object: {shape}", raw=text[:4096], kind=UNREADABLE,
+                       noise=not isinstance(message, list))
     if (depth if depth is not None else nesting_depth(message)) > MAX_DEPTH:
         return Decoded(reason=f"JSON nested more than {MAX_DEPTH} levels deep; not read",
                        raw=text[:4096], kind=UNREADABLE)
@@ -396,9 +401,24 @@ def violation_source(kind: str | None, transport: str | None, version: str | Non
                 else (_LEGACY_TRANSPORTS, "sending-messages-to-the-server"))
     if kind == SESSION_ID:
         return (_LEGACY_TRANSPORTS, "session-management")
-    if not http and kind == UNREADABLE:
+    if not http and kind in (UNREADABLE, STDOUT_NOISE):
         return ("basic/transports/stdio.mdx", "stdio") if modern else (_LEGACY_TRANSPORTS, "stdio")
     return ("basic/index.mdx", "messages")
+
+
+# The server's line is quoted up to this many characters: enough to recognise a banner or a
+# log line, short enough for one line on the command line.
+NOISE_SHOWN = 60
+
+
+def noise_reason(raw: str) -> Reason:
+    """What a stdio server wrote to its stdout that is no message, said as a reason: the line
+    (its start) and the rule it breaks (basic/transports.mdx#stdio in every version: "The
+    server MUST NOT write anything to its stdout that is not a valid MCP message")."""
+    line = " ".join(raw.split())
+    if len(line) > NOISE_SHOWN:
+        line = line[:NOISE_SHOWN - 3] + "..."
+    return reason("stdout.noise", line=line)
 
 
 def _hashable(value: Any) -> bool:

@@ -25,6 +25,7 @@ from mcp_accept.protocol import (INPUT_REQUIRED, INPUT_REQUIRED_METHODS, LATEST_
                                  META_CLIENT_INFO, META_SERVER_INFO, META_VERSION, MODERN, MODERN_ERA, RESULT_TYPE_FIELD,
                                  is_modern)
 from mcp_accept.transport.base import Reply, Transport
+from mcp_accept.transport.messages import timed_out
 
 CLIENT_INFO = {"name": "mcp-accept", "version": __version__}
 
@@ -98,6 +99,8 @@ class Session:
                 self._settle(result, MODERN, reply)
                 return result
             result.attempts.append(f"server/discover: {_how(reply, supported)}")
+            if self._hopeless(reply):
+                return result
             if protocol == MODERN:
                 if reply.message is not None:
                     # Forced, and discovery failed: the server speaks 2026-07-28 without
@@ -108,6 +111,8 @@ class Session:
                 return result
         wanted = protocol if protocol in LEGACY else LATEST_LEGACY
         reply = self._initialize(wanted, result)
+        if self._hopeless(reply):
+            return result
         if (not reply.has_result and self.transport.name == "stdio" and probed
                 and not self.transport.exited_unread()):
             # Some servers fix their era from the first request they see; start afresh (not one
@@ -115,10 +120,18 @@ class Session:
             self.transport.restart()
             result.restarted = True
             reply = self._initialize(wanted, result)
+            if self._hopeless(reply):
+                return result
         if not reply.has_result and probed and result.discover is not None and result.discover.message:
             # The server answered the probe (with an error) and refused initialize too.
             self._modern_without_discover(result)
         return result
+
+    def _hopeless(self, reply: Reply) -> bool:
+        """Whether the server let a request time out after writing to its stdout what is no
+        message at all: its stdout carries something else, and every other opening would cost
+        one more timeout to fail the same way. The run says so at the first timeout."""
+        return timed_out(reply) and self.transport.noise is not None
 
     def _modern_without_discover(self, result: Negotiation, *, require_result_type: bool = False) -> None:
         """Neither era answered its opening: try one modern request. A server that answers it

@@ -26,7 +26,7 @@ from mcp_accept.reasons import Reason, reason
 from mcp_accept.server_command import split_words
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport
 from mcp_accept.transport.base import wire_text
-from mcp_accept.transport.messages import OWN_LIMIT, Inbox, decode_message, timed_out
+from mcp_accept.transport.messages import OWN_LIMIT, STDOUT_NOISE, UNREADABLE, Inbox, decode_message, timed_out
 
 STDERR_CAP = 16 * 1024 * 1024
 WRITE_WAIT = 10.0  # seconds a message sent outside a request (a cancel, an answer) may wait for room
@@ -209,6 +209,11 @@ class StdioTransport(Transport):
                 del line  # a large message's bytes are let go before it is parsed, logged and judged
                 decoded = decode_message(data)
                 del data
+                if decoded.noise:  # a banner or a log line: what belongs on stderr
+                    if decoded.kind == UNREADABLE:
+                        decoded.kind = STDOUT_NOISE
+                    if self.noise is None:
+                        self.noise = decoded.raw or ""
                 inbox.put_decoded(decoded, size=size)
         except (OSError, ValueError) as exc:
             inbox.violation(f"reading stdout failed: {exc}", kind=OWN_LIMIT)

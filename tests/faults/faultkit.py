@@ -14,6 +14,7 @@ from pathlib import Path
 
 from conftest import load_results
 
+from mcp_accept.evidence.files import FolderLock
 from mcp_accept.inputs.sheet import load_sheet
 from mcp_accept.inputs.results import validate_results
 
@@ -69,7 +70,7 @@ def assert_complete(folder: Path, proc: subprocess.CompletedProcess | None = Non
                     transport: str = "stdio") -> dict:
     """The run folder is whole: results.json valid with every row of the sheet, each
     judged row's evidence file present and matching, wire.jsonl readable line by line,
-    sheet.md and stderr.log present, no temporary file left; and no traceback."""
+    sheet.md and stderr.log present, no temporary file and no lock file left; and no traceback."""
     folder = Path(folder)
     if proc is not None:
         assert_no_traceback(proc.stdout, proc.stderr)
@@ -96,7 +97,7 @@ def assert_complete(folder: Path, proc: subprocess.CompletedProcess | None = Non
     for row_id in AUTOMATED:
         assert row_id in sheet, f"sheet.md does not show {row_id}"
     assert (folder / "stderr.log").is_file()
-    leftovers = [p.name for p in folder.rglob("*") if p.name.endswith(".tmp")]
+    leftovers = [p.name for p in folder.rglob("*") if p.name.endswith(".tmp") or p.name == FolderLock.NAME]
     assert not leftovers, leftovers
     return results
 

@@ -257,3 +257,32 @@ def test_the_write_probe_replaces_a_planted_link(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert victim.read_text() == "untouched\n"
     assert not (folder / ".mcp-accept-write-test").exists()
+
+
+def test_a_lock_on_a_file_the_last_run_removed_does_not_count(tmp_path: Path, monkeypatch) -> None:
+    """A run ends and removes its lock file just as the next one, having opened that file, is
+    about to lock it, and a third run takes the folder with a new lock file: the second must
+    not hold a lock on the removed file and write beside the third."""
+    import fcntl
+
+    from mcp_accept.evidence.files import FolderLock
+
+    first, second, third = FolderLock(tmp_path), FolderLock(tmp_path), FolderLock(tmp_path)
+    assert first.acquire()
+    real_flock = fcntl.flock
+
+    def flock(fd, operation):
+        if first._fd is not None:  # between the second run's open and its lock
+            first.release()
+            assert third.acquire()
+        return real_flock(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    try:
+        assert not second.acquire()
+    finally:
+        monkeypatch.undo()
+        third.release()
+    assert not (tmp_path / FolderLock.NAME).exists()
+    assert second.acquire()  # free again
+    second.release()

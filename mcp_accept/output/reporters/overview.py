@@ -9,8 +9,7 @@ from __future__ import annotations
 import itertools
 
 from mcp_accept.evidence.wirelog import read_entries
-from mcp_accept.output.results_writer import summary
-from mcp_accept.output.reporters.base import row_rule
+from mcp_accept.output.results_writer import failures_by_rule, summary
 from mcp_accept.protocol import META_SERVER_INFO
 
 # serverInfo comes back in the first exchange of a run; past this many wire entries a run
@@ -24,14 +23,14 @@ VERDICT_LABELS = {
     "en": {"verdict": "Verdict", "run_n": ("{n} run", "{n} runs"), "host_n": ("{n} host", "{n} hosts"),
            "server_n": ("{n} server", "{n} servers"), "and_more": "{n} more",
            "untested_n": "{n} tested nothing", "failed_n": "{n} failed", "clean_n": "{n} without a failure",
-           "failed_rows": ("{n} failed row", "{n} failed rows"), "by_rule": "by rule kind",
+           "failed_rows": ("{n} failed row", "{n} failed rows"), "by_rule": "failed checks by rule kind",
            "failed_runs": "Runs that failed", "clean_runs": "Runs without a failure",
            "server_version": "Server version", "no_server": "server not named"},
     "ja": {"verdict": "判定", "run_n": ("実行 {n} 件", "実行 {n} 件"), "host_n": ("ホスト {n} 種", "ホスト {n} 種"),
            "server_n": ("サーバー {n} 種", "サーバー {n} 種"), "and_more": "ほか {n} 種",
            "untested_n": "何も試験できなかった実行 {n} 件", "failed_n": "FAIL のある実行 {n} 件",
            "clean_n": "FAIL のない実行 {n} 件", "failed_rows": ("FAIL {n} 項目", "FAIL {n} 項目"),
-           "by_rule": "規則の種類別", "failed_runs": "FAIL のある実行", "clean_runs": "FAIL のない実行",
+           "by_rule": "FAIL の検査の規則の種類別", "failed_runs": "FAIL のある実行", "clean_runs": "FAIL のない実行",
            "server_version": "サーバーのバージョン", "no_server": "サーバー名なし"},
 }
 
@@ -83,10 +82,7 @@ def run_lines(runs: list) -> dict:
         conditions = run.results.get("conditions") or {}
         rows = run.results["rows"]
         failed = [row for row in rows if row["status"] == "FAIL"]
-        by_rule = {kind: 0 for kind in RULE_KINDS}
-        for row in failed:
-            kind = row_rule(row)
-            by_rule[kind] = by_rule.get(kind, 0) + 1
+        by_rule = failures_by_rule(rows)  # counted as `run` counts them (its "Failed checks")
         counts = summary(rows)
         cause = run.untested
         cells = {i: [] for i in ids}
@@ -103,7 +99,9 @@ def run_lines(runs: list) -> dict:
             "protocol_version_on_wire": conditions.get("protocol_version_on_wire"),
             "cause": cause, "counts": counts, "failed": [row["id"] for row in failed], "by_rule": by_rule,
             "verdict": "untested" if cause else "FAIL" if failed else "clean"})
-    return {"row_ids": ids, "lines": lines}
+    # a report over runs of servers alone (no host recorded) has no host to summarise by
+    hosts = any(line["host_product"] or line["host_version"] for line in lines)
+    return {"row_ids": ids, "lines": lines, "hosts": hosts}
 
 
 def _named(values: list, L: dict) -> str:
@@ -128,12 +126,12 @@ def verdict(summary: dict, labels: dict, lang: str) -> dict:
     clean = [line for line in lines if line["verdict"] == "clean"]
     by_rule = {kind: sum(line["by_rule"].get(kind, 0) for line in failed) for kind in RULE_KINDS}
     head = " · ".join((counted(L["run_n"], len(lines)),
-                       f"{counted(L['host_n'], len(hosts))} ({_named(hosts, L)})",
+                       *([f"{counted(L['host_n'], len(hosts))} ({_named(hosts, L)})"] if summary.get("hosts", True) else []),
                        f"{counted(L['server_n'], len(servers))} ({_named(servers, L)})"))
     outcome = ", ".join(part for part, k in ((L["untested_n"].format(n=len(untested)), untested),
                                              (L["failed_n"].format(n=len(failed)), failed),
                                              (L["clean_n"].format(n=len(clean)), clean)) if k)
-    rows_failed = sum(by_rule.values())
+    rows_failed = sum(len(line["failed"]) for line in failed)
     rules = ", ".join(f"{L[kind]} {count}" for kind, count in by_rule.items())
     return {"head": head, "outcome": outcome, "untested": untested, "failed": failed, "clean": clean,
             "by_rule": by_rule, "failed_rows": counted(L["failed_rows"], rows_failed) if rows_failed else "",
