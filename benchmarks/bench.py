@@ -9,16 +9,17 @@ user starts them; measured commands and their baselines take turns within each r
 a machine that slows down in the middle slows both. What is measured:
 
 a. start-up: ``mcp-accept --version`` (target ≤ 5x) and ``--help`` (≤ 8x) against ``python -c pass``;
-b. the full sheet over stdio against the built-in fixture: every layer against the same run
-   without the sdk layer (≤ 1.3x) and against the official MCP Python SDK client making the
-   same calls (``sdk_client.py``, faster); wire/type/meaning only against a minimal raw
-   JSON-RPC client (``raw_client.py``: the same calls, no checks; ≤ 2.5x);
+b. the full sheet over stdio against the built-in fixture: the default run (sdk layer off)
+   against the official MCP Python SDK client making the same calls (``sdk_client.py``;
+   ≤ 0.5x) and against a minimal raw JSON-RPC client (``raw_client.py``: the same calls, no
+   checks; ≤ 2.5x); for reference, a run with ``--sdk`` against the default run, the raw
+   client and the SDK client;
 c. the same over Streamable HTTP (one fixture server for all, started beforehand; the raw
    client target is ≤ 3x);
 d. a 16 MiB ``structuredContent`` (``large_server.py``, tens of thousands of hits) through
    the run: wall time against ``json.loads`` of the same bytes in a fresh process (≤ 8x, with
-   every layer ≤ 12x), peak RSS of the mcp-accept processes against the payload's size (≤ 6x,
-   with every layer ≤ 10x; the sdk layer's replay process counts too);
+   ``--sdk`` ≤ 12x), peak RSS of the mcp-accept processes against the payload's size (≤ 6x,
+   with ``--sdk`` ≤ 10x; the sdk layer's replay process counts too);
 e. a fleet of 100 servers with ``--jobs 4`` against one server (≤ 25x);
 f. the per-message overhead of ``mcp-accept proxy`` (``proxy_overhead.py``: the median
    round trip of a ``tools/call`` through the proxy against the fixture directly; for
@@ -29,14 +30,16 @@ g. one ``host test`` of a real host (Claude Code, else Codex, from tests/hosts) 
    widely); a line saying it
    was not measured when neither is installed.
 
-"Every layer" is the default sheet as it ships (the SDK layer included when the SDK is
-installed); "wire/type/meaning only" is the same sheet without its SDK-layer checks. Each
-every-layer run starts its own replay process, which ends with it, as a user's run does.
+Every run is of the default sheet as it ships. "The default run" is ``mcp-accept run`` as it
+is, whose sdk layer is off (its checks say so; ``MCP_ACCEPT_SDK`` is removed from the
+environment of every measured command); "with --sdk" adds the sdk layer, and each such run
+starts its own replay process, which ends with it, as a user's run does.
 mcp-accept's bytecode is compiled first, as ``pip install`` does. Every row says
 its target and whether it is met; benchmarks/README.md explains the figures.
 
 Needs the official MCP schemas where mcp-accept can find them (``MCP_ACCEPT_SCHEMA_DIR``
-or the cache; see ``mcp-accept schemas``) and, for the SDK baseline, ``pip install mcp``.
+or the cache; see ``mcp-accept schemas``) and, for the SDK baseline and the sdk layer,
+``pip install mcp``.
 """
 
 from __future__ import annotations
@@ -162,23 +165,6 @@ class Bench:
                 values.append(thunk())
 
     # -- the pieces ------------------------------------------------------------------------
-    def three_layer_sheet(self) -> tuple[Path, int]:
-        """The default sheet without its SDK-layer checks, and how many checks were dropped."""
-        import yaml
-
-        from mcp_accept.inputs.sheet import default_sheet_path
-
-        data = yaml.safe_load(default_sheet_path().read_text(encoding="utf-8"))
-        dropped = 0
-        for row in data.get("rows", []):
-            if "checks" in row:
-                kept = [c for c in row["checks"] if c.get("layer") != "sdk"]
-                dropped += len(row["checks"]) - len(kept)
-                row["checks"] = kept
-        path = self.tmp / "three-layers.yaml"
-        path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
-        return path, dropped
-
     def sdk_available(self) -> bool:
         done = subprocess.run([PY, "-c", "import mcp.client.client"], capture_output=True)
         return done.returncode == 0
@@ -217,7 +203,7 @@ class Bench:
         version.base_values = helps.base_values = bare
         return [version, helps]
 
-    def full_sheet(self, transport: str, sheets: dict, sdk: bool) -> list[Row]:
+    def full_sheet(self, transport: str, variants: dict, sdk: bool) -> list[Row]:
         from mcp_accept.running.execute import fixture_path
 
         key = "b" if transport == "stdio" else "c"
@@ -231,13 +217,12 @@ class Bench:
             client_target = ["--url", url]
         try:
             raw, sdk_values = [], []
-            measured = {name: [] for name in sheets}
+            measured = {name: [] for name in variants}
             pairs = [(raw, lambda: self.time([PY, str(HERE / "raw_client.py"), *client_target], "raw client"))]
             if sdk:
                 pairs.append((sdk_values, lambda: self.time([PY, str(HERE / "sdk_client.py"), *client_target],
                                                             "SDK client")))
-            for name, sheet in sheets.items():
-                extra = ["--sheet", str(sheet)] if sheet else []
+            for name, extra in variants.items():
                 pairs.append((measured[name], lambda extra=extra, name=name: self.time(
                     self.cli + ["run", *target, *extra, "--out", self.folder(f"{key}-{name}")],
                     f"run {name} ({transport})")))
@@ -248,21 +233,23 @@ class Bench:
                 server.wait(timeout=10)
         over = "stdio" if transport == "stdio" else "Streamable HTTP"
         plain_limit = 2.5 if transport == "stdio" else 3
-        full, three = measured["full"], measured.get("three", [])
+        with_sdk, default = measured["sdk"], measured["default"]
         no_sdk = "the SDK is not installed (pip install mcp)" if not sdk else ""
         rows = [
-            Row(f"{key}1", f"full sheet over {over}: every layer, against the same run without the sdk layer",
-                "mcp-accept run", "the same, wire/type/meaning only", "s", list(full), list(three), 1.3),
-            Row(f"{key}2", f"full sheet over {over}: every layer, against the official SDK client",
-                "mcp-accept run", "official SDK client", "s", list(full), list(sdk_values), 1, True, note=no_sdk),
-            Row(f"{key}3", f"full sheet over {over}: wire/type/meaning only, against the raw client",
-                "mcp-accept run", "raw JSON-RPC client", "s", list(three), list(raw), plain_limit),
-            Row(f"{key}4", f"full sheet over {over}: every layer, against the raw client",
-                "mcp-accept run", "raw JSON-RPC client", "s", list(full), list(raw)),
+            Row(f"{key}1", f"full sheet over {over}: with --sdk, against the default run (sdk layer off)",
+                "mcp-accept run --sdk", "the default run", "s", list(with_sdk), list(default), note=no_sdk),
+            Row(f"{key}2", f"full sheet over {over}: the default run (sdk layer off), against the official SDK client",
+                "mcp-accept run", "official SDK client", "s", list(default), list(sdk_values), 0.5, note=no_sdk),
+            Row(f"{key}3", f"full sheet over {over}: the default run (sdk layer off), against the raw client",
+                "mcp-accept run", "raw JSON-RPC client", "s", list(default), list(raw), plain_limit),
+            Row(f"{key}4", f"full sheet over {over}: with --sdk, against the raw client",
+                "mcp-accept run --sdk", "raw JSON-RPC client", "s", list(with_sdk), list(raw), note=no_sdk),
+            Row(f"{key}5", f"full sheet over {over}: with --sdk, against the official SDK client",
+                "mcp-accept run --sdk", "official SDK client", "s", list(with_sdk), list(sdk_values), note=no_sdk),
         ]
         return rows
 
-    def large(self, sheets: dict) -> list[Row]:
+    def large(self, variants: dict) -> list[Row]:
         sys.path.insert(0, str(HERE))
         import large_server
 
@@ -289,19 +276,18 @@ class Bench:
             seconds = self.time([PY, str(HERE / "peak.py"), str(rss_file), "--loads", str(line_file)], "json.loads")
             return seconds, _read_rss(rss_file)[0]
 
-        results = {name: [] for name in sheets}
+        results = {name: [] for name in variants}
         base: list = []
         pairs = [(base, loads)]
-        for name, sheet in sheets.items():
-            extra = ["--sheet", str(sheet)] if sheet else []
+        for name, extra in variants.items():
             pairs.append((results[name], lambda extra=extra, name=name: measure(extra, f"large result ({name})")))
         self.rounds(*pairs)
         rows, n = [], 0
         loads_rss = statistics.median(r for _, r in base) / MIB if base else None
-        for name in sheets:
+        for name in variants:
             wall_limit, rss_limit = LARGE_LIMITS[name]
             n += 1
-            rows.append(Row(f"d{n}", f"{size} structuredContent, wall time: {SHEET_LABELS[name]}",
+            rows.append(Row(f"d{n}", f"{size} structuredContent, wall time: {VARIANT_LABELS[name]}",
                             "mcp-accept run", "`json.loads` of the same bytes (fresh process)", "s",
                             [s for s, *_ in results[name]], [s for s, _ in base], limit=wall_limit))
             n += 1
@@ -311,38 +297,32 @@ class Bench:
             note = f"json.loads alone peaks at {loads_rss:.0f} MiB" if loads_rss else ""
             if any(workers):
                 note += f"; the sdk replay process peaks at {statistics.median(workers) / MIB:.0f} MiB of it"
-            rows.append(Row(f"d{n}", f"{size} structuredContent, peak RSS: {SHEET_LABELS[name]}",
+            rows.append(Row(f"d{n}", f"{size} structuredContent, peak RSS: {VARIANT_LABELS[name]}",
                             "mcp-accept processes", "the payload's size", "MiB",
                             [(r + w) / MIB for _, r, w in results[name]], [len(payload) / MIB] * len(results[name]),
                             limit=rss_limit, note=note))
         return rows
 
-    def fleet(self, sheets: dict) -> list[Row]:
+    def fleet(self, variants: dict) -> list[Row]:
         rows, n = [], 0
         pairs = []
         collected = {}
-        for name, sheet in sheets.items():
-            targets = self.tmp / f"targets-{name}.yaml"
-            lines = []
-            if sheet:
-                lines += ["defaults:", f"  sheet: {json.dumps(str(sheet))}"]
-            lines.append("targets:")
-            lines += ["  - {}"] * self.args.fleet
-            targets.write_text("\n".join(lines) + "\n", encoding="utf-8")
-            extra = ["--sheet", str(sheet)] if sheet else []
+        targets = self.tmp / "targets.yaml"
+        targets.write_text("targets:\n" + "  - {}\n" * self.args.fleet, encoding="utf-8")
+        for name, extra in variants.items():
             many, one = [], []
             collected[name] = (many, one)
-            pairs.append((many, lambda targets=targets, name=name: self.time(
-                self.cli + ["run", "--targets", str(targets), "--jobs", str(self.args.jobs),
+            pairs.append((many, lambda extra=extra, name=name: self.time(
+                self.cli + ["run", "--targets", str(targets), "--jobs", str(self.args.jobs), *extra,
                             "--out", self.folder(f"e-{name}")], f"fleet ({name})")))
             pairs.append((one, lambda extra=extra, name=name: self.time(
                 self.cli + ["run", *extra, "--out", self.folder(f"e1-{name}")], f"one server ({name})")))
         self.rounds(*pairs)
-        for name in sheets:
+        for name in variants:
             n += 1
             many, one = collected[name]
             rows.append(Row(f"e{n}", f"fleet of {self.args.fleet} servers, `--jobs {self.args.jobs}`: "
-                            f"{SHEET_LABELS[name]}", "mcp-accept run --targets", "one server (mcp-accept run)",
+                            f"{VARIANT_LABELS[name]}", "mcp-accept run --targets", "one server (mcp-accept run)",
                             "s", many, one, limit=25))
         return rows
 
@@ -397,26 +377,21 @@ class Bench:
         return [row]
 
     def run(self) -> list[Row]:
-        three, dropped = self.three_layer_sheet()
-        sheets = {"full": None}
-        if dropped:
-            sheets["three"] = three
+        variants = dict(VARIANTS)
         sdk = self.sdk_available()
-        self.sdk_layer = sdk_layer_state(sdk)
-        if self.sdk_layer != "on":
-            SHEET_LABELS["full"] = f"default sheet, SDK layer {self.sdk_layer}"
+        self.sdk_layer = "off by default, on with --sdk" + ("" if sdk else " (where the SDK is not installed)")
         rows = []
         only = set(self.args.only or "abcdefg")
         if "a" in only:
             rows += self.startup()
         if "b" in only:
-            rows += self.full_sheet("stdio", sheets, sdk)
+            rows += self.full_sheet("stdio", variants, sdk)
         if "c" in only:
-            rows += self.full_sheet("http", sheets, sdk)
+            rows += self.full_sheet("http", variants, sdk)
         if "d" in only:
-            rows += self.large(sheets)
+            rows += self.large(variants)
         if "e" in only:
-            rows += self.fleet(sheets)
+            rows += self.fleet(variants)
         if "f" in only:
             rows += self.proxy()
         if "g" in only:
@@ -424,10 +399,11 @@ class Bench:
         return rows
 
 
-SHEET_LABELS = {"full": "default sheet, every layer", "three": "default sheet, wire/type/meaning only"}
-# (wall time against json.loads, peak RSS against the payload) of the 16 MiB result, per sheet
-LARGE_LIMITS = {"full": (12, 10), "three": (8, 6)}
-OFF = ("off", "0", "no", "false")
+# The runs measured: the options each adds to ``mcp-accept run`` of the default sheet.
+VARIANTS = {"sdk": ["--sdk"], "default": []}
+VARIANT_LABELS = {"sdk": "default sheet, with --sdk", "default": "default sheet, the default run (sdk layer off)"}
+# (wall time against json.loads, peak RSS against the payload) of the 16 MiB result, per variant
+LARGE_LIMITS = {"sdk": (12, 10), "default": (8, 6)}
 
 
 HOST_BIN = HERE.parent / "tests" / "hosts" / "node_modules" / ".bin"
@@ -452,15 +428,6 @@ def compile_package() -> None:
     spec = importlib.util.find_spec("mcp_accept")
     for folder in (spec.submodule_search_locations or []) if spec else []:
         subprocess.run([PY, "-m", "compileall", "-q", folder], stdout=subprocess.DEVNULL, check=False)
-
-
-def sdk_layer_state(sdk_installed: bool) -> str:
-    """Whether the runs measured here include the SDK layer (it needs the SDK, and
-    ``MCP_ACCEPT_SDK=off`` switches it off)."""
-    switch = os.environ.get("MCP_ACCEPT_SDK", "")
-    if switch.strip().lower() in OFF:
-        return f"off (MCP_ACCEPT_SDK={switch})"
-    return "on" if sdk_installed else "off (the SDK is not installed)"
 
 
 def _read_rss(path: Path) -> tuple[int, int]:
@@ -521,6 +488,7 @@ def main(argv=None) -> int:
     parser.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
     parser.add_argument("--keep", action="store_true", help="keep the run folders (their path is printed)")
     args = parser.parse_args(argv)
+    os.environ.pop("MCP_ACCEPT_SDK", None)  # the default run is measured as it is by default
     bench = Bench(args)
     started = time.monotonic()
     try:

@@ -1,9 +1,9 @@
 """``mcp-accept`` and ``python -m mcp_accept``: what can be done before the command line is parsed.
 
 Parsing the command line imports typer, click and every command's options (about 0.1 s).
-``--version`` needs none of it. ``run`` with a sheet that has sdk-layer checks starts the
-sdk layer's replay process first, so that importing the SDK there overlaps this process's
-own start-up as well as the recording. ``proxy --server CMD`` starts its server first, so
+``--version`` needs none of it. ``run --sdk`` (or ``MCP_ACCEPT_SDK=on``) with a sheet that
+has sdk-layer checks starts the sdk layer's replay process first, so that importing the SDK
+there overlaps this process's own start-up as well as the recording. ``proxy --server CMD`` starts its server first, so
 that the server's start-up overlaps the proxy's.
 """
 

@@ -2,6 +2,7 @@
 
     pytest --mcp-server "python server.py"            # or --mcp-url URL
            [--mcp-profile FILE] [--mcp-protocol auto|VERSION] [--mcp-sheet FILE] [--mcp-out DIR]
+           [--mcp-sdk]
 
 The sheet runs once (in this process, through :func:`mcp_accept.running.execute.run`) when the
 first row item runs; every row then reports from the same run folder: PASS passes, FAIL
@@ -36,7 +37,7 @@ import pytest
 
 from mcp_accept.protocol import VERSIONS_IN_WORDS
 
-OPTIONS = ("mcp_server", "mcp_url", "mcp_profile", "mcp_protocol", "mcp_sheet", "mcp_out")
+OPTIONS = ("mcp_server", "mcp_url", "mcp_profile", "mcp_protocol", "mcp_sheet", "mcp_out", "mcp_sdk")
 SKIP_STATUSES = ("UNOBTAINABLE", "PENDING")
 
 
@@ -55,6 +56,9 @@ def pytest_addoption(parser) -> None:
                     help="Sheet to run (default: the built-in sheet).")
     group.addoption("--mcp-out", dest="mcp_out", default=None, metavar="DIR",
                     help="Run folder to write (default: mcp-accept-runs/pytest-<id>/).")
+    group.addoption("--mcp-sdk", dest="mcp_sdk", action="store_true", default=None,
+                    help="Add the sdk layer, as mcp-accept run --sdk does (it never changes a row's "
+                         "outcome). Without it, MCP_ACCEPT_SDK=on or off decides; the default is off.")
 
 
 def enabled(config) -> bool:
@@ -118,7 +122,8 @@ class SheetPlugin:
             return None if value is None else base / value
 
         return RunOptions(server=get("mcp_server"), url=get("mcp_url"), protocol=get("mcp_protocol"),
-                          profile=path(get("mcp_profile")), sheet=path(get("mcp_sheet")), out=self.folder)
+                          profile=path(get("mcp_profile")), sheet=path(get("mcp_sheet")), out=self.folder,
+                          sdk=get("mcp_sdk"))
 
     def _load_sheet(self):
         """Check the options and read the sheet at start-up: a mistake is a usage error
@@ -132,7 +137,8 @@ class SheetPlugin:
         try:
             check_options(opts)
         except InputError as exc:  # named as this plugin's option: --protocol is --mcp-protocol here
-            raise pytest.UsageError(f"--mcp-{exc.field.removeprefix('--')}: {exc.message}") from None
+            name = f"--mcp-{exc.field.removeprefix('--')}" if (exc.field or "").startswith("--") else exc.field
+            raise pytest.UsageError(f"{name}: {exc.message}") from None
         try:
             check_target(opts)
             load_profile(opts.profile)

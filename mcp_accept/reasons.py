@@ -53,6 +53,10 @@ REASONS: dict[str, str] = {
     "run.interrupted-starting": "interrupted while the server started",
     "run.interrupted-judging": "interrupted while judging",
     "run.interrupted": "interrupted",
+    # the sdk layer when the run has it off (running.sdk_replay.switched_off)
+    "sdk.off": "the sdk layer is off ({option} or {env} turns it on; it needs the MCP Python SDK: "
+               "{install} in a clone of mcp-accept)",
+    "sdk.switched-off": "the sdk layer is switched off ({by})",
     # W01
     # T01
     "text.no-item": "content holds no text item",

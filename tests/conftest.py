@@ -21,8 +21,9 @@ FIXTURE = ROOT / "mcp_accept" / "fixture.py"
 # through the same lookup a user's run makes, unless MCP_ACCEPT_SCHEMA_DIR names another folder.
 SCHEMA_DIR = Path(os.environ.get("MCP_ACCEPT_SCHEMA_DIR") or ROOT / "schemas" / "mcp").resolve()
 os.environ.setdefault("MCP_ACCEPT_OFFLINE", "1")  # tests never download anything
-# The sdk layer costs an SDK import per run; the tests of that layer switch it on themselves.
-os.environ.setdefault("MCP_ACCEPT_SDK", "off")
+# The sdk layer is off by default (it costs an SDK import per run); the tests of that layer
+# switch it on themselves (--sdk), whatever MCP_ACCEPT_SDK says.
+os.environ.pop("MCP_ACCEPT_SDK", None)
 
 
 # In CI with every host installed (CI set, and MCP_ACCEPT_ALL_HOSTS=1 from .ci/run), a skipped
@@ -183,8 +184,7 @@ def host_session_stdio(log_dir: Path, tools: tuple = (), read_links: bool = Fals
 def verify_run(tmp_path_factory):
     """One ``mcp-accept verify`` as a real process, shared by the tests that read its folder."""
     folder = tmp_path_factory.mktemp("verify") / "out"
-    done = run_cli("verify", "--out", str(folder), "--jobs", "2", "--timeout", "2", timeout=300,
-                   env={"MCP_ACCEPT_SDK": "on"})
+    done = run_cli("verify", "--out", str(folder), "--jobs", "2", "--timeout", "2", timeout=300)
     return done, folder
 
 

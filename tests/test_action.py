@@ -94,3 +94,22 @@ def test_fail_on_must_lets_rules_of_the_sheet_pass(tmp_path):
     broken_must = any(r["status"] == "FAIL" and r.get("failed_rule") == "must" for r in rows)
     assert done.returncode == (1 if broken_must else 0), done.stderr
     assert outputs["exit-code"] == str(done.returncode)
+
+
+def test_the_sdk_input_runs_with_the_sdk_layer(tmp_path):
+    import json
+
+    def sdk_reasons(folder: Path) -> set:
+        rows = json.loads((folder / "results.json").read_text(encoding="utf-8"))["rows"]
+        return {c.get("reason_id") for row in rows for c in row.get("checks") or [] if c["layer"] == "sdk"}
+
+    for name in ("default", "sdk"):
+        (tmp_path / name).mkdir()
+    done, _, _ = run_step(tmp_path / "default")
+    assert done.returncode == 0, done.stderr
+    assert sdk_reasons(tmp_path / "default" / "mcp-accept-run") == {"sdk.off"}
+    done, _, _ = run_step(tmp_path / "sdk", sdk="true")
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "sdk" / "mcp-accept-run" / "results.json").read_text(encoding="utf-8"))
+    assert results["invocation"]["options"]["sdk"] is True
+    assert "sdk.off" not in sdk_reasons(tmp_path / "sdk" / "mcp-accept-run")

@@ -29,8 +29,8 @@ def test_benchmark_produces_every_row(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(out.read_text(encoding="utf-8"))
     rows = {row["key"]: row for row in report["rows"]}
-    expected = ["a1", "a2", "b1", "b2", "b3", "b4", "c1", "c2", "c3", "c4", "d1", "d2", "d3", "d4", "e1", "e2",
-                "f1"]
+    expected = ["a1", "a2", "b1", "b2", "b3", "b4", "b5", "c1", "c2", "c3", "c4", "c5", "d1", "d2", "d3", "d4",
+                "e1", "e2", "f1"]
     assert sorted(rows) == sorted(expected)
     assert not report["failures"], report["failures"]  # every measured command ended as it should
     for key, row in rows.items():
@@ -43,7 +43,11 @@ def test_benchmark_produces_every_row(tmp_path):
             assert row["met"] == "", key
         else:
             assert row["met"] in ("yes", "no"), key
-    assert rows["b1"]["target"] == "≤ 1.3x" and rows["a1"]["target"] == "≤ 5x"
+    assert rows["a1"]["target"] == "≤ 5x"
+    # the default run (sdk layer off) against the official SDK client; --sdk only for reference
+    assert rows["b2"]["target"] == rows["c2"]["target"] == "≤ 0.5x"
+    assert rows["b1"]["target"] == rows["c1"]["target"] == "(for reference)"
+    assert rows["b1"]["what"].endswith("with --sdk, against the default run (sdk layer off)")
     assert rows["d2"]["unit"] == "MiB" and "json.loads alone peaks" in rows["d2"]["note"]
     # the proxy row: measured when its script exists, else it says why not
     proxy = rows["f1"]

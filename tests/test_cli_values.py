@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-ENV = {**os.environ, "MCP_ACCEPT_SDK": "off", "COLUMNS": "200"}
+ENV = {**os.environ, "COLUMNS": "200"}
 
 
 def cli(*args: str, cwd) -> subprocess.CompletedProcess:

@@ -67,14 +67,17 @@ def test_a_break_mode_fails_its_rows_with_reason_rule_and_evidence(pytester):
     assert load(folder)["summary"]["FAIL"] == result.parseoutcomes()["failed"]
 
 
-def test_a_tool_the_server_lacks_is_skipped_as_unobtainable(pytester):
+def test_a_profile_naming_a_tool_the_server_lacks_stops_the_session_at_its_line(pytester):
+    # a typo in a profile is the user's input error, as for mcp-accept run (exit 2 there): the
+    # session stops at the first row with the profile's file, line and field, and fails
     profile = pytester.path / "profile.yaml"
     profile.write_text(MISSING_TOOL_PROFILE, encoding="utf-8")
     result = run_pytest(pytester, "--mcp-server", fixture_command(), "--mcp-profile", "profile.yaml",
                         "-k", "T01 or S01")
+    assert result.ret != 0
     outcomes = result.parseoutcomes()
-    assert outcomes.get("skipped") == 1 and outcomes.get("passed") == 1, outcomes
-    result.stdout.fnmatch_lines(["*SKIPPED*UNOBTAINABLE:*find_text*"])
+    assert outcomes.get("failed") == 1 and "passed" not in outcomes, outcomes
+    result.stdout.fnmatch_lines(['*profile.yaml:*: tools.text.name: *no tool "find_text"*"search_text"*'])
 
 
 def test_k_selects_rows_and_x_stops_at_the_first_failure(pytester):
@@ -161,3 +164,24 @@ def test_a_bad_option_is_a_usage_error_naming_it(pytester):
     assert "nowhere.yaml" in result.stderr.str()
     assert "Traceback" not in result.stderr.str()
     assert not list(pytester.path.glob("mcp-accept-runs/*/results.json"))
+
+
+def sdk_checks(folder: Path) -> list[dict]:
+    return [c for row in load(folder)["rows"] for c in row.get("checks") or [] if c["layer"] == "sdk"]
+
+
+def test_mcp_sdk_adds_the_sdk_layer_and_changes_no_outcome(pytester, monkeypatch):
+    pytest.importorskip("mcp", reason="the sdk extra is not installed")
+    server = fixture_command("--break", "total-string")
+    plain = run_pytest(pytester, "--mcp-server", server, "--mcp-out", "plain")
+    with_sdk = run_pytest(pytester, "--mcp-server", server, "--mcp-out", "sdk", "--mcp-sdk")
+    assert plain.parseoutcomes() == with_sdk.parseoutcomes()  # the layer reports, it decides no item
+    assert plain.ret == with_sdk.ret == pytest.ExitCode.TESTS_FAILED
+    off = sdk_checks(pytester.path / "plain")
+    assert off and {c.get("reason_id") for c in off} == {"sdk.off"}, off
+    on = sdk_checks(pytester.path / "sdk")
+    assert on and all(c["status"] in ("PASS", "FAIL") for c in on), on
+    monkeypatch.setenv("MCP_ACCEPT_SDK", "maybe")
+    refused = run_pytest(pytester, "--mcp-server", server, "--mcp-out", "refused")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    assert "MCP_ACCEPT_SDK: must be on or off, not 'maybe'" in refused.stderr.str()

@@ -121,10 +121,14 @@ def test_markdown_report_holds_both_sheets_and_a_summary_line_per_host(runs, tmp
                             "Reason", "Evidence"]
         assert [(cells[0], cells[3]) for cells in sheet[1:]] == \
             [(r["id"], f"**{r['status']}**") for r in results["rows"]]
-        # each layer has its own column: the row's verdict at that layer, or a dash
+        # each layer has its own column: the row's verdict at that layer, or a dash; "off" where
+        # the run had the layer off (the sdk layer, by default), and why, once, below the rows
         for cells, r in zip(sheet[1:], results["rows"]):
             layers = r.get("layers") or {}
-            assert cells[4:8] == [layers.get(name) or "—" for name in ("wire", "type", "meaning", "sdk")]
+            off = {c["layer"] for c in r.get("checks") or [] if c.get("reason_id") == "sdk.off"}
+            assert cells[4:8] == ["off" if name in off else layers.get(name) or "—"
+                                  for name in ("wire", "type", "meaning", "sdk")]
+        assert "\nsdk off: the sdk layer is off (--sdk or MCP_ACCEPT_SDK=on turns it on" in part
 
 
 def test_junit_export_reads_back_with_the_right_counts(runs, tmp_path):

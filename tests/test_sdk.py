@@ -28,7 +28,6 @@ ROW_STEP = {"T01": "call:text", "S01": "call:structured", "E01": "call:embedded"
 TOOLS = {"call:text": "search_text", "call:structured": "search_structured",
          "call:embedded": "search_embedded", "call:link": "search_link"}
 UNKNOWN = "search://results/does-not-exist"
-SDK_ON = {"MCP_ACCEPT_SDK": "on"}  # the layer is on by default; say so, whatever the environment
 
 
 def sdk_does(args: list[str], era: str, timeout: float = 2.0) -> dict[str, bool] | None:
@@ -153,9 +152,8 @@ def test_replay_sends_nothing_more_to_the_server(tmp_path):
                 if e["dir"] == "out" and e.get("message", {}).get("method") == method]
 
     server = fixture_command("--break", "total-string")
-    done = run_cli("run", "--out", str(tmp_path / "on"), "--protocol", "2026-07-28", "--server", server, env=SDK_ON)
-    plain = run_cli("run", "--out", str(tmp_path / "off"), "--protocol", "2026-07-28", "--server", server,
-                    env={"MCP_ACCEPT_SDK": "off"})
+    done = run_cli("run", "--out", str(tmp_path / "on"), "--protocol", "2026-07-28", "--server", server, "--sdk")
+    plain = run_cli("run", "--out", str(tmp_path / "off"), "--protocol", "2026-07-28", "--server", server)
     assert done.returncode == plain.returncode == 1
     calls, reads = requests(tmp_path / "on", "tools/call"), requests(tmp_path / "on", "resources/read")
     # the runner's own steps, once each: what a run without the sdk layer sends
@@ -171,14 +169,14 @@ def hidden_sdk(tmp_path: Path) -> dict:
     fake = tmp_path / "site"
     (fake / "mcp").mkdir(parents=True)
     (fake / "mcp" / "__init__.py").write_text("raise ImportError('the SDK is hidden for this test')\n")
-    return {"PYTHONPATH": str(fake), **SDK_ON}
+    return {"PYTHONPATH": str(fake)}
 
 
 def test_without_the_sdk_the_column_is_unobtainable_with_the_reason(tmp_path):
     with_sdk = run_cli("run", "--out", str(tmp_path / "with"), "--protocol", "2025-11-25",
-                       "--server", fixture_command("--break", "content-missing"), env=SDK_ON)
+                       "--server", fixture_command("--break", "content-missing"), "--sdk")
     without = run_cli("run", "--out", str(tmp_path / "without"), "--protocol", "2025-11-25",
-                      "--server", fixture_command("--break", "content-missing"), env=hidden_sdk(tmp_path))
+                      "--server", fixture_command("--break", "content-missing"), "--sdk", env=hidden_sdk(tmp_path))
     assert without.returncode == with_sdk.returncode == 1, without.stderr
     assert "Traceback" not in without.stderr
     said = column(tmp_path / "without")
@@ -198,7 +196,7 @@ def test_verify_without_the_sdk_says_unobtainable(tmp_path):
     (fake / "mcp").mkdir(parents=True)
     (fake / "mcp" / "__init__.py").write_text("raise ImportError('the SDK is hidden for this test')\n")
     done = run_cli("verify", "--out", str(tmp_path / "out"), "--timeout", "1",
-                   env={"PYTHONPATH": str(fake), **SDK_ON}, timeout=300)
+                   env={"PYTHONPATH": str(fake)}, timeout=300)  # verify has the layer on by default
     assert done.returncode == 0, done.stdout[-3000:]
     report = json.loads((tmp_path / "out" / "verify.json").read_text(encoding="utf-8"))
     assert report["sdk"]["available"] is False and "hidden for this test" in report["sdk"]["reason"]
@@ -215,6 +213,85 @@ def test_the_layer_can_be_switched_off(tmp_path):
     assert done.returncode == 1
     for step, verdict in column(tmp_path).items():
         assert verdict["status"] == UNOBTAINABLE and "MCP_ACCEPT_SDK=off" in verdict["detail"], step
+        assert verdict["reason_id"] == "sdk.switched-off", step
+
+
+def sdk_reasons(folder: Path) -> dict[str, str | None]:
+    """The reason id of each row's sdk verdict in results.json, by row."""
+    rows = {r["id"]: r for r in load_results(folder)["rows"]}
+    return {row_id: next(c.get("reason_id") for c in rows[row_id]["checks"] if c["layer"] == "sdk")
+            for row_id in ROW_STEP}
+
+
+def test_a_run_has_the_layer_off_by_default_and_says_why_where_it_is_read(tmp_path):
+    server = fixture_command("--break", "total-string")
+    default = run_cli("run", "--out", str(tmp_path / "default"), "--protocol", "2026-07-28", "--server", server,
+                      "--lang", "ja")
+    on = run_cli("run", "--out", str(tmp_path / "on"), "--protocol", "2026-07-28", "--server", server, "--sdk")
+    assert default.returncode == on.returncode == 1, default.stderr
+    # the row verdicts are the same with the layer on or off: it reports, it never decides
+    statuses = {r["id"]: (r["status"], r.get("failed_rule"), r["reason"]) for r in load_results(tmp_path / "on")["rows"]}
+    assert {r["id"]: (r["status"], r.get("failed_rule"), r["reason"])
+            for r in load_results(tmp_path / "default")["rows"]} == statuses
+    assert set(sdk_reasons(tmp_path / "default").values()) == {"sdk.off"}
+    assert any(c["status"] == FAIL for c in column(tmp_path / "on").values())  # on, the SDK had its say
+    for step, verdict in column(tmp_path / "default").items():
+        assert verdict["status"] == UNOBTAINABLE, step
+        assert verdict["detail"].startswith("the sdk layer is off (--sdk or MCP_ACCEPT_SDK=on turns it on"), verdict
+        assert "pip install '.[sdk]'" in verdict["detail"]
+    invocation = load_results(tmp_path / "default")["invocation"]
+    assert invocation["options"]["sdk"] is False and load_results(tmp_path / "on")["invocation"]["options"]["sdk"]
+    # the filled sheet (--lang ja): the sdk cell says off, and why is said below the rows
+    sheet = (tmp_path / "default" / "sheet.md").read_text(encoding="utf-8")
+    t01 = next(line for line in sheet.splitlines() if line.startswith("| T01 |"))
+    assert t01.split(" | ")[7] == "オフ", t01
+    assert "SDK オフ: SDK段はオフ（--sdkまたはMCP_ACCEPT_SDK=onでオンになる" in sheet
+    on_sheet = (tmp_path / "on" / "sheet.md").read_text(encoding="utf-8")
+    assert "sdk off" not in on_sheet
+    assert next(line for line in on_sheet.splitlines() if line.startswith("| T01 |")).split(" | ")[7] == "PASS"
+    # the report, in HTML and in Markdown
+    page = run_cli("report", str(tmp_path / "default"), "--format", "html", "--lang", "ja",
+                   "--out", str(tmp_path / "report.html"))
+    assert page.returncode == 0, page.stderr
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert html.count("SDK段はオフ") == len(ROW_STEP) + 2  # each sdk check of the six rows, and S02/S03's
+    english = run_cli("report", str(tmp_path / "default"))
+    assert "sdk off: the sdk layer is off (--sdk or MCP_ACCEPT_SDK=on turns it on" in english.stdout
+
+
+@pytest.mark.parametrize("how", [("--sdk",), ("env", "on"), ("--sdk", "env", "off")])
+def test_the_option_or_the_environment_turns_the_layer_on(tmp_path, how):
+    """--sdk turns it on, so does MCP_ACCEPT_SDK=on; the option wins over the environment."""
+    args = [a for a in how if a == "--sdk"]
+    env = {"MCP_ACCEPT_SDK": how[-1]} if "env" in how else {}
+    done = run_cli("run", "--out", str(tmp_path), "--protocol", "2026-07-28",
+                   "--server", fixture_command("--break", "total-string"), *args, env=env)
+    assert done.returncode == 1, done.stderr
+    assert all(v["status"] in (PASS, FAIL) for v in column(tmp_path).values()), column(tmp_path)
+    assert load_results(tmp_path)["invocation"]["options"]["sdk"] is True
+
+
+def test_no_sdk_wins_over_the_environment_and_a_bad_value_is_refused(tmp_path):
+    done = run_cli("run", "--out", str(tmp_path / "off"), "--no-sdk", env={"MCP_ACCEPT_SDK": "on"})
+    assert done.returncode == 0, done.stderr
+    assert set(sdk_reasons(tmp_path / "off").values()) == {"sdk.switched-off"}
+    assert all("(--no-sdk)" in v["detail"] for v in column(tmp_path / "off").values())
+    bad = run_cli("run", "--out", str(tmp_path / "bad"), env={"MCP_ACCEPT_SDK": "maybe"})
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr, bad.stderr
+    assert "MCP_ACCEPT_SDK: must be on or off, not 'maybe'" in bad.stderr
+    assert not (tmp_path / "bad").exists()
+
+
+def test_a_rerun_repeats_the_layer_as_it_was_unless_told(tmp_path):
+    first = run_cli("run", "--out", str(tmp_path / "first"), "--sdk")
+    assert first.returncode == 0, first.stderr
+    again = run_cli("rerun", str(tmp_path / "first"), "--out", str(tmp_path / "again"))
+    assert again.returncode == 0, again.stderr
+    assert all(v["status"] == PASS for v in column(tmp_path / "again").values())
+    plain = run_cli("rerun", str(tmp_path / "first"), "--out", str(tmp_path / "plain"), "--no-sdk")
+    assert plain.returncode == 0, plain.stderr
+    assert set(sdk_reasons(tmp_path / "plain").values()) == {"sdk.switched-off"}
+    assert "--sdk" in plain.stderr  # the rerun says it differs from the recorded run there
 
 
 # -- the replay process ------------------------------------------------------------------------
@@ -228,9 +305,8 @@ def recorded(tmp_path: Path, monkeypatch, *args: str, protocol: str):
 
     from mcp_accept.running import sdk_replay as sdk
 
-    monkeypatch.setenv("MCP_ACCEPT_SDK", "on")
-    sdk.sdk_info.cache_clear()  # an earlier test of this process may have seen the layer off
-    outcome = run(RunOptions(server=fixture_command(*args), protocol=protocol, out=tmp_path, timeout=5.0))
+    sdk.sdk_info.cache_clear()  # with the SDK imported here already, the run would replay in-process
+    outcome = run(RunOptions(server=fixture_command(*args), protocol=protocol, out=tmp_path, timeout=5.0, sdk=True))
     return outcome.recording
 
 
@@ -276,7 +352,6 @@ def test_a_replay_process_started_early_is_ended_when_the_sheet_has_no_sdk_check
     from mcp_accept.running import sdk_replay as sdk
     from mcp_accept.inputs.sheet import default_sheet_path, load_sheet
 
-    monkeypatch.setenv("MCP_ACCEPT_SDK", "on")
     data = yaml.safe_load(default_sheet_path().read_text(encoding="utf-8"))
     for row in data["rows"]:
         row["checks"] = [c for c in row.get("checks", []) if c["layer"] != "sdk"] if "checks" in row else None
@@ -285,15 +360,21 @@ def test_a_replay_process_started_early_is_ended_when_the_sheet_has_no_sdk_check
     plain = tmp_path / "plain.yaml"
     plain.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
 
-    sdk.prestart(["--sheet", str(plain)])
+    sdk.prestart(["--server", "python server.py"])
+    assert sdk._early is None  # the layer is off by default: nothing is started
+    monkeypatch.setenv("MCP_ACCEPT_SDK", "on")
+    sdk.prestart(["--server", "python server.py", "--no-sdk"])
+    assert sdk._early is None  # the option wins over the environment
+    sdk.prestart(["--sdk", "--sheet", str(plain)])
     assert sdk._early is None  # the sheet never names the layer: nothing is started
-    sdk.prestart(["--targets", "fleet.yaml"])
+    sdk.prestart(["--sdk", "--targets", "fleet.yaml"])
     assert sdk._early is None  # a fleet imports the SDK once for all its runs
-    sdk.prestart(["--server", "python server.py"])  # the default sheet has sdk checks
+    monkeypatch.delenv("MCP_ACCEPT_SDK")
+    sdk.prestart(["--server", "python server.py", "--sdk"])  # the default sheet has sdk checks
     early = sdk._early
     assert early is not None and early.proc.poll() is None
     try:
-        assert sdk.start_worker(load_sheet(plain)) is None
+        assert sdk.start_worker(load_sheet(plain), True) is None
         assert sdk._early is None and early.proc.poll() is not None  # taken and ended
     finally:
         early.close()
@@ -335,8 +416,8 @@ def test_no_process_outlives_a_run_with_the_sdk_layer_on(tmp_path):
     returned: every process the run started inherits a mark in its environment, and none that
     carries it is left."""
     mark = f"{os.getpid()}-{tmp_path.name}"
-    env = {**os.environ, **SDK_ON, "MCP_ACCEPT_TEST_MARK": mark}
-    done = subprocess.run([sys.executable, "-m", "mcp_accept", "run", "--out", str(tmp_path / "run")],
+    env = {**os.environ, "MCP_ACCEPT_TEST_MARK": mark}
+    done = subprocess.run([sys.executable, "-m", "mcp_accept", "run", "--sdk", "--out", str(tmp_path / "run")],
                           capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     replayed = [v for v in column(tmp_path / "run").values() if v["status"] == PASS]

@@ -13,8 +13,10 @@ The layer is advisory (see :data:`mcp_accept.checks.base.ADVISORY_LAYERS`): it t
 client library treats the answer, which is not a rule of the spec, so its verdicts are
 reported in the row's ``layers.sdk`` and evidence but never change the row's status.
 
-Without the SDK (``pip install '.[sdk]'`` in a clone) every sdk verdict is UNOBTAINABLE,
-with the reason.
+The layer is off unless the run asks for it (``--sdk``, or ``MCP_ACCEPT_SDK=on``: see
+:func:`mcp_accept.running.sdk_replay.switched_off`); off, every sdk verdict is UNOBTAINABLE with
+the reason ``sdk.off`` (or ``sdk.switched-off``), which says how to turn it on. On but without
+the SDK (``pip install '.[sdk]'`` in a clone), every sdk verdict is UNOBTAINABLE, with the reason.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mcp_accept.checks.base import FAIL, PASS, UNOBTAINABLE, Context, Verdict, check
-from mcp_accept.reasons import reason
+from mcp_accept.reasons import Reason, reason
 
 LAYER = "sdk"
 
@@ -38,7 +40,7 @@ class SdkInfo:
 
     available: bool
     version: str | None = None
-    reason: str | None = None
+    reason: str | Reason | None = None  # a Reason when the run has the layer off
 
     @property
     def label(self) -> str:

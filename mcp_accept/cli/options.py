@@ -145,6 +145,10 @@ def offline_option():
     return typer.Option(False, "--offline", help="Never download an official schema (also MCP_ACCEPT_OFFLINE=1). Every protocol version this release pins ships inside it, so a run downloads nothing anyway; this matters only for a pin with no bundled copy, whose schema checks are then UNOBTAINABLE instead of fetched.")
 
 
+def sdk_option(help: str = "Add the sdk layer: the run's answers replayed through the official MCP Python SDK's client (pip install '.[sdk]' in a clone), beside wire, type and meaning; it reports and never changes a row's status or the exit code. Off by default (the SDK's import takes longer than the rest of a run); without this option MCP_ACCEPT_SDK=on or off decides."):
+    return typer.Option(None, "--sdk/--no-sdk", help=help)
+
+
 def quiet_option():
     return typer.Option(False, "-q", "--quiet", help="Print only the summary line (and errors).")
 

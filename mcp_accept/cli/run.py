@@ -10,8 +10,8 @@ import typer
 
 from mcp_accept.cli.options import (MAX_RUN, header_option, json_option, lang_option, max_bytes_option,
                                     number_option, offline_option, out_option, profile_option, protocol_option,
-                                    quiet_option, schema_dir_option, server_option, set_option, timeout_option,
-                                    url_option, verbose_option)
+                                    quiet_option, schema_dir_option, sdk_option, server_option, set_option,
+                                    timeout_option, url_option, verbose_option)
 from mcp_accept.cli.outcome import console_safe, environment, fail
 from mcp_accept.errors import InputError, InternalError, ServerError
 from mcp_accept.protocol import MODERN, VERSIONS_IN_WORDS
@@ -33,6 +33,7 @@ def run(
     schema_dir: Optional[Path] = schema_dir_option(),
     offline: bool = offline_option(),
     max_bytes: int = max_bytes_option("Largest message accepted from the server, in bytes."),
+    sdk: Optional[bool] = sdk_option(),
     targets: Optional[Path] = typer.Option(None, "--targets", help="YAML file listing many servers (command or URL, each with its profile, conditions and protocol): each runs in its own folder under --out, and one summary is printed. Not with --server or --url."),
     jobs: Optional[int] = number_option(int, None, "--jobs", min=1, max=256, help="With --targets: how many servers run at once (default: the number of CPUs)."),
     shard: Optional[str] = typer.Option(None, "--shard", help="With --targets: run shard K/N of the targets (round-robin over the file's order; every target is in exactly one shard). auto reads MCP_ACCEPT_SHARD=K/N, else GitLab's CI_NODE_INDEX/CI_NODE_TOTAL."),
@@ -49,7 +50,7 @@ def run(
     opts = RunOptions(server=server, url=url, headers=list(header), protocol=protocol, timeout=timeout,
                       run_timeout=run_timeout, out=out, conditions=conditions, sets=list(set_),
                       profile=profile, sheet=sheet, schema_dir=schema_dir, offline=offline,
-                      max_bytes=max_bytes, fail_on=fail_on, max_rounds=max_rounds, lang=lang)
+                      max_bytes=max_bytes, fail_on=fail_on, max_rounds=max_rounds, lang=lang, sdk=sdk)
     try:
         check_options(opts, every_version=True)
     except InputError as exc:
@@ -137,6 +138,7 @@ def rerun(
     header: List[str] = header_option("\"Name: value\" for a header the run sent: values are never recorded, so each one not read from env:VAR must be given again. Repeatable."),
     url: Optional[str] = url_option("The run's URL again, when its recorded form had a secret masked (or the server now listens elsewhere)."),
     server: Optional[str] = server_option("The run's server command again, when its recorded form had a secret masked."),
+    sdk: Optional[bool] = sdk_option("Whether the run again has the sdk layer (see run --sdk). Default: on when the recorded run had it, else as for a run (MCP_ACCEPT_SDK=on or off, else off)."),
     json_: bool = json_option("Print the new results.json on stdout instead of the table."),
     quiet: bool = quiet_option(),
     verbose: bool = verbose_option(),
@@ -148,7 +150,7 @@ def rerun(
     env = environment(quiet, verbose)
     try:
         with env.waiting(lambda: f"running {console_text(str(run_dir))} again..."):
-            again = do_rerun(run_dir, out=out, headers=list(header), url=url, server=server)
+            again = do_rerun(run_dir, out=out, headers=list(header), url=url, server=server, sdk=sdk)
     except (InputError, ServerError, InternalError) as exc:
         raise fail(exc)
     for warning in again.warnings:

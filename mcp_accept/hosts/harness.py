@@ -30,7 +30,7 @@ from pathlib import Path
 from mcp_accept.errors import ExitStatus, InputError, ServerError
 from mcp_accept.evidence.bounded import process_running
 from mcp_accept.evidence.budget import ByteBudget, FolderWatch
-from mcp_accept.evidence.files import atomic_write_json, open_run_folder, utc_now
+from mcp_accept.evidence.files import FolderLock, atomic_write_json, open_run_folder, utc_now
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.hosts import model_view, netguard, stop_signals
@@ -518,7 +518,9 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
         # what the host, its proxies and servers write into the folder counts too: past the
         # budget the host (its process group) is stopped
-        watch = FolderWatch(folder, budget, {stand_in.log.path}, on_reached=lambda: _stop(host))
+        # the lock file is the run's, not evidence: it is gone when the run ends
+        watch = FolderWatch(folder, budget, {stand_in.log.path, folder / FolderLock.NAME},
+                            on_reached=lambda: _stop(host))
         try:
             code = stop_signals.wait(host, opts.timeout)
         except subprocess.TimeoutExpired:

@@ -14,6 +14,7 @@ from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.hosts import model_view
 from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.job import SERVER_NAME, HostJob
+from mcp_accept.hosts.observe import TRACE_CAPTURE
 from mcp_accept.model.script import ToolOffer, name_scheme
 from mcp_accept.protocol import LATEST_LEGACY, META_VERSION
 
@@ -325,8 +326,9 @@ def host_conditions(folder: Path, adapter: HostAdapter, job: HostJob, facts: dic
         "protocol_version_on_wire": (facts.get("protocol_version_on_wire") or {}).get("value"),
         "model_and_settings": (f"mcp-accept stand-in model ({view.api or adapter.api}), asked for as "
                                f"{', '.join(view.models) or 'no model name'}; scripted tool calls"),
-        # every request the host sent its model, as it sent it: not a debug trace of the host's
-        "model_visible_capture_method": "stand-in model's request log (model.jsonl)",
+        # the sheet's vocabulary has three values (conditions.schema.json); the stand-in's request
+        # log (model.jsonl) is a trace of every request the model was sent, as it was sent
+        "model_visible_capture_method": TRACE_CAPTURE,
         "executed_at_utc": utc_now(),
         "evidence_path_or_id": folder.name,
     }

@@ -161,6 +161,7 @@ INVOCATION_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("--max-rounds", ("options", "max_rounds")),
     ("--set", ("options", "sets")),
     ("--schema-dir", ("options", "schema_dir")),
+    ("--sdk", ("options", "sdk")),
 )
 
 

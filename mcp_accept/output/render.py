@@ -37,7 +37,7 @@ LABELS = {
            "cause": "Nothing could be tested", "sheet": "Sheet",
            "untested": "Nothing was tested: the server could not be started or reached",
            "conditions_given": "Given values the wire contradicted (kept, not used)",
-           "evidence_missing": "missing from the run folder"},
+           "evidence_missing": "missing from the run folder", "off": "off"},
     "ja": {"PASS": "PASS", "FAIL": "FAIL", "UNOBTAINABLE": "取得不可", "PENDING": "未記入",
            "conditions": "実行条件", "rows": "試験", "id": "ID", "kind": "種別", "title": "項目",
            "status": "結果", "reason": "理由", "evidence": "証拠", "normative": "規範",
@@ -56,7 +56,7 @@ LABELS = {
            "should": "SHOULD", "app": "本票・プロファイルの規則", "cause": "試験できなかった理由",
            "sheet": "試験票", "untested": "何も試験できなかった（サーバーを起動できない、または接続できない）",
            "conditions_given": "通信で観測した値と異なる指定値（記録のみ、不使用）",
-           "evidence_missing": "実行フォルダにない"},
+           "evidence_missing": "実行フォルダにない", "off": "オフ"},
 }
 
 
@@ -118,6 +118,8 @@ def _environment(*folders: str):
     env.filters["href"] = href
     env.filters["reason_text"] = reason_text
     env.filters["text_in"] = text_in
+    env.filters["layer_off"] = layer_off
+    env.filters["layers_off"] = layers_off
     return env
 
 
@@ -127,6 +129,45 @@ def reason_text(reason, lang: str = "en"):
     from mcp_accept.output.i18n import translate_reason
 
     return translate_reason(reason, lang)
+
+
+# The reasons that say a layer did not run at all (mcp_accept.running.sdk_replay.switched_off):
+# the sheet's cell of that layer says "off", and why is said once, below the rows.
+OFF_REASONS = ("sdk.off", "sdk.switched-off")
+
+
+def off_reason(check, lang: str = "en") -> str:
+    """Why a check's layer did not run, in ``lang``, when the check says so; else ""."""
+    from mcp_accept.reasons import Reason
+
+    if not isinstance(check, dict) or check.get("reason_id") not in OFF_REASONS:
+        return ""
+    try:
+        return Reason.from_json(check).render(lang)
+    except (KeyError, TypeError, ValueError, AttributeError):  # a file edited by hand
+        return ""
+
+
+def layer_off(row, layer: str, lang: str = "en") -> str:
+    """Why ``layer`` did not run for a row of results.json, in ``lang``: what its checks of
+    that layer say when every one of them says the layer was off; else ""."""
+    checks = row.get("checks") if isinstance(row, dict) else None
+    mine = [c for c in checks if isinstance(c, dict) and c.get("layer") == layer] \
+        if isinstance(checks, list) else []
+    said = {off_reason(c, lang) for c in mine}
+    return said.pop() if len(said) == 1 else ""
+
+
+def layers_off(results, lang: str = "en") -> list[tuple[str, str]]:
+    """(layer, why) for each layer the run had off, in ``lang``, as its rows say."""
+    rows = results.get("rows") if isinstance(results, dict) else None
+    out: dict[str, str] = {}
+    for row in rows if isinstance(rows, list) else []:
+        for layer in ("wire", "type", "meaning", "sdk"):
+            why = layer not in out and layer_off(row, layer, lang)
+            if why:
+                out[layer] = why
+    return list(out.items())
 
 
 def text_in(texts, lang: str = "en") -> str:

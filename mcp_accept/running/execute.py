@@ -22,7 +22,7 @@ from typing import Any
 
 from mcp_accept import __version__
 from mcp_accept.checks.base import PENDING, UNOBTAINABLE
-from mcp_accept.running.sdk_replay import start_worker
+from mcp_accept.running.sdk_replay import start_worker, switched_off
 from mcp_accept.evidence.bounded import DeadlinePassed, hard_deadline, judging_deadline
 from mcp_accept.errors import DiskFull, ExitStatus, InputError, InternalError, ServerError, is_disk_full
 from mcp_accept.reasons import Reason, reason
@@ -59,6 +59,7 @@ class RunOptions:
     fail_on: str = "app"  # the weakest rule whose FAIL makes exit 1: must, should or app
     max_rounds: int = 5  # requests one step may send while following input_required results
     lang: str = "en"  # language of sheet.md: en or ja
+    sdk: bool | None = None  # --sdk / --no-sdk; None: MCP_ACCEPT_SDK says, else the layer is off
     cwd: Path | None = None  # folder a started server runs in (run --targets: the targets file's folder)
     # rerun: how the repeated run named its inputs, recorded instead of the copies read now
     recorded_as: dict | None = None
@@ -66,9 +67,10 @@ class RunOptions:
 
 def check_options(opts: RunOptions, *, every_version: bool = False) -> None:
     """The values of the options themselves, checked before anything is read or started:
-    ``--lang``, ``--fail-on`` and ``--protocol`` (``all`` only where the caller runs every
-    version, ``every_version``). What they name is checked where it is read: the target
-    by :func:`check_target`, the schemas' folder, sheet, profile and conditions by :func:`run`."""
+    ``--lang``, ``--fail-on``, ``--protocol`` (``all`` only where the caller runs every
+    version, ``every_version``) and ``MCP_ACCEPT_SDK``. What they name is checked where it is
+    read: the target by :func:`check_target`, the schemas' folder, sheet, profile and
+    conditions by :func:`run`."""
     from mcp_accept.checks.base import RULES
     from mcp_accept.output.render import check_lang
     from mcp_accept.protocol import VERSIONS
@@ -79,6 +81,7 @@ def check_options(opts: RunOptions, *, every_version: bool = False) -> None:
     if opts.protocol not in ("auto", *(("all",) if every_version else ()), *VERSIONS):
         named = "auto, all" if every_version else "auto"
         raise InputError(f"must be {named} or one of {', '.join(VERSIONS)}", field="--protocol")
+    switched_off(opts.sdk)
 
 
 @dataclass
@@ -95,6 +98,7 @@ class RunState:
     given: dict  # conditions handed over (--conditions and --set)
     row_options: dict  # --set ROW.option=VALUE
     invocation: dict | None  # how to repeat the run (running.invocation)
+    sdk_off: Reason | None = None  # why the run has no sdk layer; None: it has one
     previous: dict | None = None  # the folder's earlier results.json: rows filled by observe survive
     started: str = ""  # UTC, as results.json says it
     clock: float = 0.0  # time.monotonic() at the start: --run-timeout counts from here
@@ -401,7 +405,7 @@ def run(opts: RunOptions) -> RunOutcome:
     set_conditions, row_options = parse_set(opts.sets, sheet)
     given.update(set_conditions)
     state = RunState(opts, opts.out or default_out(), redactor, headers, sheet, profile, given, row_options,
-                     _invocation(opts, sheet, profile))
+                     _invocation(opts, sheet, profile), sdk_off=switched_off(opts.sdk))
     folder = state.folder
     lock = open_run_folder(folder)
     try:
@@ -516,7 +520,8 @@ def _run_locked(state: RunState) -> RunOutcome:
 
     in_main = threading.current_thread() is threading.main_thread()
     old_term = signal.signal(signal.SIGTERM, terminate) if in_main else None
-    sdk_worker = start_worker(state.sheet)  # imports the SDK for the sdk layer on another core while the run records
+    # imports the SDK for the sdk layer on another core while the run records
+    sdk_worker = start_worker(state.sheet, state.sdk_off is None)
     try:
         try:
             transport.open()
@@ -593,7 +598,8 @@ def _run_locked(state: RunState) -> RunOutcome:
         if state.cause is None:
             try:
                 with judging_deadline(state.clock + opts.run_timeout):
-                    state.rows = judge(state.sheet, recording, state.profile, state.store, state.row_options)
+                    state.rows = judge(state.sheet, recording, state.profile, state.store, state.row_options,
+                                       sdk_off=state.sdk_off)
             except KeyboardInterrupt:
                 state.interrupted = True
                 transport.log.record("event", event="interrupted", detail="the run was interrupted while judging")

@@ -292,6 +292,10 @@ def run_fleet(targets_file: Path, base: RunOptions, *, jobs: int | None = None,
 
     targets = select(load_targets(targets_file, base, out), shard)  # each keeps its index in the file
     layers = preflight(targets)
+    from mcp_accept.running.sdk_replay import switched_off
+
+    if switched_off(base.sdk) is not None:
+        layers.discard("sdk")  # the runs replay nothing: no SDK to import for them
     prepare_folder(out)
     jobs = default_jobs(len(targets)) if not jobs else max(1, min(jobs, len(targets)))
     started_at, clock = utc_now(), time.monotonic()

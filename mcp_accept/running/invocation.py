@@ -136,10 +136,18 @@ def capture(opts, sheet, profile, *, given_paths: dict | None = None) -> dict:
             "offline": bool(opts.offline),
             "schema_dir": str(Path(opts.schema_dir).resolve()) if opts.schema_dir else None,
             "lang": opts.lang,
+            "sdk": _sdk_on(opts),
         },
         "layers": layers,
         **({"rerun_of": given_paths["rerun_of"]} if given_paths.get("rerun_of") else {}),
     }
+
+
+def _sdk_on(opts) -> bool:
+    """Whether the run had the sdk layer (``--sdk``, or ``MCP_ACCEPT_SDK=on``)."""
+    from mcp_accept.running.sdk_replay import switched_off
+
+    return switched_off(opts.sdk) is None
 
 
 def header_names(items: list[str]) -> list[dict]:

@@ -6,6 +6,8 @@ then, written to a temporary folder, so that a profile edited since does not cha
 repeated. A shipped sheet is the one this mcp-accept ships. Header values were never recorded:
 each is read again from the environment variable it came from, or must be given again with
 ``--header``; a URL or command whose secret was masked must be given again the same way.
+A run recorded with the sdk layer on is repeated with it on; ``--sdk``/``--no-sdk`` decide
+instead when given (else ``MCP_ACCEPT_SDK``, as for a run).
 """
 
 from __future__ import annotations
@@ -172,7 +174,7 @@ def _headers(recorded: list[dict], given: list[str]) -> list[str]:
 
 
 def rerun(run_dir: Path, *, out: Path | None = None, headers: list[str] = (), url: str | None = None,
-          server: str | None = None) -> RerunOutcome:
+          server: str | None = None, sdk: bool | None = None) -> RerunOutcome:
     """Run again what ``run_dir`` records, into ``out`` (default: a new folder). Raises InputError."""
     from mcp_accept.inputs.results import invocation_differences
 
@@ -212,7 +214,9 @@ def rerun(run_dir: Path, *, out: Path | None = None, headers: list[str] = (), ur
             max_rounds=options.get("max_rounds", 5), sets=list(options.get("sets") or []),
             offline=bool(options.get("offline")),
             schema_dir=Path(options["schema_dir"]) if options.get("schema_dir") else None,
-            lang=options.get("lang", "en"), recorded_as=recorded_as)
+            lang=options.get("lang", "en"), recorded_as=recorded_as,
+            # a recorded off is the default, which MCP_ACCEPT_SDK may change as for any run
+            sdk=sdk if sdk is not None else (True if options.get("sdk") is True else None))
         outcome = run(opts)
     differing = invocation_differences(invocation, outcome.results.get("invocation"))
     if differing:

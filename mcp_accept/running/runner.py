@@ -17,6 +17,7 @@ from mcp_accept.checks import errors as probes  # also registers W03's checks
 from mcp_accept.checks.errors import unfinished_round_trips
 from mcp_accept.transport.session import DEFAULT_MAX_ROUNDS, Negotiation, Session
 from mcp_accept.transport.base import Reply
+from mcp_accept.reasons import Reason
 
 MAX_PAGES = 50
 # What the W03 probes send: a method no server has, a cursor no server handed out.
@@ -194,14 +195,18 @@ class Recorder:
 
 
 def judge(sheet, recording: Recording, profile, store, row_options: dict[str, dict] | None = None,
-          only_unfinished_reason: str | None = None) -> list[RowResult]:
-    """Every row of the sheet, judged from the recording (manual rows stay PENDING)."""
-    from mcp_accept.running.sdk_replay import replay
+          only_unfinished_reason: str | None = None, sdk_off: Reason | None = None) -> list[RowResult]:
+    """Every row of the sheet, judged from the recording (manual rows stay PENDING).
+    ``sdk_off``: why the run has no sdk layer (its checks say so); None replays."""
+    from mcp_accept.running.sdk_replay import not_replayed, replay
 
     row_options = row_options or {}
     # The sdk checks ask for the replay only when they first need it: a replay process has
     # until then, while the rows before them are judged, to answer.
-    recording.sdk_replay = lambda: replay(recording)
+    if sdk_off is None:
+        recording.sdk_replay = lambda: replay(recording)
+    else:
+        recording.sdk_replay = lambda: not_replayed(sdk_off)
     results = []
     for row in sheet.rows:
         if not row.automated:

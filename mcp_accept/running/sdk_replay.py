@@ -14,6 +14,11 @@ started with the run so that the import overlaps the recording, and ended with t
 is handed the job (what to replay and the recorded answers) and says what the SDK did. A
 process that has the SDK already (a fleet, ``verify``) replays itself. Both replay the same
 job the same way.
+
+A run has the layer only when asked (:func:`switched_off`): ``--sdk``, or ``MCP_ACCEPT_SDK=on``.
+The SDK's import alone takes longer than a whole run of the other layers, and the default run
+is held to half the official SDK client's time (benchmarks/README.md); without the layer its
+verdicts are UNOBTAINABLE, saying how to turn it on.
 """
 
 from __future__ import annotations
@@ -25,26 +30,55 @@ import threading
 from typing import Any
 
 from mcp_accept.checks.sdk import CALL_STEPS, LAYER, REPLAYED_STEPS, Outcome, Replay, SdkInfo
+from mcp_accept.errors import InputError
+from mcp_accept.reasons import Reason, reason
 
-INSTALL_HINT = "pip install '.[sdk]' in a clone of mcp-accept"
+INSTALL = "pip install '.[sdk]'"
+INSTALL_HINT = f"{INSTALL} in a clone of mcp-accept"
 # An in-memory answer arrives at once; the SDK waits this long only for an answer it
 # could not parse (as it would wait on a real connection).
 REPLAY_TIMEOUT = 3.0
 DETAIL_LIMIT = 300
 
 
-SWITCH = "MCP_ACCEPT_SDK"  # "off" skips the layer (importing the SDK takes about a second)
+SWITCH = "MCP_ACCEPT_SDK"  # on or off: whether a run has the sdk layer when no option says
+ON = ("on", "1", "yes", "true")
 OFF = ("off", "0", "no", "false")
+
+
+def switched_off(option: bool | None, *, default: bool = False) -> Reason | None:
+    """Why a run has no sdk layer, or None when it has one.
+
+    The option (``--sdk`` True, ``--no-sdk`` False) wins; without it, ``MCP_ACCEPT_SDK`` (on
+    or off) says; without that, ``default``: off for a run (importing the SDK costs more than
+    the rest of the run), on for ``verify``, which checks the layer too. Any other value of
+    ``MCP_ACCEPT_SDK`` is refused (InputError), rather than read as one or the other."""
+    import os
+
+    if option is not None:
+        return None if option else reason("sdk.switched-off", by="--no-sdk")
+    given = os.environ.get(SWITCH, "").strip()
+    if given.lower() in ON:
+        return None
+    if given.lower() in OFF:
+        return reason("sdk.switched-off", by=f"{SWITCH}={given}")
+    if given:
+        raise InputError(f"must be on or off, not {given!r}", field=SWITCH)
+    if default:
+        return None
+    return reason("sdk.off", option="--sdk", env=f"{SWITCH}=on", install=INSTALL)
+
+
+def not_replayed(why: Reason) -> Replay:
+    """What the sdk checks are given when the run has no sdk layer: why."""
+    return Replay(SdkInfo(False, None, why))
 
 
 @functools.cache
 def sdk_info() -> SdkInfo:
     """Import the SDK once; say which version it is, or why it cannot be used."""
-    import os
     from importlib import metadata
 
-    if _switched_off():
-        return SdkInfo(False, None, f"the sdk layer is switched off ({SWITCH}={os.environ[SWITCH]})")
     try:
         version = metadata.version("mcp")
     except metadata.PackageNotFoundError:
@@ -426,12 +460,6 @@ def wants_sdk(sheet) -> bool:
     return any(c.layer == LAYER for row in sheet.rows for c in row.checks)
 
 
-def _switched_off() -> bool:
-    import os
-
-    return os.environ.get(SWITCH, "").strip().lower() in OFF
-
-
 def _spawn() -> "Worker | None":
     """A replay process for this run; it ends with the run (:meth:`Worker.close`)."""
     import importlib.util
@@ -458,11 +486,17 @@ SDK_CHECK_RE = re.compile(r"""\blayer["']?\s*:\s*["']?sdk\b""")
 
 def prestart(args: list[str]) -> None:
     """Start the worker before the command line is even parsed, when ``mcp-accept run ARGS``
-    will want it: one server (not --targets), and a sheet whose text names the sdk layer.
-    :func:`start_worker` takes it, or ends it if the parsed sheet has no sdk checks."""
+    will want it: the layer switched on (the last of ``--sdk``/``--no-sdk``, else
+    ``MCP_ACCEPT_SDK``), one server (not --targets), and a sheet whose text names the sdk
+    layer. :func:`start_worker` takes it, or ends it if the parsed run does not want it."""
     global _early
-    if _early is not None or _switched_off() or any(a in ("--targets", "--help") or a.startswith("--targets=")
-                                                      for a in args):
+    if _early is not None or any(a in ("--targets", "--help") or a.startswith("--targets=") for a in args):
+        return
+    flags = [a for a in args if a in ("--sdk", "--no-sdk")]
+    try:
+        if switched_off(flags[-1] == "--sdk" if flags else None) is not None:
+            return
+    except InputError:  # an MCP_ACCEPT_SDK the run will refuse, saying why
         return
     sheet = None
     for n, arg in enumerate(args):
@@ -483,14 +517,14 @@ def prestart(args: list[str]) -> None:
     _early = _spawn()
 
 
-def start_worker(sheet) -> "Worker | None":
+def start_worker(sheet, wanted: bool) -> "Worker | None":
     """Start the replay's process now, so that importing the SDK (most of the layer's cost)
-    overlaps the recording on another core. None when the replay is better made here: the
-    sheet has no sdk checks, the layer is switched off, or this process has the SDK already
-    (a fleet imports it once before forking its runs)."""
+    overlaps the recording on another core. None when there is no replay (the layer is off,
+    ``wanted`` False, or the sheet has no sdk checks) or it is better made here: this process
+    has the SDK already (a fleet imports it once before forking its runs)."""
     global _early
     early, _early = _early, None
-    if not wants_sdk(sheet) or sdk_info.cache_info().currsize or _switched_off():
+    if not wanted or not wants_sdk(sheet) or sdk_info.cache_info().currsize:
         if early is not None:
             early.close()
         return None

@@ -61,7 +61,7 @@ def prepare(out: Path) -> Path:
     return out
 
 
-def _run_one(view: RunView, opts: VerifyOptions, sdk_available: bool) -> RunView:
+def _run_one(view: RunView, opts: VerifyOptions, sdk_available: bool, sdk: bool | None) -> RunView:
     from mcp_accept.running.execute import RunOptions, fixture_path, run
 
     url = None
@@ -74,7 +74,7 @@ def _run_one(view: RunView, opts: VerifyOptions, sdk_available: bool) -> RunView
     try:
         outcome = run(RunOptions(server=command, url=url, protocol=view.era, timeout=opts.timeout,
                                  run_timeout=opts.run_timeout, out=view.folder, max_rounds=MAX_ROUNDS,
-                                 schema_dir=opts.schema_dir, offline=opts.offline))
+                                 schema_dir=opts.schema_dir, offline=opts.offline, sdk=sdk))
         view.exit_status = int(outcome.status)
     except InputError:
         raise
@@ -142,7 +142,8 @@ async def _live_sdk(args: list[str], era: str, errlog: Path, timeout: float) -> 
 
 
 def verify(opts: VerifyOptions) -> VerifyOutcome:
-    from mcp_accept.running.sdk_replay import sdk_info
+    from mcp_accept.checks.sdk import SdkInfo
+    from mcp_accept.running.sdk_replay import sdk_info, switched_off
     from mcp_accept.schemas import SchemaStore, require_dir
 
     require_dir(opts.schema_dir)
@@ -150,13 +151,15 @@ def verify(opts: VerifyOptions) -> VerifyOutcome:
 
     folder = prepare(opts.out or default_out("verify-"))
     started = utc_now()
-    info = sdk_info()
+    # verify checks the sdk layer too: its runs have it unless MCP_ACCEPT_SDK=off says otherwise
+    off = switched_off(None, default=True)
+    info = sdk_info() if off is None else SdkInfo(False, None, off.english())
     canary = Canary()
     try:
         views = plan(folder, canary.url)
         modes = list(dict.fromkeys(v.mode for v in views))
         with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
-            futures = [pool.submit(_run_one, v, opts, info.available) for v in views]
+            futures = [pool.submit(_run_one, v, opts, info.available, None if off else True) for v in views]
             try:
                 for done, future in enumerate(futures, 1):
                     future.result()

@@ -69,7 +69,7 @@ def run_schema(tmp_path: Path, schema, *extra: str):
     own validator must not fetch, read or hang either."""
     folder = tmp_path / "run"
     proc = run_cli("run", "--server", server("--output-schema", json.dumps(schema)), "--out", str(folder),
-                   *FAST, *extra, env={"MCP_ACCEPT_SDK": "on"})
+                   *FAST, *extra, "--sdk")
     return proc, folder
 
 

@@ -109,22 +109,26 @@ def _text(value) -> str:
     return value if isinstance(value, str) else "" if value is None else str(value)
 
 
-def check_view(check: dict, messages: dict) -> dict:
+def check_view(check: dict, messages: dict, lang: str = "en") -> dict:
     """One check as the page shows it, from rows/<ID>.json or, when that file is missing,
-    the shorter record in results.json (no detail, no messages)."""
+    the shorter record in results.json (no detail, no messages); a check whose layer the run
+    had off says why in ``lang`` either way."""
+    from mcp_accept.output.render import off_reason
+
     seqs = check.get("wire_seqs")
     cited = [messages[s] for s in (seqs if isinstance(seqs, list) else [])
              if isinstance(s, int) and s in messages]
     return {"check": _text(check.get("check")), "status": _text(check.get("status")),
             "layer": _text(check.get("layer")), "rule": _text(check.get("rule")),
-            "source": _text(check.get("source")), "detail": _text(check.get("detail")), "messages": cited}
+            "source": _text(check.get("source")),
+            "detail": off_reason(check, lang) or _text(check.get("detail")), "messages": cited}
 
 
 def row_view(run, n: int, row: dict, lang: str, evidence_file: dict | None, messages: dict) -> dict:
     checks = []
     recorded = _listed((evidence_file or {}).get("checks")) or _listed(row.get("checks"))
     for check in recorded:
-        view = check_view(check, messages)
+        view = check_view(check, messages, lang)
         for message in view["messages"]:
             if row["id"] not in message["cited_by"]:
                 message["cited_by"].append(row["id"])
