@@ -431,3 +431,25 @@ def test_session_modes_run_over_http_in_their_versions(verify_run):
         assert eras or "+" in mode, mode
         for era in eras:
             assert over_http[(mode, era)]["status"] == PASS, (mode, era)
+
+
+def test_every_verdict_and_exit_status_is_the_one_kept(verify_run):
+    # Each run's exit status, row statuses, broken rules and check outcomes, held equal to
+    # tests/data/verdicts.json: a change of verdict must be made on purpose, by writing that file
+    # again with scripts/verdicts.py (reason texts, times and paths are left out of it). A row the
+    # file does not hold yet is a new verdict, not a changed one, and is let through.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("verdicts", Path(__file__).parent.parent / "scripts" / "verdicts.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    _done, folder = verify_run
+    found = script.verdicts(folder)
+    kept = json.loads(script.KEPT.read_text(encoding="utf-8"))
+    assert sorted(found) == sorted(kept)
+    changed = [f"{run} {row}: {kept[run]['rows'].get(row)} -> {found[run]['rows'].get(row)}"
+               for run in kept for row in sorted(kept[run]["rows"])
+               if kept[run]["rows"].get(row) != found[run]["rows"].get(row)]
+    changed += [f"{run}: exit {kept[run]['exit']} -> {found[run]['exit']}"
+                for run in kept if kept[run]["exit"] != found[run]["exit"]]
+    assert not changed, "\n".join(changed[:20])
