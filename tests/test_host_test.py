@@ -12,6 +12,7 @@ says how to install it.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import subprocess
 import sys
 
@@ -108,3 +109,25 @@ def test_without_the_proxy_the_rows_still_come_from_the_model_log(tmp_path):
     assert facts["protocol_version"] is None  # no wire recorded: unknown, not guessed
     assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
     assert not processes_mentioning(str(folder))
+
+
+def test_a_server_command_relative_to_where_the_user_runs_reaches_the_host(tmp_path):
+    # `--server ".venv/bin/python server.py"` from the folder holding the virtual environment:
+    # the words are made absolute with links kept, since a venv's python is a link whose target
+    # is an interpreter without the environment's packages.
+    import os
+
+    from hostkit import host_bin
+
+    (tmp_path / "server.py").write_text("import sys\nfrom mcp_accept.fixture import main\nsys.exit(main())\n")
+    where = Path(sys.prefix).parent
+    python = os.path.relpath(Path(sys.prefix) / "bin" / Path(sys.executable).name, where)
+    server = os.path.relpath(tmp_path / "server.py", where)
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "test", "gemini-cli", "--host-bin",
+                           host_bin("gemini-cli"), "--server", f"{python} {server}", "--out", str(out)],
+                          capture_output=True, text=True, timeout=240, cwd=where)
+    assert done.returncode in (0, 1), done.stderr
+    rows, _ = rows_of(out)
+    assert facts_of(out)["client_info"]["name"]  # the host spoke to the server
+    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]

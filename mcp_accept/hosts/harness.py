@@ -305,9 +305,10 @@ def _outcome(folder: Path) -> dict:
 def server_argv(job: HostJob, folder: Path) -> list[str]:
     if job.options.server:
         # The host starts the proxy, and the proxy the server, in the host's own working folder:
-        # a word of the command that names a file where the user ran us is made absolute.
+        # a word of the command that names a file where the user ran us is made absolute, its
+        # links kept (a virtual environment's python is a link whose target has not its packages).
         here = Path(job.cwd or os.getcwd())
-        return [str((here / word).resolve()) if not os.path.isabs(word) and (here / word).exists() else word
+        return [os.path.normpath(here / word) if not os.path.isabs(word) and (here / word).exists() else word
                 for word in command_words(job.options.server)]
     return marker_argv(folder / "fixture-log")
 
