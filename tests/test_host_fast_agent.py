@@ -109,6 +109,9 @@ def test_fast_agent_fills_the_host_rows_offline(tmp_path):
     assert all(h.startswith(".cache/mcp-accept/") for h in home), home
     # the working folder holds nothing but the fence that makes it a repository root of its own
     assert [p.name for p in (folder / "work").iterdir()] == [".git"]
+    # it ends its server by closing the server's input, as the spec asks, with every call answered
+    assert facts["server_shutdown"]["how"] == "the host closed the proxy's stdin"
+    assert facts["server_shutdown"]["interrupted"] is False and facts["server_shutdown"]["calls_unanswered"] == 0
     assert not processes_mentioning(str(folder)), "a process of the run outlived it"
 
 
