@@ -232,6 +232,7 @@ def test_prepare_writes_only_under_the_run_folder_and_keeps_the_user_out(tmp_pat
     assert config["session_history"] is False
     assert not any(k.startswith("ANTHROPIC_") for k in launch.env)
     assert "OTEL_EXPORTER_OTLP_ENDPOINT" not in launch.env and launch.env["OTEL_SDK_DISABLED"] == "true"
+    assert launch.env["HF_HUB_OFFLINE"] == "1"
     assert launch.env["HOME"] == str(ctx.home) and launch.cwd == ctx.work
     http = HostContext(folder=tmp_path / "http", model_url="http://127.0.0.1:5", server_name="mcpaccept",
                        mcp_url="http://127.0.0.1:7/mcp")

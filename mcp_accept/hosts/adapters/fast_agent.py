@@ -1,6 +1,6 @@
 """fast-agent (PyPI ``fast-agent-mcp``), headless with ``fast-agent go --message``.
 
-Installed into a venv of its own (Python 3.12 or newer: the release's ``Requires-Python`` is
+Installed into a venv of its own (Python 3.12 to 3.15: the release's ``Requires-Python`` is
 ``>=3.12,<3.16``) with ``tests/hosts/fast-agent-constraints.txt`` as constraints: the release
 pins its direct dependencies exactly, the file pins the rest as one clean install resolved them.
 
@@ -8,14 +8,14 @@ Settings and where they come from: the source of the release as published on PyP
 (``fast_agent_mcp-0.10.48.tar.gz``, https://pypi.org/project/fast-agent-mcp/0.10.48/), its
 settings model ``src/fast_agent/config.py``, the discovery of its files ``src/fast_agent/home.py``
 and its CLI ``src/fast_agent/cli/main.py``, ``src/fast_agent/cli/commands/go.py`` and
-``src/fast_agent/cli/shared_options.py`` (https://fast-agent.ai documents the same keys):
+``src/fast_agent/cli/shared_options.py``:
 * ``fast-agent.yaml`` given by ``--config-path`` (``home.py``: ``PREFERRED_CONFIG_FILENAME``);
   the secrets file is looked for in the config's own folder only ("without parent-directory
   walking", ``discover_config_files``) and merged over the config, so ``fast-agent.secrets.yaml``
   is written next to it. The key lives there (``anthropic.api_key``, the run's key: it reaches
   the stand-in as ``x-api-key``);
-* model endpoint: ``anthropic.base_url`` (a trailing ``/v1`` is cut and the Anthropic SDK adds
-  ``/v1/messages``: ``llm/provider/anthropic/llm_anthropic.py``), model
+* model endpoint: ``anthropic.base_url`` (a trailing ``/v1`` is cut and the Anthropic SDK's beta
+  client adds ``/v1/messages?beta=true``: ``llm/provider/anthropic/llm_anthropic.py``), model
   ``anthropic.claude-sonnet-4-0`` (the provider named, nothing guessed from the model's name);
   its prompt caching (``anthropic.cache_mode``, default ``auto``) is left as shipped, so the
   model is handed what a user's would be, ``cache_control`` marks included;
@@ -28,11 +28,11 @@ and its CLI ``src/fast_agent/cli/main.py``, ``src/fast_agent/cli/commands/go.py`
 * a result's text past ``shell_execution.output_byte_limit`` bytes (default 16,000) reaches the
   model as its first and last halves of that with a notice between
   (``src/fast_agent/mcp/tool_result_truncation.py``, ``src/fast_agent/agents/mcp_agent.py``);
-* headless: ``fast-agent --no-update-check go --config-path FILE --no-home --servers NAME --model
-  MODEL --no-shell --message PROMPT --quiet``, the answer on stdout (``--quiet``: "print only direct command
-  output"); ``--no-home`` runs "without implicit fast-agent home side effects" (no
-  ``./.fast-agent`` made in the working folder, no sessions, plugins, skills or cards read from
-  one); ``logger.type: file`` keeps the host's log in the run folder, outside its HOME and working
+* headless: ``fast-agent --no-update-check go --config-path FILE --no-home --servers NAME
+  --model MODEL --no-shell --message PROMPT --quiet``, the answer on stdout (``--quiet``: "print
+  only direct command output"); ``--no-home`` runs "without implicit fast-agent home side
+  effects" (its home is otherwise ``./.fast-agent`` in the working folder, ``home.py``);
+  ``logger.type: file`` keeps the host's log in the run folder, outside its HOME and working
   folder, and ``session_history: false`` keeps it from saving the conversation; ``--no-shell``
   keeps its own shell (the ``execute`` tool) and file tools away from the model "even when skills
   or agent config request them";
@@ -41,9 +41,9 @@ and its CLI ``src/fast_agent/cli/main.py``, ``src/fast_agent/cli/commands/go.py`
   ``otel.enabled: false`` (its default; on, it sends spans to ``otel.otlp_endpoint``) and
   ``OTEL_SDK_DISABLED=true`` (the OpenTelemetry SDK's own switch:
   https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/);
-  ``HF_HUB_OFFLINE=1`` (huggingface_hub's switch, https://huggingface.co/docs/huggingface_hub/package_reference/environment_variables)
-  for the Hugging Face lookups it can make. Measured: with them the only connections are to the
-  stand-in (and to the proxy, over HTTP).
+  ``HF_HUB_OFFLINE=1`` for the Hugging Face lookups it can make (huggingface_hub's own switch:
+  https://huggingface.co/docs/huggingface_hub/package_reference/environment_variables).
+  Measured: with them the only connections are to the stand-in (and to the proxy, over HTTP).
 """
 
 from __future__ import annotations
