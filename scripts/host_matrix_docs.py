@@ -36,8 +36,10 @@ NOTES = {
                 "`resource_link` items and `structuredContent` are dropped. The model catalog comes "
                 "from models.opencode.ai, not Models.dev as documented.",
     "continue": "\"ask\" tools are documented as left out headless; every MCP tool is offered and runs.",
-    "fast-agent": "`go --quiet` is documented and refused; \"complete MCP feature support\", yet it "
-                  "negotiates 2025-06-18 and drops `structuredContent` and `resource_link`.",
+    "fast-agent": "\"Complete, end-to-end tested MCP Feature support\", yet the model gets no way to read "
+                  "a `resource_link` (only its name and URI as text), and a result past 16,000 bytes "
+                  "(`shell_execution.output_byte_limit`, a shell setting) is cut in the middle, which "
+                  "its README does not say.",
 }
 
 

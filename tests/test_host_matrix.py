@@ -43,7 +43,7 @@ MEASURED = {
     "opencode": ("2025-11-25", "mcpaccept_{tool}", "text twin", "read_mcp_resource", "FAIL", "FAIL",
                  [32768, 65536]),
     "continue": ("2025-11-25", "{tool}", "text twin", None, "FAIL", "FAIL", [262144, 1048576]),
-    "fast-agent": ("2025-06-18", "mcpaccept-{tool}", "text twin", None, "FAIL", "PASS", None),
+    "fast-agent": ("2026-07-28", "mcpaccept__{tool}", "structuredContent", None, "FAIL", "FAIL", [8192, 32768]),
 }
 # .ci/run installs every host and says so: then a missing one is a failure, not a smaller table
 ALL_REQUIRED = os.environ.get("MCP_ACCEPT_ALL_HOSTS") == "1"

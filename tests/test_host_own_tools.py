@@ -26,7 +26,7 @@ SHELLS = {
     "qwen-code": ("run_shell_command", True),
     "opencode": ("bash", True),
     "continue": ("Bash", False),
-    "fast-agent": ("run_shell_command", True),
+    "fast-agent": ("execute", True),
 }
 
 

@@ -7,8 +7,8 @@
 * opencode sends ``notifications/cancelled`` for every tool call it has already been answered
   (an AbortController fired after the fact): the calls stand, and the cancellations are the
   host's quirk, not the server's fault.
-* Claude Code (like Gemini CLI and fast-agent, with SIGTERM) ends its server with SIGINT before
-  closing its input; the session is whole, and the proxy's run says it was interrupted.
+* Claude Code (like Gemini CLI, with SIGTERM) ends its server with SIGINT before closing its
+  input; the session is whole, and the proxy's run says it was interrupted.
 * Claude Code probes ``server/discover`` (2026-07-28) first; a server of the older era refuses
   it, and Claude Code falls back to ``initialize``: the version asked for and refused, and the
   one spoken, are both recorded and shown in the table.

@@ -127,6 +127,15 @@ def read_view(entries: Iterable[dict]) -> ModelView:
 # Keys of a result block that frame it rather than carry what the model reads.
 FRAME_KEYS = frozenset({"type", "id", "tool_use_id", "tool_call_id", "call_id", "name", "cache_control",
                         "role", "status"})
+# Framing keys whose value is framing whatever its shape: Anthropic's prompt-caching marker is an
+# object, ``{"type": "ephemeral", "ttl": "5m"}``, an instruction to the API that the model never
+# reads (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching).
+FRAME_OBJECTS = frozenset({"cache_control"})
+
+
+def _carries_text(key: str, item: Any) -> bool:
+    """Whether a block's ``key`` holds what the model reads rather than the block's framing."""
+    return key not in FRAME_OBJECTS and (key not in FRAME_KEYS or not isinstance(item, str))
 
 
 def block_text(block: Any) -> str:
@@ -139,7 +148,7 @@ def block_text(block: Any) -> str:
             out.append(value)
         elif isinstance(value, dict):
             for key, item in value.items():
-                if key not in FRAME_KEYS or not isinstance(item, str):
+                if _carries_text(key, item):
                     walk(item)
         elif isinstance(value, list):
             for item in value:
@@ -174,7 +183,7 @@ def searchable_text(block: Any) -> str:
                 walk(inner, depth + 1)
         elif isinstance(value, dict):
             for key, item in value.items():
-                if key not in FRAME_KEYS or not isinstance(item, str):
+                if _carries_text(key, item):
                     walk(item, depth)
         elif isinstance(value, list):
             for item in value:

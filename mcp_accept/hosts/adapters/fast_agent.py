@@ -1,37 +1,49 @@
 """fast-agent (PyPI ``fast-agent-mcp``), headless with ``fast-agent go --message``.
 
-Installed into a venv of its own with the release's lock as constraints
-(``tests/hosts/fast-agent-constraints.txt``, from ``uv.lock`` at tag v0.2.36): with its unpinned
-dependencies at their newest it fails at import (pydantic 2.12+ lacks what mcp 1.10.1 imports).
+Installed into a venv of its own (Python 3.12 to 3.15: the release's ``Requires-Python`` is
+``>=3.12,<3.16``) with ``tests/hosts/fast-agent-constraints.txt`` as constraints: the release
+pins its direct dependencies exactly, the file pins the rest as one clean install resolved them.
 
-Settings and where they come from: the docs of the release,
-https://github.com/evalstate/fast-agent/blob/v0.2.36/README.md and
-``src/mcp_agent/cli/commands/README.md``, and its settings model ``src/mcp_agent/config.py`` at
-that tag (fast-agent.ai documents later releases, whose keys differ):
-* ``fastagent.config.yaml`` given by ``--config-path``; ``fastagent.secrets.yaml`` is looked for
-  from the config's folder upwards, the first one found wins and is merged over the config, so
-  one is written next to the config (a stray one in a parent folder is never read). The key
-  lives there (``anthropic.api_key``, the run's key: it reaches the stand-in as ``x-api-key``);
-* model endpoint: ``anthropic.base_url`` (the Anthropic SDK adds ``/v1/messages``), model
+Settings and where they come from: the source of the release as published on PyPI
+(``fast_agent_mcp-0.10.48.tar.gz``, https://pypi.org/project/fast-agent-mcp/0.10.48/), its
+settings model ``src/fast_agent/config.py``, the discovery of its files ``src/fast_agent/home.py``
+and its CLI ``src/fast_agent/cli/main.py``, ``src/fast_agent/cli/commands/go.py`` and
+``src/fast_agent/cli/shared_options.py``:
+* ``fast-agent.yaml`` given by ``--config-path`` (``home.py``: ``PREFERRED_CONFIG_FILENAME``);
+  the secrets file is looked for in the config's own folder only ("without parent-directory
+  walking", ``discover_config_files``) and merged over the config, so ``fast-agent.secrets.yaml``
+  is written next to it. The key lives there (``anthropic.api_key``, the run's key: it reaches
+  the stand-in as ``x-api-key``);
+* model endpoint: ``anthropic.base_url`` (a trailing ``/v1`` is cut and the Anthropic SDK's beta
+  client adds ``/v1/messages?beta=true``: ``llm/provider/anthropic/llm_anthropic.py``), model
   ``anthropic.claude-sonnet-4-0`` (the provider named, nothing guessed from the model's name);
-  Anthropic is fast-agent's default provider (``default_model: haiku``);
+  its prompt caching (``anthropic.cache_mode``, default ``auto``) is left as shipped, so the
+  model is handed what a user's would be, ``cache_control`` marks included;
 * MCP: ``mcp.servers.NAME`` with ``command``/``args`` or ``transport: http`` and ``url``, enabled
-  by ``--servers NAME``; tools reach the model as ``NAME-TOOL`` (``src/mcp_agent/mcp/common.py``:
-  ``SEP = "-"``, cut to 64 characters). Tools run without asking: this version has no tool
-  approval. It offers the model no tool to read a resource (resources are for the program,
-  ``agent.with_resource``), and drops a ``resource_link`` and ``structuredContent`` before the
-  model (``src/mcp_agent/llm/providers/multipart_converter_anthropic.py``);
-* headless: ``fast-agent go --config-path FILE --servers NAME --model MODEL --message PROMPT``, the
-  answer on stdout. The ``--quiet`` the commands README lists for ``go`` is refused by this
-  version ("No such option"); quiet is ``logger.progress_display``, ``show_chat`` and
-  ``show_tools`` false, and ``logger.type: file`` keeps the host's log in the run folder,
-  outside its HOME and working folder;
-* offline: this version has no update check and no usage telemetry; ``otel.enabled: false`` (its
-  default; on, it sends spans to ``otel.otlp_endpoint``) and ``OTEL_SDK_DISABLED=true`` (the
-  OpenTelemetry SDK's own switch:
-  https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/). The ``.env``
-  its settings read is looked for in the working folder, which is the run's. Measured: with them
-  the only connections are to the stand-in (and to the proxy, over HTTP).
+  by ``--servers NAME``; tools reach the model as ``NAME__TOOL`` (``src/fast_agent/mcp/common.py``:
+  ``SEP = "__"``, cut to 64 characters). Tools run without asking. It offers the model no tool to
+  read a resource, hands a ``resource_link`` as text (``[ResourceLink: NAME (TYPE)]`` and its
+  URI), and in place of a result's text hands its ``structuredContent``, serialised
+  (``canonicalize_tool_result_content_for_llm`` in ``src/fast_agent/mcp/helpers/content_helpers.py``);
+* a result's text past ``shell_execution.output_byte_limit`` bytes (default 16,000) reaches the
+  model as its first and last halves of that with a notice between
+  (``src/fast_agent/mcp/tool_result_truncation.py``, ``src/fast_agent/agents/mcp_agent.py``);
+* headless: ``fast-agent --no-update-check go --config-path FILE --no-home --servers NAME
+  --model MODEL --no-shell --message PROMPT --quiet``, the answer on stdout (``--quiet``: "print
+  only direct command output"); ``--no-home`` runs "without implicit fast-agent home side
+  effects" (its home is otherwise ``./.fast-agent`` in the working folder, ``home.py``);
+  ``logger.type: file`` keeps the host's log in the run folder, outside its HOME and working
+  folder, and ``session_history: false`` keeps it from saving the conversation; ``--no-shell``
+  keeps its own shell (the ``execute`` tool) and file tools away from the model "even when skills
+  or agent config request them";
+* offline: ``--no-update-check`` (a global option, before ``go``: "Skip startup network checks
+  (fast-agent/plugin updates, recommended plugins)", ``cli/update_check.py`` asks pypi.org);
+  ``otel.enabled: false`` (its default; on, it sends spans to ``otel.otlp_endpoint``) and
+  ``OTEL_SDK_DISABLED=true`` (the OpenTelemetry SDK's own switch:
+  https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/);
+  ``HF_HUB_OFFLINE=1`` for the Hugging Face lookups it can make (huggingface_hub's own switch:
+  https://huggingface.co/docs/huggingface_hub/package_reference/environment_variables).
+  Measured: with them the only connections are to the stand-in (and to the proxy, over HTTP).
 """
 
 from __future__ import annotations
@@ -49,19 +61,21 @@ class FastAgent(HostAdapter):
     binary = "fast-agent"
     npm_package = ""
     pypi_package = "fast-agent-mcp"
-    tested_version = "0.2.36"
+    tested_version = "0.10.48"
     api = "anthropic-messages"
-    sources = ("https://github.com/evalstate/fast-agent/blob/v0.2.36/README.md",
-               "https://github.com/evalstate/fast-agent/blob/v0.2.36/src/mcp_agent/cli/commands/README.md",
-               "https://github.com/evalstate/fast-agent/blob/v0.2.36/src/mcp_agent/config.py",
-               "https://github.com/evalstate/fast-agent/blob/v0.2.36/src/mcp_agent/mcp/common.py")
-    offline = "otel.enabled=false, OTEL_SDK_DISABLED=true, logger.type=file (no update check in this version)"
-    tool_scheme = "{server}-{tool}"
-    own_tools_off = "none to switch off: this version offers the model only its MCP servers' tools (measured)"
+    sources = ("https://pypi.org/project/fast-agent-mcp/0.10.48/ (sdist: src/fast_agent/config.py)",
+               "https://pypi.org/project/fast-agent-mcp/0.10.48/ (sdist: src/fast_agent/home.py)",
+               "https://pypi.org/project/fast-agent-mcp/0.10.48/ (sdist: src/fast_agent/cli/commands/go.py)",
+               "https://pypi.org/project/fast-agent-mcp/0.10.48/ (sdist: src/fast_agent/mcp/common.py)")
+    offline = "--no-update-check, --no-home, otel.enabled=false, OTEL_SDK_DISABLED=true, HF_HUB_OFFLINE=1, logger.type=file"
+    tool_scheme = "{server}__{tool}"
+    own_tools_off = "--no-shell (its shell, execute, and its file tools; measured: only the MCP servers' tools offered)"
+    large_result_setting = "shell_execution.output_byte_limit (fast-agent.yaml; default 16,000 bytes, head and tail kept)"
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
         env["OTEL_SDK_DISABLED"] = "true"
+        env["HF_HUB_OFFLINE"] = "1"
         if ctx.mcp_url:
             server = {"transport": "http", "url": ctx.mcp_url}
         else:
@@ -72,15 +86,16 @@ class FastAgent(HostAdapter):
             "default_model": MODEL,
             "anthropic": {"base_url": ctx.model_url},
             "otel": {"enabled": False},
+            "session_history": False,
             "logger": {"type": "file", "path": str(folder / "fastagent.jsonl"), "level": "warning",
                        "progress_display": False, "show_chat": False, "show_tools": False},
             "mcp": {"servers": {ctx.server_name: server}},
         }
         # JSON is YAML: no YAML writer is needed, and every string is quoted
-        config_path = folder / "fastagent.config.yaml"
+        config_path = folder / "fast-agent.yaml"
         config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
-        secrets_path = folder / "fastagent.secrets.yaml"
+        secrets_path = folder / "fast-agent.secrets.yaml"
         secrets_path.write_text(json.dumps({"anthropic": {"api_key": ctx.model_key}}), encoding="utf-8")
-        argv = [binary, "go", "--config-path", str(config_path), "--servers", ctx.server_name,
-                "--model", MODEL, "--message", ctx.prompt]
+        argv = [binary, "--no-update-check", "go", "--config-path", str(config_path), "--no-home",
+                "--servers", ctx.server_name, "--model", MODEL, "--no-shell", "--message", ctx.prompt, "--quiet"]
         return Launch(argv, env, ctx.work, [config_path, secrets_path])
