@@ -30,6 +30,7 @@ from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.adapters.claude_code import ClaudeCode
 from mcp_accept.hosts.adapters.codex import Codex
 from mcp_accept.hosts.adapters.continue_cli import ContinueCli
+from mcp_accept.hosts.adapters.copilot_cli import CopilotCli
 from mcp_accept.hosts.adapters.fast_agent import FastAgent
 from mcp_accept.hosts.adapters.gemini_cli import GeminiCli
 from mcp_accept.hosts.adapters.opencode import Opencode
@@ -77,6 +78,7 @@ HOSTS: tuple[Host, ...] = (
     _headless(ClaudeCode(), _claude_mcp_add),
     _headless(Codex()),
     _headless(ContinueCli()),
+    _headless(CopilotCli()),
     _headless(FastAgent()),
     _headless(GeminiCli()),
     _headless(Opencode()),
