@@ -35,6 +35,9 @@ NOTES = {
     "opencode": "MCP tools \"are automatically available\", nothing said of result forms: "
                 "`resource_link` items and `structuredContent` are dropped. The model catalog comes "
                 "from models.opencode.ai, not Models.dev as documented.",
+    "copilot-cli": "\"GitHub authentication is not required\" with a custom provider (`copilot help "
+                   "providers`); it asks for no sign-in, yet connects to api.github.com at start unless "
+                   "`COPILOT_OFFLINE=true`.",
     "continue": "\"ask\" tools are documented as left out headless; every MCP tool is offered and runs.",
     "fast-agent": "`go --quiet` is documented and refused; \"complete MCP feature support\", yet it "
                   "negotiates 2025-06-18 and drops `structuredContent` and `resource_link`.",
