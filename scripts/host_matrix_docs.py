@@ -35,6 +35,9 @@ NOTES = {
     "opencode": "MCP tools \"are automatically available\", nothing said of result forms: "
                 "`resource_link` items and `structuredContent` are dropped. The model catalog comes "
                 "from models.opencode.ai, not Models.dev as documented.",
+    "copilot-cli": "\"GitHub authentication is not required\" with a custom provider (`copilot help "
+                   "providers`); it asks for no sign-in, yet connects to api.github.com at start unless "
+                   "`COPILOT_OFFLINE=true`.",
     "continue": "\"ask\" tools are documented as left out headless; every MCP tool is offered and runs.",
     "fast-agent": "\"Complete, end-to-end tested MCP Feature support\", yet the model gets no way to read "
                   "a `resource_link` (only its name and URI as text), and a result past 16,000 bytes "

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import shutil
 import subprocess
 
 import pytest
@@ -23,12 +25,14 @@ def argv_of(host: str, text: str) -> list[str]:
     data = snippet_json(text)
     servers = data["servers"] if host == "vscode" else data["mcpServers"]
     entry = servers["mcp-accept-proxy"]
-    if host == "vscode":
+    if host in ("vscode", "copilot-cli"):
         assert entry["type"] == "stdio"
+    if host == "copilot-cli":
+        assert entry["tools"] == ["*"]
     return [entry["command"], *entry["args"]]
 
 
-@pytest.mark.parametrize("host", ["claude-code", "vscode", "claude-desktop", "cursor"])
+@pytest.mark.parametrize("host", ["claude-code", "copilot-cli", "vscode", "claude-desktop", "cursor"])
 def test_each_snippet_names_the_proxy(tmp_path, host):
     server = fixture_command("--protocol", "2025-11-25")
     done = run_cli("host", "config", host, "--server", server, "--out", str(tmp_path / "runs"))
@@ -39,9 +43,11 @@ def test_each_snippet_names_the_proxy(tmp_path, host):
     assert argv[argv.index("--out") + 1] == str((tmp_path / "runs").resolve())
     if host == "claude-desktop":
         assert "Application Support/Claude/claude_desktop_config.json" in done.stdout.splitlines()[0]
+    if host == "copilot-cli":
+        assert done.stdout.startswith("// ~/.copilot/mcp-config.json")
 
 
-@pytest.mark.parametrize("host", ["vscode", "claude-code"])
+@pytest.mark.parametrize("host", ["vscode", "claude-code", "copilot-cli"])
 def test_the_markers_snippet_starts_the_marker_fixture_through_the_proxy(tmp_path, host):
     done = run_cli("host", "config", host, "--markers", "--out", str(tmp_path / "runs"))
     assert done.returncode == 0, done.stderr
@@ -87,10 +93,32 @@ def test_the_commands_name_the_hosts_of_the_one_registry():
     from mcp_accept.cli import app
     from mcp_accept.hosts.registry import ADAPTERS, CONFIGURABLE, HOSTS
 
-    assert CONFIGURABLE == ("claude-code", "vscode", "claude-desktop", "cursor")
+    assert CONFIGURABLE == ("claude-code", "copilot-cli", "vscode", "claude-desktop", "cursor")
     assert all(adapter.name == name for name, adapter in ADAPTERS.items())
     assert {h.name for h in HOSTS} == set(CONFIGURABLE) | set(ADAPTERS)  # every host supports something
     group = get_command(app).commands["host"]
     for command, names in (("config", CONFIGURABLE), ("test", tuple(ADAPTERS))):
         [argument] = [p for p in group.commands[command].params if p.name == "host"]
         assert set(re.findall(r"[a-z][a-z-]*[a-z]", argument.help)) - {"or"} == set(names), command
+
+
+def test_copilot_cli_reads_its_snippet_as_a_server_of_its_own(tmp_path):
+    """The real Copilot CLI (tests/hosts) lists the snippet's server as the user's, unchanged:
+    its own `copilot mcp list --json`, offline, in a network namespace, in a private HOME."""
+    from hostkit import host_bin
+
+    binary = host_bin("copilot-cli")
+    if not shutil.which("unshare"):
+        pytest.skip("unshare is not installed: the host is run only without a network")
+    done = run_cli("host", "config", "copilot-cli", "--server", fixture_command(), "--out", str(tmp_path / "runs"))
+    home = tmp_path / "home"
+    (home / ".copilot").mkdir(parents=True)
+    (home / ".copilot" / "mcp-config.json").write_text(done.stdout.split("\n", 1)[1])
+    env = {"HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"), "PATH": os.environ["PATH"],
+           "COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false"}  # see adapters/copilot_cli.py
+    listed = subprocess.run(["unshare", "-rn", binary, "mcp", "list", "--json"], capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    entry = json.loads(listed.stdout)["mcpServers"]["mcp-accept-proxy"]
+    assert entry["source"] == "user" and entry["enabled"] is True
+    assert [entry["command"], *entry["args"]] == argv_of("copilot-cli", done.stdout)

@@ -26,6 +26,7 @@ SHELLS = {
     "qwen-code": ("run_shell_command", True),
     "opencode": ("bash", True),
     "continue": ("Bash", False),
+    "copilot-cli": ("bash", True),
     "fast-agent": ("execute", True),
 }
 

@@ -142,7 +142,7 @@ host_app = CommandGroup(help="Real hosts: host test, host matrix, host config. `
 
 @host_app.command("config")
 def host_config(
-    host: str = typer.Argument(..., metavar="HOST", help="claude-code, vscode, claude-desktop or cursor."),
+    host: str = typer.Argument(..., metavar="HOST", help="claude-code, copilot-cli, vscode, claude-desktop or cursor."),
     server: Optional[str] = server_option("The real server's command."),
     out: Path = out_option("Folder the proxy writes its run folders under (made absolute).", default=Path("mcp-accept-runs") / "proxy"),
     name: str = typer.Option("mcp-accept-proxy", "--name", help="Name the host shows for the server."),
@@ -159,7 +159,7 @@ def host_config(
 
 @host_app.command("test")
 def host_test(
-    host: str = typer.Argument(..., metavar="HOST", help="claude-code, codex, gemini-cli, qwen-code, opencode, continue or fast-agent."),
+    host: str = typer.Argument(..., metavar="HOST", help="claude-code, codex, continue, copilot-cli, fast-agent, gemini-cli, opencode or qwen-code."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),
     url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint; the host reaches it through the recording proxy."),
     profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form (default: the fixture's)."),

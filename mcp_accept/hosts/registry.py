@@ -15,6 +15,11 @@ Each snippet is in the host's own format, as its documentation gives it:
 * Claude Desktop: ``claude_desktop_config.json``, ``{"mcpServers": {NAME: {"command", "args"}}}``,
   at ``~/Library/Application Support/Claude/`` (macOS) or ``%APPDATA%\\Claude\\`` (Windows)
   (https://modelcontextprotocol.io/quickstart/user, "Add the Filesystem MCP Server").
+* GitHub Copilot CLI: ``~/.copilot/mcp-config.json`` (``$COPILOT_HOME/mcp-config.json`` where that
+  is set), ``{"mcpServers": {NAME: {"type": "stdio", "command": ..., "args": [...], "tools": ["*"]}}}``;
+  ``tools`` lists the server's tools Copilot may use, ``["*"]`` all of them
+  (https://docs.github.com/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers, "Editing
+  the configuration file"; ``copilot mcp --help``, ``copilot help environment`` for ``COPILOT_HOME``).
 * Cursor: ``.cursor/mcp.json`` (project) or ``~/.cursor/mcp.json`` (global), ``{"mcpServers":
   {NAME: {"command", "args", "env"}}}`` (https://cursor.com/docs/mcp, "Configuration").
 """
@@ -30,6 +35,7 @@ from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.adapters.claude_code import ClaudeCode
 from mcp_accept.hosts.adapters.codex import Codex
 from mcp_accept.hosts.adapters.continue_cli import ContinueCli
+from mcp_accept.hosts.adapters.copilot_cli import CopilotCli
 from mcp_accept.hosts.adapters.fast_agent import FastAgent
 from mcp_accept.hosts.adapters.gemini_cli import GeminiCli
 from mcp_accept.hosts.adapters.opencode import Opencode
@@ -61,6 +67,11 @@ def _mcp_servers(where: str) -> Snippet:
     return snippet
 
 
+def _copilot_mcp_config(name: str, argv: list[str]) -> str:
+    body = {"mcpServers": {name: {"type": "stdio", "command": argv[0], "args": argv[1:], "tools": ["*"]}}}
+    return "// ~/.copilot/mcp-config.json (or $COPILOT_HOME/mcp-config.json)\n" + json.dumps(body, indent=2) + "\n"
+
+
 @dataclass(frozen=True)
 class Host:
     name: str
@@ -77,6 +88,7 @@ HOSTS: tuple[Host, ...] = (
     _headless(ClaudeCode(), _claude_mcp_add),
     _headless(Codex()),
     _headless(ContinueCli()),
+    _headless(CopilotCli(), _copilot_mcp_config),
     _headless(FastAgent()),
     _headless(GeminiCli()),
     _headless(Opencode()),
