@@ -23,7 +23,7 @@ import pytest
 from hostkit import ROOT, assert_offline, call_id_of, facts_of, model_requests, observed, processes_mentioning, rows_of
 
 from mcp_accept.hosts.adapters.base import HostContext
-from mcp_accept.hosts.adapters.own_client import OwnClient
+from mcp_accept.hosts.own_client import OwnClient
 
 PYTHON_AGENT = "docs/examples/own_client_agent.py"
 JS_AGENT = "tests/hosts/clients/own_client_agent.mjs"

@@ -159,7 +159,7 @@ def host_config(
 
 @host_app.command("test")
 def host_test(
-    host: Optional[str] = typer.Argument(None, metavar="[HOST]", help="claude-code, codex, gemini-cli, qwen-code, opencode, continue or fast-agent; none with --client."),
+    host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, codex, gemini-cli, qwen-code, opencode, continue or fast-agent; none with --client."),
     client: Optional[str] = typer.Option(None, "--client", help="Your own program as the host (its words split like a shell would, no shell); it finds the model and the MCP server in its environment (docs/hosts.md, \"Your own client\"). Needs --api."),
     api: Optional[str] = typer.Option(None, "--api", help="With --client: the model API the program speaks, anthropic, openai-chat, openai-responses or gemini; a request of another is refused and the run says so."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),
@@ -211,7 +211,7 @@ def host_test(
 def own_client_options(host: Optional[str], client: Optional[str], api: Optional[str],
                        host_bin: Optional[str]) -> str:
     """The host's name for a run: HOST, or ``client`` for --client, which needs --api."""
-    from mcp_accept.hosts.adapters.own_client import NAME, client_words
+    from mcp_accept.hosts.own_client import NAME, client_words
     from mcp_accept.model.server import API_NAMES
 
     if client is None:

@@ -126,7 +126,7 @@ def adapter_of(opts: HostTestOptions, cwd: str) -> HostAdapter:
     whose words naming a file in ``cwd`` (where ``host test`` was run) are made absolute."""
     if opts.client is None:
         return adapter_for(opts.host)
-    from mcp_accept.hosts.adapters.own_client import OwnClient
+    from mcp_accept.hosts.own_client import OwnClient
 
     return OwnClient(opts.client, opts.api or "", cwd)
 

@@ -323,7 +323,8 @@ def host_conditions(folder: Path, adapter: HostAdapter, job: HostJob, facts: dic
     client = (facts.get("client_info") or {}).get("value") or {}
     conditions = {
         "host_product": adapter.product,
-        "host_version": job.version or "unknown",
+        # a program of the user's is not asked for a version: it has none mcp-accept knows of
+        "host_version": job.version or ("n/a" if job.options.client else "unknown"),
         "client_sdk_and_version": f"{client.get('name')} {client.get('version')}".strip() if client else None,
         "transport": (facts.get("transport") or {}).get("value") or "stdio",
         "protocol_version_on_wire": (facts.get("protocol_version_on_wire") or {}).get("value"),
