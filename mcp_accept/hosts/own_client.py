@@ -88,28 +88,36 @@ class OwnClient(HostAdapter):
         return str(Path(found).absolute()) if found else None
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
-        env = ctx.base_env()
-        folder = ctx.folder / "host-config"
-        folder.mkdir(parents=True, exist_ok=True)
-        if ctx.mcp_url:
-            server = {"type": "http", "url": ctx.mcp_url}
-            env["MCP_ACCEPT_SERVER_URL"] = ctx.mcp_url
-        else:
-            server = {"command": ctx.mcp_command[0], "args": ctx.mcp_command[1:]}
-            env["MCP_ACCEPT_SERVER_COMMAND"] = json.dumps(ctx.mcp_command)
-        config = folder / "mcp.json"
-        config.write_text(json.dumps({"mcpServers": {ctx.server_name: server}}, indent=2), encoding="utf-8")
-        env.update({
-            "MCP_ACCEPT_API": self.api_name,
-            "MCP_ACCEPT_MODEL_URL": ctx.model_url,
-            "OPENAI_BASE_URL": ctx.model_url + "/v1",
-            "ANTHROPIC_BASE_URL": ctx.model_url,
-            "GOOGLE_GEMINI_BASE_URL": ctx.model_url,
-            "MCP_ACCEPT_MODEL": MODEL,
-            "MCP_ACCEPT_SERVER_NAME": ctx.server_name,
-            "MCP_ACCEPT_MCP_CONFIG": str(config),
-            "MCP_ACCEPT_PROMPT": ctx.prompt,
-        })
-        for key in ("MCP_ACCEPT_MODEL_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
-            env[key] = ctx.model_key
+        env, config = contract_env(ctx, self.api_name)
         return Launch([binary, *self.words[1:]], env, ctx.work, [config])
+
+
+def contract_env(ctx: HostContext, api_name: str) -> tuple[dict[str, str], Path]:
+    """The environment of the contract above for one run (a fresh one: the run's private HOME,
+    none of the user's variables but PATH), and the ``mcp.json`` it names, written under the
+    run's ``host-config/``."""
+    env = ctx.base_env()
+    folder = ctx.folder / "host-config"
+    folder.mkdir(parents=True, exist_ok=True)
+    if ctx.mcp_url:
+        server = {"type": "http", "url": ctx.mcp_url}
+        env["MCP_ACCEPT_SERVER_URL"] = ctx.mcp_url
+    else:
+        server = {"command": ctx.mcp_command[0], "args": ctx.mcp_command[1:]}
+        env["MCP_ACCEPT_SERVER_COMMAND"] = json.dumps(ctx.mcp_command)
+    config = folder / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {ctx.server_name: server}}, indent=2), encoding="utf-8")
+    env.update({
+        "MCP_ACCEPT_API": api_name,
+        "MCP_ACCEPT_MODEL_URL": ctx.model_url,
+        "OPENAI_BASE_URL": ctx.model_url + "/v1",
+        "ANTHROPIC_BASE_URL": ctx.model_url,
+        "GOOGLE_GEMINI_BASE_URL": ctx.model_url,
+        "MCP_ACCEPT_MODEL": MODEL,
+        "MCP_ACCEPT_SERVER_NAME": ctx.server_name,
+        "MCP_ACCEPT_MCP_CONFIG": str(config),
+        "MCP_ACCEPT_PROMPT": ctx.prompt,
+    })
+    for key in ("MCP_ACCEPT_MODEL_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        env[key] = ctx.model_key
+    return env, config
