@@ -295,4 +295,4 @@ def test_no_usage_line_shows_braces():
     usage_of = lambda *path: next(line for line in runner.invoke(app, [*path, "--help"]).output.splitlines()
                                   if "Usage:" in line)
     assert usage_of("report").endswith("RUN_DIR...")
-    assert usage_of("host", "test").endswith("HOST") and usage_of("observe").endswith("RUN_DIR [ROW]")
+    assert usage_of("host", "test").endswith("[HOST]") and usage_of("observe").endswith("RUN_DIR [ROW]")

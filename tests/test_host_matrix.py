@@ -46,13 +46,19 @@ MEASURED = {
                     [8192, 32768]),
     "continue": ("2025-11-25", "{tool}", "text twin", None, "FAIL", "FAIL", [262144, 1048576]),
     "fast-agent": ("2026-07-28", "mcpaccept__{tool}", "structuredContent", None, "FAIL", "FAIL", [8192, 32768]),
+    "openai-agents": ("2026-07-28", "{tool}", "text twin", None, "FAIL", "PASS", None),
 }
 # .ci/run installs every host and says so: then a missing one is a failure, not a smaller table
 ALL_REQUIRED = os.environ.get("MCP_ACCEPT_ALL_HOSTS") == "1"
 
 
+# Frameworks run by a driver: installed where the interpreter running mcp-accept has them.
+DRIVEN = ("openai-agents",)
+
+
 def installed() -> list[str]:
-    return [name for name, adapter in ADAPTERS.items() if any((b / adapter.binary).exists() for b in BINS)]
+    return [name for name, adapter in ADAPTERS.items() if any((b / adapter.binary).exists() for b in BINS)
+            or name in DRIVEN and adapter.find(None)]
 
 
 def test_every_host_has_its_measured_facts():

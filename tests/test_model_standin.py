@@ -296,3 +296,56 @@ def test_a_host_that_compacts_its_conversation_is_not_called_round_in_circles(tm
         assert ask(conversation(0)) == "done"  # the conversation after its summary
         assert ask(conversation(2)) == "done"  # a step is called at most twice
         assert ask(conversation(3)) == "done"
+
+
+@pytest.mark.parametrize("standin", ["{tool}"], indirect=True)
+@pytest.mark.parametrize("path, body, said", [
+    ("/v1/chat/completions", {"tool_choice": "none", "messages": [],
+                              "tools": [{"type": "function", "function": {"name": "search_text"}}]}, "none"),
+    ("/v1/responses", {"tool_choice": "none", "input": [], "tools": [{"type": "function", "name": "search_text"}]},
+     "none"),
+    ("/v1/messages", {"tool_choice": {"type": "none"}, "messages": [], "tools": [{"name": "search_text"}]}, "none"),
+    ("/v1beta/models/m:generateContent", {"toolConfig": {"functionCallingConfig": {"mode": "NONE"}}, "contents": [],
+                                          "tools": [{"functionDeclarations": [{"name": "search_text"}]}]}, "none"),
+    ("/v1/chat/completions", {"tool_choice": "required", "parallel_tool_calls": True, "messages": [],
+                              "tools": [{"type": "function", "function": {"name": "search_text"}}]}, "required"),
+    ("/v1/messages", {"tool_choice": {"type": "tool", "name": "search_text"}, "messages": [],
+                      "tools": [{"name": "search_text"}]}, "tool:search_text"),
+])
+def test_tool_choice_none_is_answered_with_text_and_every_choice_recorded(standin, tmp_path, path, body, said):
+    answer = httpx.post(standin.url + path, json={"model": "m", **body})
+    assert answer.status_code == 200
+    out = [json.loads(line) for line in (tmp_path / "model.jsonl").read_text().splitlines()][-1]
+    assert out["http"]["tool_choice"] == said
+    action = out["http"]["action"]
+    if said == "none":  # the request forbids a call: the final text, and the script waits
+        assert action == {"say": "done"} and standin.script.issued == []
+    else:  # one call a turn, whatever the request allows (a parallel call is never needed)
+        assert action["call"] == "search_text"
+        calls = answer.json()["choices"][0]["message"]["tool_calls"] if "chat" in path else \
+            [b for b in answer.json()["content"] if b["type"] == "tool_use"]
+        assert len(calls) == 1
+
+
+def test_a_stand_in_for_one_api_refuses_the_others_and_records_why(tmp_path):
+    from mcp_accept.model.server import API_NAMES
+
+    with StandIn(script("{tool}"), tmp_path / "model.jsonl", api=API_NAMES["openai-chat"]) as model:
+        tools = [{"type": "function", "function": {"name": "search_text"}}]
+        other = httpx.post(model.url + "/v1/messages", json={"model": "m", "messages": [], "tools": [{"name": "x"}]})
+        unknown = httpx.post(model.url + "/v2/complete", json={"prompt": "hi"})
+        not_json = httpx.post(model.url + "/v1/chat/completions", content=b"{not json")
+        right = httpx.post(model.url + "/v1/chat/completions", json={"model": "m", "messages": [], "tools": tools})
+    assert (other.status_code, unknown.status_code, not_json.status_code, right.status_code) == (404, 404, 400, 200)
+    assert "answers the openai-chat API only" in other.json()["error"]["message"]
+    outs = [json.loads(line)["http"] for line in (tmp_path / "model.jsonl").read_text().splitlines()
+            if json.loads(line)["dir"] == "out"]
+    assert outs[0]["wrong-api"] == {"called": "anthropic-messages", "answered": "openai-chat"}
+    assert [o["status"] for o in outs] == [404, 404, 400, 200] and outs[3]["action"]["call"] == "search_text"
+    # every request is a line of the record, the refused ones too
+    from mcp_accept.hosts.model_view import read_view
+    from mcp_accept.evidence.wirelog import read_entries
+
+    view = read_view(read_entries(tmp_path / "model.jsonl"))
+    assert [w["called"] for w in view.wrong_api] == ["anthropic-messages"]
+    assert [(u["path"], u["status"]) for u in view.unanswered] == [("/v2/complete", 404), ("/v1/chat/completions", 400)]

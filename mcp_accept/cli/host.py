@@ -159,7 +159,9 @@ def host_config(
 
 @host_app.command("test")
 def host_test(
-    host: str = typer.Argument(..., metavar="HOST", help="claude-code, codex, continue, copilot-cli, fast-agent, gemini-cli, opencode or qwen-code."),
+    host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, codex, continue, copilot-cli, fast-agent, gemini-cli, opencode, qwen-code or openai-agents."),
+    client: Optional[str] = typer.Option(None, "--client", help="Your own program as the host, instead of HOST (its words split like a shell would, no shell); it finds the model and the MCP server in its environment (docs/hosts.md, \"Your own client\"). Needs --api."),
+    api: Optional[str] = typer.Option(None, "--api", help="With --client: the model API the program speaks, anthropic, openai-chat, openai-responses or gemini; a request of another is refused and the run says so."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),
     url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint; the host reaches it through the recording proxy."),
     profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form (default: the fixture's)."),
@@ -181,7 +183,8 @@ def host_test(
     try:
         if transport not in ("stdio", "http"):
             raise InputError(f"must be stdio or http (found {transport!r})", field="--transport")
-        outcome = run_host_test(HostTestOptions(host=host, server=server, url=url,
+        host = own_client_options(host, client, api, host_bin)
+        outcome = run_host_test(HostTestOptions(host=host, client=client, api=api, server=server, url=url,
                                                 profile=str(profile) if profile else None, host_bin=host_bin,
                                                 out=str(out) if out else None, transport=transport,
                                                 timeout=timeout, proxy=not no_proxy, replace=replace,
@@ -203,6 +206,30 @@ def host_test(
         typer.echo(f"mcp-accept: the host run measured nothing: {outcome.not_measured} "
                    f"(evidence: {outcome.folder})", err=True)
     raise typer.Exit(int(outcome.status))
+
+
+def own_client_options(host: Optional[str], client: Optional[str], api: Optional[str],
+                       host_bin: Optional[str]) -> str:
+    """The host's name for a run: HOST, or ``client`` for --client, which needs --api."""
+    from mcp_accept.hosts.own_client import NAME, client_words
+    from mcp_accept.model.server import API_NAMES
+
+    if client is None:
+        if api is not None:
+            raise InputError("--api is for --client (a known host speaks its own API)", field="--api")
+        if host is None:
+            raise InputError("give HOST (a known host) or --client CMD --api API (your own program)", field="HOST")
+        return host
+    if host is not None:
+        raise InputError(f"give HOST or --client, not both (found {host!r} and --client)", field="HOST")
+    if host_bin is not None:
+        raise InputError("--host-bin is for HOST: --client names the program itself", field="--host-bin")
+    if api is None:
+        raise InputError(f"--client needs --api: one of {', '.join(API_NAMES)}", field="--api")
+    if api not in API_NAMES:
+        raise InputError(f"must be one of {', '.join(API_NAMES)} (found {api!r})", field="--api")
+    client_words(client, ".")  # a command that cannot be split is said before anything starts
+    return NAME
 
 
 @host_app.command("matrix")

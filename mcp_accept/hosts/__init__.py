@@ -4,7 +4,9 @@ proxy between a real host and a real server (:mod:`.proxy`), the snippets that m
 launch it (:mod:`.config`), rows filled by a person or from a host's debug transcript
 (:mod:`.observe`, :mod:`.transcripts`, searched in bounded memory by :mod:`.streamed`).
 ``host test`` (:mod:`.harness`) runs a real host headless against the stand-in model
-(:mod:`mcp_accept.model`), one adapter per host (:mod:`.adapters`), kept on loopback and in a
+(:mod:`mcp_accept.model`), one adapter per host (:mod:`.adapters`; a framework's through a driver program of
+:mod:`.drivers`), or the user's own program
+(``--client``, :mod:`.own_client`), kept on loopback and in a
 PID namespace by :mod:`.netguard`, its options and the job it hands the re-executed harness in
 :mod:`.job`, stopped by a signal where it waits (:mod:`.stop_signals`); :mod:`.model_view` judges H01-H03 from what the model was handed, and
 :mod:`.cost` counts what each form cost it (characters, tokens, turns);

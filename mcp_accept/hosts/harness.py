@@ -121,6 +121,16 @@ def adapter_for(name: str) -> HostAdapter:
         raise InputError(f"must be one of {', '.join(ADAPTERS)} (found {name!r})", field="HOST") from None
 
 
+def adapter_of(opts: HostTestOptions, cwd: str) -> HostAdapter:
+    """The host a run drives: a known host by name, or the user's own program (``--client``),
+    whose words naming a file in ``cwd`` (where ``host test`` was run) are made absolute."""
+    if opts.client is None:
+        return adapter_for(opts.host)
+    from mcp_accept.hosts.own_client import OwnClient
+
+    return OwnClient(opts.client, opts.api or "", cwd)
+
+
 def host_version(adapter: HostAdapter, binary: str, folder: Path, prefix: list[str]) -> str | None:
     """What the host says its version is; ``HostInterrupted`` if a stop signal comes meanwhile
     (the check is stopped first: in a session of its own, a terminal's Ctrl-C is ours to pass on)."""
@@ -160,13 +170,13 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
 
 
 def _host_test(opts: HostTestOptions) -> HostOutcome:
-    adapter = adapter_for(opts.host)
+    adapter = adapter_of(opts, os.getcwd())
     if opts.profile:
         from mcp_accept.inputs.profile import load_profile
 
         load_profile(opts.profile)  # bad input is said before anything starts
     binary = adapter.find(opts.host_bin)
-    if binary is None:
+    if binary is None and opts.client is None:
         where = f"at {opts.host_bin}" if opts.host_bin else f"on PATH ({adapter.binary})"
         how = (f"pip install {adapter.pypi_package}=={adapter.tested_version}" if adapter.pypi_package
                else f"npm install -g {adapter.npm_package}@{adapter.tested_version}")
@@ -182,8 +192,10 @@ def _host_test(opts: HostTestOptions) -> HostOutcome:
             stop_signals.check()
             prefix = netguard.unshare_argv() if opts.netns else None
             stop_signals.check()  # a Ctrl-C also ends the namespace probe: its answer is not taken
-            version = host_version(adapter, binary, folder, prefix or [])
-            job = HostJob(options=opts, cwd=os.getcwd(), binary=os.path.abspath(binary), version=version,
+            # a program of the user's has no version to ask for; one not found is said in its folder
+            version = host_version(adapter, binary, folder, prefix or []) if opts.client is None else None
+            job = HostJob(options=opts, cwd=os.getcwd(), binary=os.path.abspath(binary) if binary else "",
+                          version=version,
                           guard=netguard.NETNS if prefix else netguard.SETTINGS_ONLY)
             job.write(folder / "job.json")
             stop_signals.check()
@@ -455,7 +467,7 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
     marked interrupted)."""
     from mcp_accept.inputs.profile import load_profile
     opts = job.options
-    adapter = adapter_for(opts.host)
+    adapter = adapter_of(opts, job.cwd)
     if job.guard == netguard.NETNS:
         netguard.loopback_up()
     profile = load_profile(opts.profile)
@@ -465,7 +477,9 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
     server_proc = proxy_proc = watch = None
     budget = ByteBudget(opts.max_run_bytes)  # every byte the run writes, until the host has ended
     key = new_model_key()
-    stand_in = StandIn(script, folder / "model.jsonl", redactor, key=key, budget=budget).start()
+    # the user's own program answered in the API it was said to speak only: another is refused
+    stand_in = StandIn(script, folder / "model.jsonl", redactor, key=key, budget=budget,
+                       api=adapter.api if opts.client else None).start()
     ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME, model_key=key)
     logs = []
     host = None
@@ -515,15 +529,16 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
         logs += [out, err]
         stop_signals.check()
         started = time.monotonic()
-        host = subprocess.Popen([*(prefix or []), *launch.argv], env=launch.env, cwd=launch.cwd,
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+        if job.binary:
+            host = subprocess.Popen([*(prefix or []), *launch.argv], env=launch.env, cwd=launch.cwd,
+                                    stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
         # what the host, its proxies and servers write into the folder counts too: past the
         # budget the host (its process group) is stopped
         # the lock file is the run's, not evidence: it is gone when the run ends
         watch = FolderWatch(folder, budget, {stand_in.log.path, folder / FolderLock.NAME},
                             on_reached=lambda: _stop(host))
         try:
-            code = stop_signals.wait(host, opts.timeout)
+            code = stop_signals.wait(host, opts.timeout) if host is not None else None
         except subprocess.TimeoutExpired:
             timed_out, code = True, None
             _stop(host)

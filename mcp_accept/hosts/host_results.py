@@ -210,6 +210,9 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
     offered = any(any(naming.find(offers, ref.name)) for ref in profile.tools.values())
     why_not = not_measured(view, attempts, host_exit, timed_out, job.options.timeout,
                            _last_line(folder / "host-stderr.txt"), adapter.product, offered, bound=stopped)
+    if why_not and job.options.client is not None:
+        why_not = client_not_measured(job, adapter, view, host_exit,
+                                      _last_line(folder / "host-stderr.txt")) or why_not
     host_facts["run_bytes"] = bound
     host_facts["outcome"] = {"not_measured": why_not, "interrupted": interrupted, "bound": stopped,
                              "forged_requests": len(view.forged)}
@@ -320,7 +323,8 @@ def host_conditions(folder: Path, adapter: HostAdapter, job: HostJob, facts: dic
     client = (facts.get("client_info") or {}).get("value") or {}
     conditions = {
         "host_product": adapter.product,
-        "host_version": job.version or "unknown",
+        # a program of the user's is not asked for a version: it has none mcp-accept knows of
+        "host_version": job.version or ("n/a" if job.options.client else "unknown"),
         "client_sdk_and_version": f"{client.get('name')} {client.get('version')}".strip() if client else None,
         "transport": (facts.get("transport") or {}).get("value") or "stdio",
         "protocol_version_on_wire": (facts.get("protocol_version_on_wire") or {}).get("value"),
@@ -351,6 +355,30 @@ def _last_line(path: Path, limit: int = 8192) -> str | None:
     from mcp_accept.untrusted import console_text
 
     return console_text(said[-1])[:300]
+
+
+def client_not_measured(job: HostJob, adapter: HostAdapter, view: model_view.ModelView, host_exit,
+                        stderr_line: str | None) -> str | None:
+    """Why a run of the user's own program (``--client``) measured nothing, where it is the
+    program's doing: it was not found, called another model API than ``--api`` named, called the
+    stand-in where no model API is, or never called it."""
+    if not job.binary:
+        first = (getattr(adapter, "words", None) or [job.options.client])[0]
+        return f"the --client command {first!r} was not found (on PATH, or as an executable file): nothing was run"
+    if view.wrong_api:
+        first = view.wrong_api[0]
+        return (f"{adapter.product} called the {first.get('called')} API ({first.get('path')}), not the "
+                f"{job.options.api} API that --api named: the stand-in answers that one only")
+    if view.unanswered and not view.steps:
+        first = view.unanswered[0]
+        return (f"{adapter.product} called the stand-in model where no model API is ({first.get('path')}, "
+                f"answered {first.get('status')})")
+    if view.requests == 0:
+        said = f" (its last words: {stderr_line!r})" if stderr_line else ""
+        return (f"{adapter.product} never called the model: it exited with status {host_exit} before any "
+                "request reached the stand-in, whose URL is in MCP_ACCEPT_MODEL_URL and the SDKs' own "
+                f"variables (docs/hosts.md){said}")
+    return None
 
 
 def not_measured(view: model_view.ModelView, attempts: list[dict], host_exit, timed_out: bool, timeout,

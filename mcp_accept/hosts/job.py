@@ -52,6 +52,8 @@ class HostTestOptions:
     proxy: bool = True  # False: the host reaches the server directly (to measure the proxy's cost)
     replace: bool = False  # --out names an earlier run's folder: empty it first instead of refusing
     max_run_bytes: int = RUN_BYTES  # past it the host is stopped and nothing more is written
+    client: str | None = None  # --client: the user's own program is the host (``host`` is then "client")
+    api: str | None = None  # --api: the model API that program speaks, by its name in API_NAMES
 
     @property
     def over_http(self) -> bool:

@@ -23,7 +23,7 @@ from typing import Any, Iterable
 
 from mcp_accept.hosts.cost import cost
 from mcp_accept.model.script import Exchange, Turn
-from mcp_accept.model.server import FORGED, bare_path, dialect_named
+from mcp_accept.model.server import FORGED, WRONG_API, bare_path, dialect_named
 
 PASS, FAIL, UNOBTAINABLE = "PASS", "FAIL", "UNOBTAINABLE"
 QUOTE_LIMIT = 2000  # characters of a result block quoted in a reason's evidence
@@ -61,6 +61,10 @@ class ModelView:
     models: list[str] = field(default_factory=list)  # the model names the host asked for, in order
     last_request: str = ""  # the last main request as text: media a host attaches beside a result
     asked_at: dict[str, str] = field(default_factory=dict)  # step -> when the stand-in first asked for it
+    # requests of another API than the one the run answers (``host test --client --api``): refused
+    wrong_api: list[dict] = field(default_factory=list)
+    # requests no model API is at, or whose body is no JSON object: answered with an error
+    unanswered: list[dict] = field(default_factory=list)
 
 
 def _model_asked(message: Any, path: str) -> str | None:
@@ -97,6 +101,11 @@ def read_view(entries: Iterable[dict]) -> ModelView:
                 last_turn, last_seq = turn, entry["seq"]
                 view.last_request = json.dumps(entry["message"], ensure_ascii=False)
         elif entry.get("dir") == "out":
+            if isinstance(http.get(WRONG_API), dict):
+                view.wrong_api.append({"seq": entry.get("seq"), "path": http.get("path"), **http[WRONG_API]})
+                continue
+            if not http.get("api") and isinstance(http.get("status"), int) and http["status"] >= 400:
+                view.unanswered.append({"seq": entry.get("seq"), "path": http.get("path"), "status": http["status"]})
             view.api = view.api or http.get("api")
             action = http.get("action") or {}
             if http.get("side"):

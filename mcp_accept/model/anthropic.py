@@ -16,7 +16,8 @@ import json
 from typing import Any
 
 from mcp_accept.model.answer import Answer
-from mcp_accept.model.script import CallTool, Say, ToolOffer, Turn, items, reply_text, text_or_none
+from mcp_accept.model.script import (CallTool, Say, ToolOffer, Turn, fields, items, reply_text, text_or_none,
+                                     tool_choice)
 
 API = "anthropic-messages"
 
@@ -28,6 +29,8 @@ def handles(bare: str) -> bool:
 
 def parse(path: str, body: dict) -> Turn:
     turn = Turn(api=API, model=text_or_none(body.get("model")), stream=bool(body.get("stream")))
+    choice = fields(body.get("tool_choice"))  # {"type": "auto"|"any"|"tool"|"none", "name"}
+    turn.tool_choice = tool_choice(choice.get("type"), choice.get("name"))
     if path.endswith("/count_tokens"):
         turn.side = "count_tokens"
         return turn

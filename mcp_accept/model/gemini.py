@@ -16,7 +16,8 @@ import re
 from typing import Any
 
 from mcp_accept.model.answer import Answer
-from mcp_accept.model.script import CallTool, Exchange, Say, ToolOffer, Turn, fields, items, reply_text
+from mcp_accept.model.script import (CallTool, Exchange, Say, ToolOffer, Turn, fields, items, reply_text,
+                                     tool_choice)
 
 API = "gemini"
 _METHOD = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>[A-Za-z]+)$")
@@ -34,6 +35,9 @@ def parse(path: str, body: dict) -> Turn:
     if method == "countTokens":
         turn.side = "count_tokens"
         return turn
+    config = fields(fields(body.get("toolConfig")).get("functionCallingConfig"))
+    allowed = items(config.get("allowedFunctionNames"))
+    turn.tool_choice = tool_choice(config.get("mode"), allowed[0] if len(allowed) == 1 else None)
     for tool in items(body.get("tools")):
         for decl in items(fields(tool).get("functionDeclarations")):
             if isinstance(decl, dict) and isinstance(decl.get("name"), str):

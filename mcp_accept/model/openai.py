@@ -18,7 +18,8 @@ import json
 from typing import Any
 
 from mcp_accept.model.answer import Answer
-from mcp_accept.model.script import CallTool, Say, ToolOffer, Turn, fields, items, reply_text, text_or_none
+from mcp_accept.model.script import (CallTool, Say, ToolOffer, Turn, fields, items, reply_text, text_or_none,
+                                     tool_choice)
 
 RESPONSES = "openai-responses"
 CHAT = "openai-chat"
@@ -52,6 +53,14 @@ def _arguments(raw: Any) -> Any:
 def parse(path: str, body: dict) -> Turn:
     api = api_of(path)
     turn = Turn(api=api, model=text_or_none(body.get("model")), stream=bool(body.get("stream")))
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict):
+        # Chat Completions names the tool in {"type": "function", "function": {"name"}}, Responses
+        # in {"type": "function", "name"}
+        turn.tool_choice = tool_choice(choice.get("type"), fields(choice.get("function")).get("name")
+                                       or choice.get("name"))
+    else:
+        turn.tool_choice = tool_choice(choice)
     if api == CHAT:
         _parse_chat(body, turn)
     else:

@@ -74,6 +74,9 @@ class Turn:
     calls: list[Exchange] = field(default_factory=list)
     side: str | None = None  # why this is no turn of the conversation (token count, a classifier)
     schema: Any = None  # the JSON Schema a side call asks its answer to follow
+    # what the request lets the model do with its tools: "auto", "none" (it must not call one),
+    # "required" (it must call one), or "tool:NAME" (it must call that one)
+    tool_choice: str = "auto"
 
     def called(self, call_id: str, name: str, arguments: Any) -> None:
         """The conversation holds the model's call ``call_id`` of tool ``name``."""
@@ -85,6 +88,20 @@ class Turn:
         exchange = next((e for e in reversed(self.calls) if e.call_id == call_id), None)
         if exchange is not None:
             exchange.result, exchange.answered = result, True
+
+
+def tool_choice(mode: Any, name: Any = None) -> str:
+    """A request's tool choice in the script's words, from an API's mode (OpenAI's and
+    Anthropic's ``none``/``auto``/``required``/``any``/``tool``/``function``, Gemini's
+    ``NONE``/``AUTO``/``ANY``/``VALIDATED``) and the tool it names, if any."""
+    mode = str(mode).lower() if isinstance(mode, str) else ""
+    if mode == "none":
+        return "none"
+    if isinstance(name, str) and name:
+        return f"tool:{name}"
+    if mode in ("required", "any"):
+        return "required"
+    return "auto"
 
 
 @dataclass

@@ -38,6 +38,11 @@ from mcp_accept.model.script import CallTool, Say, Script
 # One module per model API (its `handles`, `parse` and `respond`), in the order a request's path
 # is offered to them.
 DIALECTS: tuple[ModuleType, ...] = (anthropic, openai, gemini)
+# The APIs by the names a user gives them (``host test --api``), each the ``Turn.api`` its
+# dialect reads a request as.
+API_NAMES = {"anthropic": anthropic.API, "openai-chat": openai.CHAT, "openai-responses": openai.RESPONSES,
+             "gemini": gemini.API}
+WRONG_API = "wrong-api"
 MAX_BODY = 64 * 1024 * 1024  # a host's request larger than this is refused, not read whole
 IN_FLIGHT = 2 * MAX_BODY  # bytes of request bodies held at once, all requests together
 READ_TIMEOUT = 30.0  # seconds a request's head may take, and its body between two bytes
@@ -101,8 +106,11 @@ class StandIn:
 
     def __init__(self, script: Script, log_path: Path, redactor: Redactor | None = None, *,
                  budget: ByteBudget | None = None, read_timeout: float = READ_TIMEOUT,
-                 in_flight: int = IN_FLIGHT, key: str | None = None):
+                 in_flight: int = IN_FLIGHT, key: str | None = None, api: str | None = None):
         self.script = script
+        # the one API answered (a ``Turn.api``), None: any; a request of another is refused
+        # and recorded, so that a client that speaks another API than it was said to is told
+        self.api = api
         self.key = key  # None: every request is taken for the host's (the dialect tests)
         self.forged = 0
         self._refusals_logged: set[str] = set()
@@ -141,10 +149,25 @@ class StandIn:
             self.log.record("out", message=answer.json, http={"status": answer.status, "path": path})
             return answer
         turn = dialect.parse(bare, body)
-        action = None if turn.side else self.script.next_action(turn)
+        if self.api and turn.api != self.api:
+            answer = Answer(json={"error": {"type": "not_found", "message": (
+                f"mcp-accept stand-in: this run's model answers the {self.api} API only; this request "
+                f"is {turn.api}")}}, status=404)
+            self.log.record("out", message=answer.json, http={
+                "status": answer.status, "path": path, "api": turn.api,
+                WRONG_API: {"called": turn.api, "answered": self.api}})
+            return answer
+        if turn.side:
+            action = None
+        elif turn.tool_choice == "none":  # the request forbids a tool call: the script waits
+            action = Say(self.script.final_text)
+        else:
+            action = self.script.next_action(turn)
         answer = dialect.respond(turn, action, body)
         http = {"status": answer.status, "path": path, "api": turn.api, "stream": turn.stream,
                 "side": turn.side, "action": describe(action), "offers": [o.shown for o in turn.offers]}
+        if turn.tool_choice != "auto":
+            http["tool_choice"] = turn.tool_choice
         refused = {key: r.record() for key, r in self.script.refused.items() if key not in self._refusals_logged}
         if refused:
             # recorded once, with the request that offered the tool: the rows read it from here

@@ -1,0 +1,9 @@
+"""Framework drivers: a short program on an agent framework, written as a user of the framework
+would write it, that ``host test`` runs as a host (its adapter in :mod:`mcp_accept.hosts.adapters`)
+with the environment of ``--client`` (:mod:`mcp_accept.hosts.own_client`). Each imports nothing of
+mcp-accept, so any interpreter that has the framework can run it by its file:
+:mod:`.openai_agents` (the OpenAI Agents SDK for Python).
+
+May import nothing of mcp-accept (each runs in an interpreter of the user's, by its file); the
+adapters import this package only to find the files.
+"""
