@@ -10,10 +10,10 @@ from typing import List, Optional
 
 import typer
 
-from mcp_accept.cli.options import (MAX_WAIT, CommandGroup, header_option, json_option, lang_option,
-                                    max_bytes_option, max_run_bytes_option, number_option, out_option,
-                                    large_sizes_option, profile_option, server_option, set_option, timeout_option,
-                                    url_option)
+from mcp_accept.cli.options import (MAX_WAIT, CommandGroup, find_threshold_option, header_option, json_option,
+                                    lang_option, large_sizes_option, max_bytes_option, max_run_bytes_option,
+                                    number_option, out_option, profile_option, server_option, set_option,
+                                    threshold_calls_option, timeout_option, url_option)
 from mcp_accept.cli.outcome import console_safe, environment, fail
 from mcp_accept.errors import ExitStatus, InputError, ServerError
 
@@ -172,6 +172,8 @@ def host_test(
     no_proxy: bool = typer.Option(False, "--no-proxy", help="For measuring the proxy's cost: the host reaches the server directly; the H rows still come from model.jsonl, the wire facts are left unknown."),
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier run's folder: empty it first (without this, a folder that is not empty is refused)."),
     sizes: Optional[str] = large_sizes_option(),
+    find_threshold: bool = find_threshold_option(),
+    threshold_calls: int = threshold_calls_option(),
 ) -> None:
     """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
     from mcp_accept.hosts.harness import HostRunInterrupted, host_test as run_host_test
@@ -185,7 +187,8 @@ def host_test(
                                                 profile=str(profile) if profile else None, host_bin=host_bin,
                                                 out=str(out) if out else None, transport=transport,
                                                 timeout=timeout, proxy=not no_proxy, replace=replace,
-                                                max_run_bytes=max_run_bytes, large_sizes=large_sizes(sizes)))
+                                                max_run_bytes=max_run_bytes, large_sizes=large_sizes(sizes),
+                                                threshold_calls=threshold_calls if find_threshold else 0))
     except (InputError, ServerError) as exc:
         raise fail(exc)
     except HostRunInterrupted as exc:
@@ -220,6 +223,8 @@ def host_matrix(
     json_: bool = json_option("Print matrix.json instead of the Markdown table."),
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier matrix's folder: empty it first (without this, a folder that is not empty is refused)."),
     sizes: Optional[str] = large_sizes_option(),
+    find_threshold: bool = find_threshold_option(),
+    threshold_calls: int = threshold_calls_option(),
 ) -> None:
     """Run `host test` for every installed host and write one table of what each hands its model."""
     import time
@@ -242,7 +247,8 @@ def host_matrix(
         matrix = run_matrix(HostTestOptions(host=chosen[0], server=server, url=url,
                                             profile=str(profile) if profile else None, transport=transport,
                                             timeout=timeout, replace=replace, max_run_bytes=max_run_bytes,
-                                            large_sizes=large_sizes(sizes)),
+                                            large_sizes=large_sizes(sizes),
+                                            threshold_calls=threshold_calls if find_threshold else 0),
                                             chosen, folder, jobs)
     except (InputError, ServerError) as exc:
         raise fail(exc)
