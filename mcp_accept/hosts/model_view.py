@@ -41,9 +41,11 @@ class Handed:
     tool: str | None
     arguments: Any = None
     answered: bool = False
-    block: Any = None  # the result block as the host sent it
+    block: Any = None  # the result block as the host first sent it
     text: str = ""  # the block as text (its JSON), where tokens are looked for
-    request_seq: int | None = None
+    request_seq: int | None = None  # the request that first held the result
+    later_seq: int | None = None  # the last request, where it holds another block in its place
+    later_characters: int | None = None  # that block's length, as text (block_text)
 
 
 @dataclass
@@ -73,13 +75,16 @@ def _model_asked(message: Any, path: str) -> str | None:
 
 def read_view(entries: Iterable[dict]) -> ModelView:
     """The stand-in's entries (``model.jsonl``, as :func:`~mcp_accept.evidence.wirelog.read_entries`
-    reads it) as steps, in one pass: of each request only the last main one is kept. The k-th
-    tool call in a request is the k-th call the stand-in made (hosts may give calls ids of
-    their own)."""
+    reads it) as steps, in one pass. The k-th tool call in a request is the k-th call the
+    stand-in made (hosts may give calls ids of their own). A result is judged as the first
+    request that held it handed it: a host may replace an earlier result later in the
+    conversation (Gemini CLI masks older tool output once the history grows), which the last
+    request shows (``later_seq``)."""
     view = ModelView()
     actions: list[dict] = []
     last_turn: Turn | None = None
     last_seq = None
+    first: dict[int, tuple[Exchange, int]] = {}  # call index -> the exchange first answered, its request
     for entry in entries:
         http = entry.get("http") or {}
         if entry.get("dir") == "event" and entry.get("event") == FORGED:
@@ -95,6 +100,9 @@ def read_view(entries: Iterable[dict]) -> ModelView:
             turn = dialect.parse(bare_path(http.get("path") or ""), entry["message"])
             if turn.side is None and (last_turn is None or len(turn.calls) >= len(last_turn.calls)):
                 last_turn, last_seq = turn, entry["seq"]
+                for index, exchange in enumerate(turn.calls):
+                    if exchange.answered and index not in first:
+                        first[index] = (exchange, entry["seq"])
                 view.last_request = json.dumps(entry["message"], ensure_ascii=False)
         elif entry.get("dir") == "out":
             view.api = view.api or http.get("api")
@@ -115,10 +123,14 @@ def read_view(entries: Iterable[dict]) -> ModelView:
     calls: list[Exchange] = last_turn.calls if last_turn else []
     for index, action in enumerate(actions):
         handed = Handed(step=action.get("step"), tool=action.get("call"), arguments=action.get("arguments"))
-        if index < len(calls):
-            exchange = calls[index]
-            handed.answered, handed.block = exchange.answered, exchange.result
-            handed.text = json.dumps(exchange.result, ensure_ascii=False) if exchange.answered else ""
+        if index in first:
+            exchange, handed.request_seq = first[index]
+            handed.answered, handed.block = True, exchange.result
+            handed.text = json.dumps(exchange.result, ensure_ascii=False)
+            last = calls[index] if index < len(calls) else None
+            if last is not None and last.answered and last.result != exchange.result:
+                handed.later_seq, handed.later_characters = last_seq, len(block_text(last.result))
+        elif index < len(calls):
             handed.request_seq = last_seq
         view.steps.setdefault(handed.step, handed)
     return view
@@ -403,8 +415,6 @@ def large_handling(handed: Handed, heads: set[str], tails: set[str], size: int, 
     out: dict[str, Any] = {"bytes": size, "reached": how}
     text = block_text(handed.block)
     out["handed_characters"] = len(text)
-    if how != "whole":  # what the host put in the result's place, as the model read it
-        out["handed_quote"] = text[:QUOTE_LIMIT]
     if how == "cut":
         out["cut_after_position"] = _position(text)
     elif how == "whole":
@@ -416,6 +426,8 @@ def large_handling(handed: Handed, heads: set[str], tails: set[str], size: int, 
             out["reached"] = how = "cut in the middle"
             if gaps:
                 out["missing_between_positions"] = [gaps[0][0], gaps[-1][1]]
+    if how != "whole":  # what the host put in the result's place, as the model read it
+        out["handed_quote"] = text[:QUOTE_LIMIT]
     from pathlib import Path
 
     for candidate in PATH.findall(text):
@@ -461,11 +473,16 @@ def size_handling(handed: Handed, size: int, heads: dict, tails: dict, body: str
     if not handed.answered:
         return {"bytes": size, "handling": "never handed to the model"}
     if heads.get("large"):
-        return large_handling(handed, heads["large"], tails.get("large", set()), size, folders)
-    if body:
-        return large_handling(handed, _spellings(body[:END_CHARACTERS]), _spellings(body[-END_CHARACTERS:]),
-                              size, folders, body_characters=len(body))
-    return {"bytes": size, "handling": "the server answered no text"}
+        found = large_handling(handed, heads["large"], tails.get("large", set()), size, folders)
+    elif body:
+        found = large_handling(handed, _spellings(body[:END_CHARACTERS]), _spellings(body[-END_CHARACTERS:]),
+                               size, folders, body_characters=len(body))
+    else:
+        return {"bytes": size, "handling": "the server answered no text"}
+    if handed.later_seq is not None:
+        # handed one way, then replaced in the conversation's later requests
+        found["later_replaced"] = {"model_jsonl_seq": handed.later_seq, "handed_characters": handed.later_characters}
+    return found
 
 
 def bracket_of(results: list[dict]) -> list | None:

@@ -58,6 +58,11 @@ class ThresholdSearch:
             if offer is None:
                 return None
             calls = [c for c in turn.calls if c.name == offer.name]
+            # each result is judged as the request that first holds it hands it, as H03 judges
+            # it: a host may replace older results later in the conversation
+            for position, call in enumerate(calls[:len(self.fixed)]):
+                if call.answered:
+                    self.judge(position, self.fixed[position], call)
             size = self.size_of(len(self.fixed) + index, calls)
             if size is None:
                 return None

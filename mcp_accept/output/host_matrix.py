@@ -79,6 +79,7 @@ def row_of(host: str | None, folder: Path | None, error: str | None = None, prod
                                                          ("embedded", h01.get("embedded")), ("link", h02))
                  if isinstance(found, dict) and isinstance(found.get("cost"), dict)},
         "large_bracket": h03.get("threshold_bracket_bytes"),
+        "large_search": h03.get("threshold_search"),
         "large_handling": handling or (["whole"] if sizes else []),
         "H01": statuses.get("H01"), "H02": statuses.get("H02"), "H03": statuses.get("H03"),
         "guard": facts.get("network_guard"),
@@ -128,10 +129,12 @@ VALUE_JA = {
 PHRASES = {
     "en": {"body in result": "body in result: {0}", "host read": "host read it: {0}", "read tool": "read tool: {0}",
            "via tool": "body through it: {0}", "between": " (threshold between {0} and {1} bytes)",
+           "found": " (whole up to {0} bytes, not at {1}: found in {2} extra calls)",
            "at or below": " (at or below {0} bytes)", "also tried": "also tried: {0}", "seconds": "; {0} s",
            "refused": "{0}; refused {1}", "client": "{0} {1}"},
     "ja": {"body in result": "結果に本文: {0}", "host read": "ホストが自ら読む: {0}", "read tool": "読み取りツール: {0}",
            "via tool": "ツール経由の本文: {0}", "between": "（しきい値は{0}〜{1}バイトの間）",
+           "found": "（{0}バイトまで全体、{1}バイトで全体でない: 追加呼び出し{2}回で特定）",
            "at or below": "（{0}バイト以下）", "also tried": "ほかの接続先: {0}", "seconds": "、{0}秒",
            "refused": "{0}、拒否した版: {1}", "client": "{0} {1}"},
 }
@@ -154,7 +157,11 @@ def cells(row: dict, lang: str) -> dict[str, str]:
         link.append(phrase["via tool"].format(value(row.get("link_body_via_tool") or "not called", lang)))
     bracket = row.get("large_bracket")
     large = ", ".join(value(h, lang) for h in row.get("large_handling") or []) or "-"
-    if bracket:
+    search = row.get("large_search") or {}
+    if search.get("found"):
+        large += phrase["found"].format(search["whole_up_to_bytes"], search["not_whole_from_bytes"],
+                                        search["extra_calls"])
+    elif bracket:
         large += phrase["between"].format(*bracket) if bracket[0] else phrase["at or below"].format(bracket[1])
     other = row.get("other_connects") or []
     protocol = row.get("protocol") or ""
