@@ -174,6 +174,7 @@ def host_test(
     sizes: Optional[str] = large_sizes_option(),
     find_threshold: bool = find_threshold_option(),
     threshold_calls: int = threshold_calls_option(),
+    model_kind: Optional[str] = typer.Option(None, "--model-kind", help="Which model the host's configuration declares, where it declares what its model takes (opencode: vision, the default, takes images and PDFs; text takes text only). host-run.json records it under model_declared."),
 ) -> None:
     """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
     from mcp_accept.hosts.harness import HostRunInterrupted, host_test as run_host_test
@@ -188,7 +189,8 @@ def host_test(
                                                 out=str(out) if out else None, transport=transport,
                                                 timeout=timeout, proxy=not no_proxy, replace=replace,
                                                 max_run_bytes=max_run_bytes, large_sizes=large_sizes(sizes),
-                                                threshold_calls=threshold_calls if find_threshold else 0))
+                                                threshold_calls=threshold_calls if find_threshold else 0,
+                                                model_kind=model_kind))
     except (InputError, ServerError) as exc:
         raise fail(exc)
     except HostRunInterrupted as exc:

@@ -162,6 +162,10 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
 
 def _host_test(opts: HostTestOptions) -> HostOutcome:
     adapter = adapter_for(opts.host)
+    if opts.model_kind and opts.model_kind not in adapter.model_kinds:
+        kinds = f"one of {', '.join(adapter.model_kinds)}" if adapter.model_kinds else \
+            f"left out: {adapter.product}'s configuration names a model only"
+        raise InputError(f"must be {kinds} (found {opts.model_kind!r})", field="--model-kind")
     if opts.profile:
         from mcp_accept.inputs.profile import load_profile
 
@@ -458,7 +462,8 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
     budget = ByteBudget(opts.max_run_bytes)  # every byte the run writes, until the host has ended
     key = new_model_key()
     stand_in = StandIn(script, folder / "model.jsonl", redactor, key=key, budget=budget).start()
-    ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME, model_key=key)
+    ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME, model_key=key,
+                      model_kind=opts.model_kind)
     logs = []
     host = None
     code, timed_out, host_seconds, interrupted = None, False, 0.0, None

@@ -207,6 +207,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
         "proxy_folder": str(proxy_folder.relative_to(folder)) if proxy_folder else None,
         "extra_forms": extra_forms(view, exchanges, profile, heads, tails),
         "threshold_search": verdicts["H03"].observed.get("threshold_search") if search else None,
+        "model_declared": adapter.declared_model(job.options.model_kind),
     }
     naming = adapter.naming(SERVER_NAME)
     offered = any(any(naming.find(offers, ref.name)) for ref in profile.tools.values())
@@ -323,6 +324,20 @@ def extra_forms(view: model_view.ModelView, exchanges: list, profile, heads: dic
     return extra
 
 
+def model_and_settings(adapter: HostAdapter, job: HostJob, view: model_view.ModelView) -> str:
+    """The stand-in as the host knew it: the model name its configuration gives, what that
+    declares (images, PDFs, context size), and the names the host asked for."""
+    declared = adapter.declared_model(job.options.model_kind)
+    said = [f"{what} {'yes' if declared[key] else 'no'}" for key, what in (("images", "images"), ("pdfs", "PDFs"))
+            if declared[key] is not None]
+    if declared["context_tokens"]:
+        said.append(f"context {declared['context_tokens']} tokens")
+    kind = f" ({declared['kind']})" if declared.get("kind") else ""
+    return (f"mcp-accept stand-in model ({view.api or adapter.api}) configured as {declared['model'] or 'no name'}"
+            f"{kind}, declaring {', '.join(said) if said else declared['declared_in']}; asked for as "
+            f"{', '.join(view.models) or 'no model name'}; scripted tool calls")
+
+
 def host_conditions(folder: Path, adapter: HostAdapter, job: HostJob, facts: dict,
                     view: model_view.ModelView) -> dict:
     """The run's execution conditions: the host's, and what the proxy saw on the wire."""
@@ -335,8 +350,7 @@ def host_conditions(folder: Path, adapter: HostAdapter, job: HostJob, facts: dic
         "client_sdk_and_version": f"{client.get('name')} {client.get('version')}".strip() if client else None,
         "transport": (facts.get("transport") or {}).get("value") or "stdio",
         "protocol_version_on_wire": (facts.get("protocol_version_on_wire") or {}).get("value"),
-        "model_and_settings": (f"mcp-accept stand-in model ({view.api or adapter.api}), asked for as "
-                               f"{', '.join(view.models) or 'no model name'}; scripted tool calls"),
+        "model_and_settings": model_and_settings(adapter, job, view),
         # the sheet's vocabulary has three values (conditions.schema.json); the stand-in's request
         # log (model.jsonl) is a trace of every request the model was sent, as it was sent
         "model_visible_capture_method": TRACE_CAPTURE,

@@ -63,6 +63,7 @@ class HostTestOptions:
     transport: str = "stdio"  # with the built-in fixture: how the host reaches it
     large: bool = True
     large_sizes: list[int] | None = None  # None: LARGE_SIZES
+    model_kind: str | None = None  # --model-kind: which declared model (HostAdapter.model_kinds)
     threshold_calls: int = 0  # --find-threshold: extra large calls that narrow H03's bracket (0: none)
     netns: bool = True
     trace: bool = True

@@ -51,6 +51,7 @@ class FastAgent(HostAdapter):
     pypi_package = "fast-agent-mcp"
     tested_version = "0.2.36"
     api = "anthropic-messages"
+    model = MODEL
     sources = ("https://github.com/evalstate/fast-agent/blob/v0.2.36/README.md",
                "https://github.com/evalstate/fast-agent/blob/v0.2.36/src/mcp_agent/cli/commands/README.md",
                "https://github.com/evalstate/fast-agent/blob/v0.2.36/src/mcp_agent/config.py",
