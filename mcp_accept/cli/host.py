@@ -227,12 +227,13 @@ def host_matrix(
     sizes: Optional[str] = large_sizes_option(),
     find_threshold: bool = find_threshold_option(),
     threshold_calls: int = threshold_calls_option(),
+    models: Optional[str] = typer.Option(None, "--models", metavar="KIND,...", help="Model kinds to measure, comma-separated (text, vision): a host whose configuration declares what its model takes (opencode) is run once per kind, each a row of its own; any other host once."),
 ) -> None:
     """Run `host test` for every installed host and write one table of what each hands its model."""
     import time
 
     from mcp_accept.hosts.job import HostTestOptions, large_sizes
-    from mcp_accept.hosts.matrix import pick_hosts, run_matrix
+    from mcp_accept.hosts.matrix import pick_hosts, pick_models, run_matrix
     from mcp_accept.output.host_matrix import render_markdown
     from mcp_accept.output.render import check_lang
 
@@ -241,6 +242,7 @@ def host_matrix(
         if transport not in ("stdio", "http"):
             raise InputError(f"must be stdio or http (found {transport!r})", field="--transport")
         chosen = pick_hosts(hosts)
+        kinds = pick_models(models)
         if profile:
             from mcp_accept.inputs.profile import load_profile
 
@@ -251,7 +253,7 @@ def host_matrix(
                                             timeout=timeout, replace=replace, max_run_bytes=max_run_bytes,
                                             large_sizes=large_sizes(sizes),
                                             threshold_calls=threshold_calls if find_threshold else 0),
-                                            chosen, folder, jobs)
+                                            chosen, folder, jobs, kinds)
     except (InputError, ServerError) as exc:
         raise fail(exc)
     typer.echo(json.dumps(matrix, ensure_ascii=False, indent=2) if json_ else render_markdown(matrix, lang))
