@@ -10,10 +10,10 @@ from typing import List, Optional
 
 import typer
 
-from mcp_accept.cli.options import (MAX_WAIT, CommandGroup, header_option, json_option, lang_option,
-                                    max_bytes_option, max_run_bytes_option, number_option, out_option,
-                                    large_sizes_option, profile_option, server_option, set_option, timeout_option,
-                                    url_option)
+from mcp_accept.cli.options import (MAX_WAIT, CommandGroup, find_threshold_option, header_option, json_option,
+                                    lang_option, large_sizes_option, max_bytes_option, max_run_bytes_option,
+                                    number_option, out_option, profile_option, server_option, set_option,
+                                    threshold_calls_option, timeout_option, url_option)
 from mcp_accept.cli.outcome import console_safe, environment, fail
 from mcp_accept.errors import ExitStatus, InputError, ServerError
 
@@ -174,6 +174,9 @@ def host_test(
     no_proxy: bool = typer.Option(False, "--no-proxy", help="For measuring the proxy's cost: the host reaches the server directly; the H rows still come from model.jsonl, the wire facts are left unknown."),
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier run's folder: empty it first (without this, a folder that is not empty is refused)."),
     sizes: Optional[str] = large_sizes_option(),
+    find_threshold: bool = find_threshold_option(),
+    threshold_calls: int = threshold_calls_option(),
+    model_kind: Optional[str] = typer.Option(None, "--model-kind", help="Which model the host's configuration declares, where it declares what its model takes (opencode: vision, the default, takes images and PDFs; text takes text only). host-run.json records it under model_declared."),
 ) -> None:
     """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
     from mcp_accept.hosts.harness import HostRunInterrupted, host_test as run_host_test
@@ -188,7 +191,9 @@ def host_test(
                                                 profile=str(profile) if profile else None, host_bin=host_bin,
                                                 out=str(out) if out else None, transport=transport,
                                                 timeout=timeout, proxy=not no_proxy, replace=replace,
-                                                max_run_bytes=max_run_bytes, large_sizes=large_sizes(sizes)))
+                                                max_run_bytes=max_run_bytes, large_sizes=large_sizes(sizes),
+                                                threshold_calls=threshold_calls if find_threshold else 0,
+                                                model_kind=model_kind))
     except (InputError, ServerError) as exc:
         raise fail(exc)
     except HostRunInterrupted as exc:
@@ -247,12 +252,15 @@ def host_matrix(
     json_: bool = json_option("Print matrix.json instead of the Markdown table."),
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier matrix's folder: empty it first (without this, a folder that is not empty is refused)."),
     sizes: Optional[str] = large_sizes_option(),
+    find_threshold: bool = find_threshold_option(),
+    threshold_calls: int = threshold_calls_option(),
+    models: Optional[str] = typer.Option(None, "--models", metavar="KIND,...", help="Model kinds to measure, comma-separated (text, vision): a host whose configuration declares what its model takes (opencode) is run once per kind, each a row of its own; any other host once."),
 ) -> None:
     """Run `host test` for every installed host and write one table of what each hands its model."""
     import time
 
     from mcp_accept.hosts.job import HostTestOptions, large_sizes
-    from mcp_accept.hosts.matrix import pick_hosts, run_matrix
+    from mcp_accept.hosts.matrix import pick_hosts, pick_models, run_matrix
     from mcp_accept.output.host_matrix import render_markdown
     from mcp_accept.output.render import check_lang
 
@@ -261,6 +269,7 @@ def host_matrix(
         if transport not in ("stdio", "http"):
             raise InputError(f"must be stdio or http (found {transport!r})", field="--transport")
         chosen = pick_hosts(hosts)
+        kinds = pick_models(models)
         if profile:
             from mcp_accept.inputs.profile import load_profile
 
@@ -269,8 +278,9 @@ def host_matrix(
         matrix = run_matrix(HostTestOptions(host=chosen[0], server=server, url=url,
                                             profile=str(profile) if profile else None, transport=transport,
                                             timeout=timeout, replace=replace, max_run_bytes=max_run_bytes,
-                                            large_sizes=large_sizes(sizes)),
-                                            chosen, folder, jobs)
+                                            large_sizes=large_sizes(sizes),
+                                            threshold_calls=threshold_calls if find_threshold else 0),
+                                            chosen, folder, jobs, kinds)
     except (InputError, ServerError) as exc:
         raise fail(exc)
     typer.echo(json.dumps(matrix, ensure_ascii=False, indent=2) if json_ else render_markdown(matrix, lang))

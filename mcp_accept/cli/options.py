@@ -98,6 +98,19 @@ def large_sizes_option():
                         help="Sizes of the large results H03 asks for, in bytes, comma-separated (default "
                              "1024,8192,32768,65536,262144,1048576): from the fixture's search_large, or from the "
                              "profile's tools.large on another server.")
+def find_threshold_option():
+    return typer.Option(False, "--find-threshold", help=(
+        "After the --large-sizes, H03 narrows the size where the host stops handing a large result whole, "
+        "to the byte: the stand-in asks for sizes halfway between the largest handed whole and the smallest "
+        "not, at most --threshold-calls more calls; host-run.json and rows/H03.json list the sizes tried."))
+
+
+def threshold_calls_option():
+    return number_option(int, 16, "--threshold-calls", min=1, max=64, help=(
+        "With --find-threshold: the most extra large calls the search makes (each halves the bracket; "
+        "16 close a bracket of 64 KiB)."))
+
+
 def max_run_bytes_option():
     return number_option(int, 1 << 30, "--max-run-bytes", min=1 << 20, max=MAX_RUN_BYTES, help=(
         "Bytes the run may write into its folder while the host runs (model.jsonl, the host's output, "

@@ -10,6 +10,7 @@ launch it (:mod:`.config`), rows filled by a person or from a host's debug trans
 PID namespace by :mod:`.netguard`, its options and the job it hands the re-executed harness in
 :mod:`.job`, stopped by a signal where it waits (:mod:`.stop_signals`); :mod:`.model_view` judges H01-H03 from what the model was handed, and
 :mod:`.cost` counts what each form cost it (characters, tokens, turns);
+:mod:`.threshold` finds, while the host runs, the size where it stops handing a large result whole;
 :mod:`.host_results` writes the host rows and ``host-run.json``, and
 :mod:`.matrix` runs every installed host side by side (``host matrix``).
 

@@ -38,8 +38,9 @@ from mcp_accept.hosts.registry import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, new_model_key
 from mcp_accept.hosts.config import marker_argv
 from mcp_accept.hosts.host_results import write_host_results
-from mcp_accept.hosts.job import LARGE_SIZES, SERVER_NAME, HostJob, HostTestOptions
+from mcp_accept.hosts.job import LARGE_SIZES, SERVER_NAME, HostJob, HostTestOptions, with_size
 from mcp_accept.hosts.proxy import proxy_command
+from mcp_accept.hosts.threshold import ThresholdSearch
 from mcp_accept.hosts.stop_signals import STOP_SIGNALS, HostInterrupted, stopping_on_signals
 from mcp_accept.model.script import Script, Step, ToolOffer, Turn
 from mcp_accept.model.server import StandIn
@@ -171,6 +172,10 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
 
 def _host_test(opts: HostTestOptions) -> HostOutcome:
     adapter = adapter_of(opts, os.getcwd())
+    if opts.model_kind and opts.model_kind not in adapter.model_kinds:
+        kinds = f"one of {', '.join(adapter.model_kinds)}" if adapter.model_kinds else \
+            f"left out: {adapter.product}'s configuration names a model only"
+        raise InputError(f"must be {kinds} (found {opts.model_kind!r})", field="--model-kind")
     if opts.profile:
         from mcp_accept.inputs.profile import load_profile
 
@@ -356,24 +361,12 @@ def link_reader(adapter: HostAdapter, link_tool: str):
     return step
 
 
-def with_size(value, size: int):
-    """A large tool's arguments with the size asked for in place of ``"{bytes}"``: as a number
-    where the whole value is the placeholder, as digits inside a longer string."""
-    if value == "{bytes}":
-        return size
-    if isinstance(value, str):
-        return value.replace("{bytes}", str(size))
-    if isinstance(value, dict):
-        return {key: with_size(item, size) for key, item in value.items()}
-    if isinstance(value, list):
-        return [with_size(item, size) for item in value]
-    return value
-
-
 def build_script(adapter: HostAdapter, profile, large: bool, fixture: bool = True,
-                 sizes: list[int] | None = None) -> Script:
+                 sizes: list[int] | None = None, threshold_calls: int = 0, folder: Path | None = None) -> Script:
     """The stand-in's steps: each form the profile names, then (``large``) the large results, from
-    the fixture's search_large or the profile's ``tools.large``."""
+    the fixture's search_large or the profile's ``tools.large``, then at most ``threshold_calls``
+    more of them that narrow the size where the host stops handing one whole (judged from what
+    the run records in ``folder``)."""
     steps = []
     for form in ("text", "structured", "embedded", "link"):
         ref = profile.tools.get(form)
@@ -388,6 +381,9 @@ def build_script(adapter: HostAdapter, profile, large: bool, fixture: bool = Tru
         ((profile.tools["large"].name, profile.tools["large"].arguments) if "large" in profile.tools else None)
     if large and tool is not None:
         steps += [Step(f"large-{size}", tool[0], with_size(tool[1], size)) for size in sizes or LARGE_SIZES]
+        if threshold_calls and folder is not None:
+            steps += ThresholdSearch(folder, tool[0], tool[1], list(sizes or LARGE_SIZES), threshold_calls,
+                                     adapter.naming(SERVER_NAME), fixture).steps()
     return Script(steps, naming=adapter.naming(SERVER_NAME))
 
 
@@ -472,7 +468,8 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
         netguard.loopback_up()
     profile = load_profile(opts.profile)
     fixture = not opts.server and not opts.url
-    script = build_script(adapter, profile, large=opts.large, fixture=fixture, sizes=opts.large_sizes)
+    script = build_script(adapter, profile, large=opts.large, fixture=fixture, sizes=opts.large_sizes,
+                          threshold_calls=opts.threshold_calls, folder=folder)
     redactor = Redactor()
     server_proc = proxy_proc = watch = None
     budget = ByteBudget(opts.max_run_bytes)  # every byte the run writes, until the host has ended
@@ -480,7 +477,8 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
     # the user's own program answered in the API it was said to speak only: another is refused
     stand_in = StandIn(script, folder / "model.jsonl", redactor, key=key, budget=budget,
                        api=adapter.api if opts.client else None).start()
-    ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME, model_key=key)
+    ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME, model_key=key,
+                      model_kind=opts.model_kind)
     logs = []
     host = None
     code, timed_out, host_seconds, interrupted = None, False, 0.0, None

@@ -13,7 +13,7 @@ from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.hosts import model_view
 from mcp_accept.hosts.adapters.base import HostAdapter
-from mcp_accept.hosts.job import SERVER_NAME, HostJob
+from mcp_accept.hosts.job import LARGE_SIZES, SERVER_NAME, HostJob
 from mcp_accept.hosts.observe import TRACE_CAPTURE
 from mcp_accept.model.script import ToolOffer, name_scheme
 from mcp_accept.protocol import LATEST_LEGACY, META_VERSION
@@ -179,8 +179,9 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
     exchanges: list[model_view.WireExchange] = []
     if proxy_folder is not None and (proxy_folder / "wire.jsonl").is_file():
         exchanges = model_view.wire_exchanges(read_entries(proxy_folder / "wire.jsonl"))
+    search = threshold_asked(job)
     verdicts = host_verdicts(folder, adapter, profile, view, offers, exchanges, heads, tails,
-                             _link_reads(facts, view))
+                             _link_reads(facts, view), search)
     conditions = host_conditions(folder, adapter, job, facts, view)
     attempts = protocol_attempts(exchanges)
     stopped = (bound or {}).get("said")  # the run's byte bound was reached: the host was stopped
@@ -205,6 +206,8 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
         "model_requests": view.requests, "side_calls": view.side_calls,
         "proxy_folder": str(proxy_folder.relative_to(folder)) if proxy_folder else None,
         "extra_forms": extra_forms(view, exchanges, profile, heads, tails),
+        "threshold_search": verdicts["H03"].observed.get("threshold_search") if search else None,
+        "model_declared": adapter.declared_model(job.options.model_kind),
     }
     naming = adapter.naming(SERVER_NAME)
     offered = any(any(naming.find(offers, ref.name)) for ref in profile.tools.values())
@@ -242,8 +245,9 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
 
 
 def host_verdicts(folder: Path, adapter: HostAdapter, profile, view: model_view.ModelView, offers: list[ToolOffer],
-                  exchanges: list, heads: dict, tails: dict, link_reads: list[dict]) -> dict:
-    """H01, H02 and H03 judged from what the model was handed (model_view holds one judge a row)."""
+                  exchanges: list, heads: dict, tails: dict, link_reads: list[dict], search: dict | None = None) -> dict:
+    """H01, H02 and H03 judged from what the model was handed (model_view holds one judge a row);
+    ``search``: what ``--find-threshold`` was asked (:func:`threshold_asked`)."""
     read_tool = None
     picked = adapter.resource_reader(SERVER_NAME)(offers, "x://y")
     if picked is not None:
@@ -254,13 +258,21 @@ def host_verdicts(folder: Path, adapter: HostAdapter, profile, view: model_view.
         "H02": model_view.h02(view, heads, tails, link_reads, read_tool, bodies),
         "H03": model_view.h03(view, heads, tails, [folder / "home", folder / "work"],
                               model_view.large_bodies(exchanges, view, profile.tools["large"].name)
-                              if "large" in profile.tools and not heads.get("large") else None),
+                              if "large" in profile.tools and not heads.get("large") else None,
+                              search=search),
     }
     if verdicts["H03"].status == "FAIL":
         moved_by = adapter.large_result_setting or "no setting named in the host's documentation"
         verdicts["H03"].reason += f"; the threshold is moved by: {moved_by}"
         verdicts["H03"].observed["moved_by"] = adapter.large_result_setting
     return verdicts
+
+
+def threshold_asked(job: HostJob) -> dict | None:
+    """The sizes H03 asked for first and the bound of extra calls, with ``--find-threshold``."""
+    if not job.options.threshold_calls:
+        return None
+    return {"fixed": list(job.options.large_sizes or LARGE_SIZES), "bound": job.options.threshold_calls}
 
 
 def host_row(row, verdict, said: str | None, adapter: HostAdapter, job: HostJob, connects: dict | None,
@@ -315,6 +327,20 @@ def extra_forms(view: model_view.ModelView, exchanges: list, profile, heads: dic
     return extra
 
 
+def model_and_settings(adapter: HostAdapter, job: HostJob, view: model_view.ModelView) -> str:
+    """The stand-in as the host knew it: the model name its configuration gives, what that
+    declares (images, PDFs, context size), and the names the host asked for."""
+    declared = adapter.declared_model(job.options.model_kind)
+    said = [f"{what} {'yes' if declared[key] else 'no'}" for key, what in (("images", "images"), ("pdfs", "PDFs"))
+            if declared[key] is not None]
+    if declared["context_tokens"]:
+        said.append(f"context {declared['context_tokens']} tokens")
+    kind = f" ({declared['kind']})" if declared.get("kind") else ""
+    return (f"mcp-accept stand-in model ({view.api or adapter.api}) configured as {declared['model'] or 'no name'}"
+            f"{kind}, declaring {', '.join(said) if said else declared['declared_in']}; asked for as "
+            f"{', '.join(view.models) or 'no model name'}; scripted tool calls")
+
+
 def host_conditions(folder: Path, adapter: HostAdapter, job: HostJob, facts: dict,
                     view: model_view.ModelView) -> dict:
     """The run's execution conditions: the host's, and what the proxy saw on the wire."""
@@ -328,8 +354,7 @@ def host_conditions(folder: Path, adapter: HostAdapter, job: HostJob, facts: dic
         "client_sdk_and_version": f"{client.get('name')} {client.get('version')}".strip() if client else None,
         "transport": (facts.get("transport") or {}).get("value") or "stdio",
         "protocol_version_on_wire": (facts.get("protocol_version_on_wire") or {}).get("value"),
-        "model_and_settings": (f"mcp-accept stand-in model ({view.api or adapter.api}), asked for as "
-                               f"{', '.join(view.models) or 'no model name'}; scripted tool calls"),
+        "model_and_settings": model_and_settings(adapter, job, view),
         # the sheet's vocabulary has three values (conditions.schema.json); the stand-in's request
         # log (model.jsonl) is a trace of every request the model was sent, as it was sent
         "model_visible_capture_method": TRACE_CAPTURE,

@@ -32,6 +32,22 @@ def large_sizes(text: str | None) -> list[int] | None:
                              f"(found {word!r})", field="--large-sizes")
         sizes.append(int(word))
     return sorted(set(sizes))
+
+
+def with_size(value, size: int):
+    """A large tool's arguments with the size asked for in place of ``"{bytes}"``: as a number
+    where the whole value is the placeholder, as digits inside a longer string."""
+    if value == "{bytes}":
+        return size
+    if isinstance(value, str):
+        return value.replace("{bytes}", str(size))
+    if isinstance(value, dict):
+        return {key: with_size(item, size) for key, item in value.items()}
+    if isinstance(value, list):
+        return [with_size(item, size) for item in value]
+    return value
+
+
 RUN_BYTES = 1 << 30  # what a host run may write into its folder (--max-run-bytes), 1 GiB
 
 
@@ -47,6 +63,8 @@ class HostTestOptions:
     transport: str = "stdio"  # with the built-in fixture: how the host reaches it
     large: bool = True
     large_sizes: list[int] | None = None  # None: LARGE_SIZES
+    model_kind: str | None = None  # --model-kind: which declared model (HostAdapter.model_kinds)
+    threshold_calls: int = 0  # --find-threshold: extra large calls that narrow H03's bracket (0: none)
     netns: bool = True
     trace: bool = True
     proxy: bool = True  # False: the host reaches the server directly (to measure the proxy's cost)

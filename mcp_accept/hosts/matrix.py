@@ -34,27 +34,55 @@ def pick_hosts(names: str | None) -> list[str]:
     return chosen
 
 
-def run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int = 1) -> dict:
+def pick_models(names: str | None) -> list[str] | None:
+    """The model kinds of ``--models`` (None: each host's default one), checked."""
+    if names is None:
+        return None
+    known = sorted({kind for adapter in ADAPTERS.values() for kind in adapter.model_kinds})
+    chosen = [n.strip() for n in names.split(",") if n.strip()]
+    if not chosen or any(n not in known for n in chosen):
+        raise InputError(f"must name model kinds among {', '.join(known)} (found {names!r})", field="--models")
+    return list(dict.fromkeys(chosen))
+
+
+def runs_of(hosts: list[str], models: list[str] | None) -> list[tuple[str, str | None]]:
+    """(host, model kind) of each run: a host whose configuration declares what its model takes
+    once per kind of ``models`` it can declare, any other host once."""
+    runs = []
+    for host in hosts:
+        kinds = [k for k in models or [] if k in ADAPTERS[host].model_kinds]
+        runs += [(host, kind) for kind in kinds] or [(host, None)]
+    return runs
+
+
+def run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int = 1,
+               models: list[str] | None = None) -> dict:
     """``host test`` of each host into ``out/<host>``, ``jobs`` at once; matrix.json, .md, .html.
     A stop signal stops the hosts running (each folder written, marked interrupted), starts no
     other, and the matrix of what was done is written with ``interrupted`` naming the signal."""
     with stop_signals.stopping_on_signals():  # the hosts run in worker threads: the handlers are set here
-        return _run_matrix(base, hosts, out, jobs)
+        return _run_matrix(base, hosts, out, jobs, models)
 
 
-def _run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int) -> dict:
+def _run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int, models: list[str] | None) -> dict:
     fresh_folder(out, base.replace)
     base = replace(base, replace=False)  # each host's folder is new inside the emptied one
     out.mkdir(parents=True, exist_ok=True)
 
-    def one(host: str) -> dict:
-        folder = out / host
+    def one(run: tuple[str, str | None]) -> dict:
+        row = measure(*run)
+        if run[1] is not None:
+            row["model_kind"] = run[1]
+        return row
+
+    def measure(host: str, kind: str | None) -> dict:
+        folder = out / (f"{host}-{kind}" if kind else host)
         product = ADAPTERS[host].product
         if stop_signals.requested():
             return row_of(host, None, error=f"not run: interrupted by {_name(stop_signals.requested())}",
                           product=product)
         try:
-            outcome = host_test(replace(base, host=host, out=str(folder), host_bin=None))
+            outcome = host_test(replace(base, host=host, out=str(folder), host_bin=None, model_kind=kind))
         except HostMissing as exc:
             return row_of(host, None, error=f"not installed: {exc}", product=product)
         except (InputError, ServerError) as exc:
@@ -68,7 +96,7 @@ def _run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int) -
         return row_of(host, folder)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        rows = list(pool.map(one, hosts))
+        rows = list(pool.map(one, runs_of(hosts, models)))
     stopped_by = stop_signals.requested()
     matrix = {"format": FORMAT, "measured_at": utc_now(),
               "server": base.server or base.url or "the built-in fixture (marker mode)",

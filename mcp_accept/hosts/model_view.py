@@ -41,9 +41,11 @@ class Handed:
     tool: str | None
     arguments: Any = None
     answered: bool = False
-    block: Any = None  # the result block as the host sent it
+    block: Any = None  # the result block as the host first sent it
     text: str = ""  # the block as text (its JSON), where tokens are looked for
-    request_seq: int | None = None
+    request_seq: int | None = None  # the request that first held the result
+    later_seq: int | None = None  # the last request, where it holds another block in its place
+    later_characters: int | None = None  # that block's length, as text (block_text)
 
 
 @dataclass
@@ -77,13 +79,16 @@ def _model_asked(message: Any, path: str) -> str | None:
 
 def read_view(entries: Iterable[dict]) -> ModelView:
     """The stand-in's entries (``model.jsonl``, as :func:`~mcp_accept.evidence.wirelog.read_entries`
-    reads it) as steps, in one pass: of each request only the last main one is kept. The k-th
-    tool call in a request is the k-th call the stand-in made (hosts may give calls ids of
-    their own)."""
+    reads it) as steps, in one pass. The k-th tool call in a request is the k-th call the
+    stand-in made (hosts may give calls ids of their own). A result is judged as the first
+    request that held it handed it: a host may replace an earlier result later in the
+    conversation (Gemini CLI masks older tool output once the history grows), which the last
+    request shows (``later_seq``)."""
     view = ModelView()
     actions: list[dict] = []
     last_turn: Turn | None = None
     last_seq = None
+    first: dict[int, tuple[Exchange, int]] = {}  # call index -> the exchange first answered, its request
     for entry in entries:
         http = entry.get("http") or {}
         if entry.get("dir") == "event" and entry.get("event") == FORGED:
@@ -99,6 +104,9 @@ def read_view(entries: Iterable[dict]) -> ModelView:
             turn = dialect.parse(bare_path(http.get("path") or ""), entry["message"])
             if turn.side is None and (last_turn is None or len(turn.calls) >= len(last_turn.calls)):
                 last_turn, last_seq = turn, entry["seq"]
+                for index, exchange in enumerate(turn.calls):
+                    if exchange.answered and index not in first:
+                        first[index] = (exchange, entry["seq"])
                 view.last_request = json.dumps(entry["message"], ensure_ascii=False)
         elif entry.get("dir") == "out":
             if isinstance(http.get(WRONG_API), dict):
@@ -124,10 +132,14 @@ def read_view(entries: Iterable[dict]) -> ModelView:
     calls: list[Exchange] = last_turn.calls if last_turn else []
     for index, action in enumerate(actions):
         handed = Handed(step=action.get("step"), tool=action.get("call"), arguments=action.get("arguments"))
-        if index < len(calls):
-            exchange = calls[index]
-            handed.answered, handed.block = exchange.answered, exchange.result
-            handed.text = json.dumps(exchange.result, ensure_ascii=False) if exchange.answered else ""
+        if index in first:
+            exchange, handed.request_seq = first[index]
+            handed.answered, handed.block = True, exchange.result
+            handed.text = json.dumps(exchange.result, ensure_ascii=False)
+            last = calls[index] if index < len(calls) else None
+            if last is not None and last.answered and last.result != exchange.result:
+                handed.later_seq, handed.later_characters = last_seq, len(block_text(last.result))
+        elif index < len(calls):
             handed.request_seq = last_seq
         view.steps.setdefault(handed.step, handed)
     return view
@@ -421,8 +433,6 @@ def large_handling(handed: Handed, heads: set[str], tails: set[str], size: int, 
     out: dict[str, Any] = {"bytes": size, "reached": how}
     text = block_text(handed.block)
     out["handed_characters"] = len(text)
-    if how != "whole":  # what the host put in the result's place, as the model read it
-        out["handed_quote"] = text[:QUOTE_LIMIT]
     if how == "cut":
         out["cut_after_position"] = _position(text)
     elif how == "whole":
@@ -434,6 +444,8 @@ def large_handling(handed: Handed, heads: set[str], tails: set[str], size: int, 
             out["reached"] = how = "cut in the middle"
             if gaps:
                 out["missing_between_positions"] = [gaps[0][0], gaps[-1][1]]
+    if how != "whole":  # what the host put in the result's place, as the model read it
+        out["handed_quote"] = text[:QUOTE_LIMIT]
     from pathlib import Path
 
     for candidate in PATH.findall(text):
@@ -473,11 +485,72 @@ def _spellings(text: str) -> set[str]:
     return {text, json.dumps(text, ensure_ascii=False)[1:-1], json.dumps(text)[1:-1]}
 
 
-def h03(view: ModelView, heads: dict, tails: dict, folders: list, bodies: dict[str, str] | None = None) -> RowVerdict:
+def size_handling(handed: Handed, size: int, heads: dict, tails: dict, body: str | None, folders: list) -> dict:
+    """What the host did with the large result of ``size`` (``large_handling``): found by the
+    fixture's tokens, else by the two ends of ``body``, the text the server answered."""
+    if not handed.answered:
+        return {"bytes": size, "handling": "never handed to the model"}
+    if heads.get("large"):
+        found = large_handling(handed, heads["large"], tails.get("large", set()), size, folders)
+    elif body:
+        found = large_handling(handed, _spellings(body[:END_CHARACTERS]), _spellings(body[-END_CHARACTERS:]),
+                               size, folders, body_characters=len(body))
+    else:
+        return {"bytes": size, "handling": "the server answered no text"}
+    if handed.later_seq is not None:
+        # handed one way, then replaced in the conversation's later requests
+        found["later_replaced"] = {"model_jsonl_seq": handed.later_seq, "handed_characters": handed.later_characters}
+    return found
+
+
+def bracket_of(results: list[dict]) -> list | None:
+    """[the largest size handed whole below the smallest not handed whole (None: none), that
+    smallest], or None where every size was handed whole. A result the host never handed back
+    did not reach its model either (Continue CLI drops one past its context limit and carries
+    on from a summary)."""
+    whole = [r["bytes"] for r in results if r.get("handling") == "whole"]
+    not_whole = [r["bytes"] for r in results if r.get("handling") != "whole"]
+    if not not_whole:
+        return None
+    below = [b for b in whole if b < min(not_whole)]
+    return [max(below) if below else None, min(not_whole)]
+
+
+# Characters of what the host put in a large result's place, quoted in H03's reason.
+REASON_QUOTE = 240
+
+
+def threshold_search(results: list[dict], search: dict) -> dict:
+    """What ``--find-threshold`` did: the sizes it tried beyond ``search["fixed"]`` (in the order
+    the stand-in asked for them), the bracket they narrowed and whether it closed to one byte."""
+    tried = [r["bytes"] for r in results if r["bytes"] not in search["fixed"]]
+    bracket = bracket_of(results)
+    low, high = (bracket[0] or 0, bracket[1]) if bracket else (None, None)
+    found = bracket is not None and high - low == 1
+    unjudged = [r["bytes"] for r in results if r.get("handling") in ("never handed to the model",
+                                                                      "the server answered no text")]
+    if found:
+        ended = "found"
+    elif bracket is None:
+        ended = "every size was handed whole: nothing to narrow"
+    elif len(tried) >= search["bound"]:
+        ended = f"the bound of {search['bound']} extra calls was reached"
+    elif unjudged:
+        ended = f"the result of {unjudged[-1]} bytes could not be judged: the search stopped there"
+    else:
+        ended = "the host ended the conversation before the bracket closed"
+    return {"bound_calls": search["bound"], "extra_calls": len(tried), "tried_bytes": tried,
+            "whole_up_to_bytes": low, "not_whole_from_bytes": high, "found": found, "ended": ended}
+
+
+def h03(view: ModelView, heads: dict, tails: dict, folders: list, bodies: dict[str, str] | None = None,
+        search: dict | None = None) -> RowVerdict:
     """``bodies``: step (``large-N``) -> the text the server answered, from the MCP wire, for a
-    server that is not the fixture in marker mode."""
-    sizes = sorted(((int(k.split("-", 1)[1]), k, h) for k, h in view.steps.items() if k.startswith("large-")),
-                   key=lambda item: item[0])
+    server that is not the fixture in marker mode. ``search``: the sizes asked for first
+    (``fixed``) and the bound of extra calls (``bound``) of ``--find-threshold``."""
+    # in the order the stand-in asked: a threshold search's sizes follow the fixed ones
+    asked = [(int(k.split("-", 1)[1]), k, h) for k, h in view.steps.items() if k.startswith("large-")]
+    sizes = sorted(asked, key=lambda item: item[0])
     if not sizes:
         return RowVerdict(UNOBTAINABLE, "no large-result tool was called (the fixture in marker mode offers "
                           "search_large; for another server, name one in the profile as tools.large, its "
@@ -486,36 +559,33 @@ def h03(view: ModelView, heads: dict, tails: dict, folders: list, bodies: dict[s
     if not heads.get("large") and not bodies:
         return RowVerdict(UNOBTAINABLE, "nothing to look for: no marker tokens, and the proxy recorded none of "
                           "the large results", {})
-    results = []
-    for size, step, handed in sizes:
-        if not handed.answered:
-            results.append({"bytes": size, "handling": "never handed to the model"})
-            continue
-        if heads.get("large"):
-            results.append(large_handling(handed, heads["large"], tails.get("large", set()), size, folders))
-        elif bodies.get(step):
-            body = bodies[step]
-            results.append(large_handling(handed, _spellings(body[:END_CHARACTERS]), _spellings(body[-END_CHARACTERS:]),
-                                          size, folders, body_characters=len(body)))
-        else:
-            results.append({"bytes": size, "handling": "the server answered no text"})
-    whole = [r["bytes"] for r in results if r.get("handling") == "whole"]
-    # a result the host never handed back did not reach its model either (Continue CLI drops
-    # one past its context limit and carries on from a summary)
-    not_whole = [r["bytes"] for r in results if r.get("handling") != "whole"]
-    bracket = None
-    if not_whole:
-        below = [b for b in whole if b < min(not_whole)]
-        bracket = [max(below) if below else None, min(not_whole)]
+    results = [size_handling(handed, size, heads, tails, bodies.get(step), folders) for size, step, handed in sizes]
+    bracket = bracket_of(results)
+    fixed = search["fixed"] if search else [r["bytes"] for r in results]
     steps = "; ".join(f"{r['bytes']} B: {r.get('handling')}"
                       + (f" after position {r['cut_after_position']}" if r.get("cut_after_position") else "")
-                      for r in results)
-    observed = {"sizes": results, "threshold_bracket_bytes": bracket}
-    if not not_whole and whole:
+                      for r in results if r["bytes"] in fixed)
+    observed: dict[str, Any] = {"sizes": results, "threshold_bracket_bytes": bracket}
+    searched = None
+    if search:
+        by_size = {r["bytes"]: r for r in results}
+        observed["threshold_search"] = searched = threshold_search([by_size[size] for size, _, _ in asked], search)
+        steps += (f"; then {searched['extra_calls']} extra calls of at most {searched['bound_calls']}, "
+                  f"sizes {', '.join(map(str, searched['tried_bytes'])) or 'none'}: {searched['ended']}")
+    if bracket is None:
         return RowVerdict(PASS, f"every size reached the model whole ({steps})", observed)
-    if not_whole:
-        where = (f"between {bracket[0]} and {bracket[1]} bytes" if bracket[0] else f"at or below {bracket[1]} bytes")
-        return RowVerdict(FAIL, f"the host stops handing a result whole {where} ({steps})", observed)
+    if bracket is not None:
+        if searched and searched["found"]:
+            where = f"at {bracket[1]} bytes, to the byte: {bracket[1] - 1} bytes reached the model whole"
+        else:
+            where = (f"between {bracket[0]} and {bracket[1]} bytes" if bracket[0] else f"at or below {bracket[1]} bytes")
+        first = next(r for r in results if r["bytes"] == bracket[1])
+        instead = first.get("handling")
+        if first.get("handed_quote") is not None:
+            quoted = first["handed_quote"][:REASON_QUOTE] + ("…" if len(first["handed_quote"]) > REASON_QUOTE else "")
+            instead = f"{instead}: {json.dumps(quoted, ensure_ascii=False)}"
+        return RowVerdict(FAIL, f"the host stops handing a result whole {where} ({steps}); at {bracket[1]} bytes "
+                          f"the model read, in the result's place: {instead}", observed)
     return RowVerdict(UNOBTAINABLE, f"no large result came back ({steps})", observed)
 
 
@@ -565,25 +635,32 @@ def wire_exchanges(entries: Iterable[dict]) -> list[WireExchange]:
 
 
 def large_bodies(exchanges: list[WireExchange], view: ModelView, tool: str) -> dict[str, str]:
-    """step (``large-N``) -> the text the server answered to the stand-in's call of that step
-    (its text items, and embedded resources' text, joined), matched by tool name and arguments."""
+    """step (``large-N``) -> the text the server answered to the stand-in's call of that step,
+    matched by tool name and arguments (:func:`answered_text`)."""
     found: dict[str, str] = {}
     for step, handed in view.steps.items():
-        if not step.startswith("large-"):
-            continue
-        for exchange in exchanges:
-            result = exchange.answer.get("result")
-            if exchange.method != "tools/call" or exchange.params.get("name") != tool or \
-                    not isinstance(result, dict) or (exchange.params.get("arguments") or {}) != (handed.arguments or {}):
-                continue
-            items = [i for i in result.get("content") or [] if isinstance(i, dict)]
-            texts = [i["text"] for i in items if i.get("type") == "text" and isinstance(i.get("text"), str)]
-            texts += [i["resource"]["text"] for i in items if i.get("type") == "resource"
-                      and isinstance(i.get("resource"), dict) and isinstance(i["resource"].get("text"), str)]
-            if texts:
-                found[step] = "\n".join(texts)
-                break
+        if step.startswith("large-"):
+            text = answered_text(exchanges, tool, handed.arguments or {})
+            if text is not None:
+                found[step] = text
     return found
+
+
+def answered_text(exchanges: list[WireExchange], tool: str, arguments: Any) -> str | None:
+    """The text the server answered to a ``tools/call`` of ``tool`` with ``arguments`` (its text
+    items, and embedded resources' text, joined), the first such answer; None where none holds text."""
+    for exchange in exchanges:
+        result = exchange.answer.get("result")
+        if exchange.method != "tools/call" or exchange.params.get("name") != tool or \
+                not isinstance(result, dict) or (exchange.params.get("arguments") or {}) != (arguments or {}):
+            continue
+        items = [i for i in result.get("content") or [] if isinstance(i, dict)]
+        texts = [i["text"] for i in items if i.get("type") == "text" and isinstance(i.get("text"), str)]
+        texts += [i["resource"]["text"] for i in items if i.get("type") == "resource"
+                  and isinstance(i.get("resource"), dict) and isinstance(i["resource"].get("text"), str)]
+        if texts:
+            return "\n".join(texts)
+    return None
 
 
 def server_bodies(exchanges: list[WireExchange], tools: dict[str, str]) -> dict[str, Body]:

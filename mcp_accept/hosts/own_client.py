@@ -71,6 +71,7 @@ class OwnClient(HostAdapter):
                "https://github.com/googleapis/python-genai/blob/main/google/genai/_base_url.py")
     offline = "none: the program's own; it runs with loopback only and a private HOME"
     tool_scheme = "{tool}"
+    model = MODEL
     own_tools_off = "none known: the program's own tools, if any, are offered beside the server's"
 
     def __init__(self, command: str, api: str, cwd: str):

@@ -188,21 +188,26 @@ class Refusal:
 class Step:
     """One tool call of the script. ``tool`` is the server's tool name; ``host_tool`` instead
     picks a tool of the host's own (e.g. one that reads an MCP resource) and its arguments
-    from what is offered, or None when the host offers none."""
+    from what is offered, or None when the host offers none; ``chosen`` picks a step from what
+    the host handed back so far: its key, the tool offered and its arguments, or None (no call)."""
 
     key: str
     tool: str | None = None
     arguments: dict = field(default_factory=dict)
     host_tool: Callable[[list[ToolOffer], "Turn"], "tuple[ToolOffer, dict] | None"] | None = None
+    chosen: Callable[[list[ToolOffer], "Turn"], "tuple[str, ToolOffer, dict] | None"] | None = None
 
     def resolve(self, offers: list[ToolOffer], turn: "Turn",
-                naming: ToolNaming) -> "tuple[ToolOffer, dict] | Refusal | None":
+                naming: ToolNaming) -> "tuple[str, ToolOffer, dict] | Refusal | None":
+        if self.chosen is not None:
+            return self.chosen(offers, turn)
         if self.host_tool is not None:
-            return self.host_tool(offers, turn)
+            found = self.host_tool(offers, turn)
+            return (self.key, *found) if found else None
         offer, refusal = naming.find(offers, self.tool or "")
         if refusal is not None:
             return refusal
-        return (offer, dict(self.arguments)) if offer else None
+        return (self.key, offer, dict(self.arguments)) if offer else None
 
 
 def name_scheme(offer: ToolOffer, tool: str) -> str:
@@ -229,14 +234,15 @@ class Script:
     # the steps whose tool was offered but not called, and why (the first time it was seen)
     refused: dict[str, Refusal] = field(default_factory=dict, init=False, repr=False)
 
-    def plan(self, turn: Turn) -> list[tuple[Step, ToolOffer, dict]]:
+    def plan(self, turn: Turn) -> list[tuple[str, ToolOffer, dict]]:
+        """(step key, tool offered, arguments) of each step the host's offers allow, in order."""
         planned = []
         for step in self.steps:
             found = step.resolve(turn.offers, turn, self.naming)
             if isinstance(found, Refusal):
                 self.refused.setdefault(step.key, found)
             elif found is not None:
-                planned.append((step, *found))
+                planned.append(found)
         return planned
 
     def next_action(self, turn: Turn) -> CallTool | Say:
@@ -255,10 +261,10 @@ class Script:
             # called once more (a host that retries the same request), else the final text
             return Say(self.final_text)
         if done < len(planned):
-            step, offer, arguments = planned[done]
+            key, offer, arguments = planned[done]
             self.issued += [0] * (done + 1 - len(self.issued))
             self.issued[done] += 1
-            return CallTool(call_id(done), offer, arguments, step.key)
+            return CallTool(call_id(done), offer, arguments, key)
         return Say(self.final_text)
 
 

@@ -30,6 +30,9 @@ class HostContext:
     mcp_command: list[str] | None = None  # stdio: the command the host launches (the proxy)
     mcp_url: str | None = None  # Streamable HTTP: the URL the host connects to (the proxy)
     prompt: str = PROMPT
+    # what the host's configuration declares of its model, where the adapter can declare more
+    # than one (``HostAdapter.model_kinds``); None: the adapter's only one
+    model_kind: str | None = None
     # The key the host's configuration gives it for its model: the stand-in answers only requests
     # that carry it, so a request from anything else (a server under test that found the
     # stand-in's port) is refused and recorded, never taken for the host's.
@@ -88,6 +91,11 @@ class HostAdapter:
     pypi_package: str = ""  # a host installed from PyPI instead
     tested_version: str = ""  # the version the adapter was written and tested against
     api: str = ""
+    # The model name the host is configured to ask for (the stand-in answers any).
+    model: str = ""
+    # Models of different declared capabilities the host's configuration can name (``--model-kind``),
+    # the first the default; empty: the host is told a model name only, and decides by itself.
+    model_kinds: tuple[str, ...] = ()
     # Where each setting comes from (the host's own documentation or source).
     sources: tuple[str, ...] = ()
     # The host setting that moves where a large result stops being handed whole, where its
@@ -105,6 +113,12 @@ class HostAdapter:
     own_tools: frozenset = frozenset()
     # How the host's own tools (shell, files, web, agents) are switched off, in a few words.
     own_tools_off: str = ""
+
+    def declared_model(self, kind: str | None) -> dict:
+        """What the host's configuration says of its model: its name and, where the configuration
+        declares them, whether it takes images and PDFs and its context size (None: not declared)."""
+        return {"model": self.model, "kind": kind, "images": None, "pdfs": None, "context_tokens": None,
+                "declared_in": "nothing but the model name: the host decides what the model takes"}
 
     def naming(self, server_name: str) -> ToolNaming:
         return ToolNaming(server=server_name, scheme=self.tool_scheme, product=self.product,

@@ -38,6 +38,7 @@ class ClaudeCode(HostAdapter):
     npm_package = "@anthropic-ai/claude-code"
     tested_version = "2.1.332"
     api = "anthropic-messages"
+    model = MODEL
     sources = ("https://docs.anthropic.com/en/docs/claude-code/settings",
                "https://docs.anthropic.com/en/docs/claude-code/cli-reference",
                "https://docs.anthropic.com/en/docs/claude-code/mcp")

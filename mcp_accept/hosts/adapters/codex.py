@@ -48,6 +48,7 @@ class Codex(HostAdapter):
     npm_package = "@openai/codex"
     tested_version = "0.171.0"
     api = "openai-responses"
+    model = MODEL
     sources = ("https://github.com/openai/codex/blob/main/docs/config.md",
                "https://github.com/openai/codex/blob/main/docs/exec.md")
     large_result_setting = 'tool_output_token_limit (config.toml)'  # https://github.com/openai/codex/blob/main/docs/config.md

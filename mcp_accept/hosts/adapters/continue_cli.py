@@ -89,6 +89,7 @@ class ContinueCli(HostAdapter):
     npm_package = "@continuedev/cli"
     tested_version = "1.5.47"
     api = "anthropic-messages"
+    model = MODEL
     sources = ("https://docs.continue.dev/reference",
                "https://docs.continue.dev/customize/deep-dives/mcp",
                "https://docs.continue.dev/cli/tool-permissions",

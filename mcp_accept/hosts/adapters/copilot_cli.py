@@ -51,6 +51,7 @@ class CopilotCli(HostAdapter):
     npm_package = "@github/copilot"
     tested_version = "1.0.102"
     api = "openai-chat"
+    model = MODEL
     sources = ("https://docs.github.com/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers",
                "https://docs.github.com/copilot/how-tos/copilot-cli",
                "copilot help providers / help environment / help permissions (@github/copilot 1.0.102)")

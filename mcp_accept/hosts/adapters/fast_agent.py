@@ -63,6 +63,7 @@ class FastAgent(HostAdapter):
     pypi_package = "fast-agent-mcp"
     tested_version = "0.10.48"
     api = "anthropic-messages"
+    model = MODEL
     sources = ("https://pypi.org/project/fast-agent-mcp/0.10.48/ (sdist: src/fast_agent/config.py)",
                "https://pypi.org/project/fast-agent-mcp/0.10.48/ (sdist: src/fast_agent/home.py)",
                "https://pypi.org/project/fast-agent-mcp/0.10.48/ (sdist: src/fast_agent/cli/commands/go.py)",

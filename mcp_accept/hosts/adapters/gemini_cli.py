@@ -44,6 +44,7 @@ class GeminiCli(HostAdapter):
     npm_package = "@google/gemini-cli"
     tested_version = "0.61.0"
     api = "gemini"
+    model = MODEL
     sources = ("https://github.com/google-gemini/gemini-cli/blob/main/docs/get-started/configuration.md",
                "https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md",
                "https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/headless.md")

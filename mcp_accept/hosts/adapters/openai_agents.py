@@ -30,7 +30,7 @@ from pathlib import Path
 
 from mcp_accept.hosts import drivers
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch
-from mcp_accept.hosts.own_client import contract_env
+from mcp_accept.hosts.own_client import MODEL, contract_env
 
 DRIVER = Path(drivers.__file__).parent / "openai_agents.py"
 VERSION_CODE = "import importlib.metadata as m; print(m.version('openai-agents'))"
@@ -44,6 +44,7 @@ class OpenAIAgents(HostAdapter):
     pypi_package = "openai-agents"
     tested_version = "0.24.0"
     api = "openai-responses"
+    model = MODEL
     sources = ("https://openai.github.io/openai-agents-python/mcp/",
                "https://openai.github.io/openai-agents-python/tracing/",
                "https://github.com/openai/openai-agents-python/blob/v0.24.0/src/agents/mcp/server.py",

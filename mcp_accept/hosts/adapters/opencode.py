@@ -6,8 +6,9 @@ Settings and where they come from:
   (bundled in the binary: nothing is installed for it), ``options.baseURL`` (the stand-in's
   ``/v1``) and ``options.apiKey`` (``{env:VAR}``, the run's key), its one model under ``models``, and
   ``model`` / ``small_model`` naming it (``small_model`` answers the session-title side call):
-  https://opencode.ai/docs/providers/ ("Custom provider"). The model declares image and PDF input,
-  so the host hands on a result's images and PDFs instead of refusing them for the model.
+  https://opencode.ai/docs/providers/ ("Custom provider"). The model declares image and PDF input
+  (``--model-kind vision``, the default), so the host hands on a result's images and PDFs instead
+  of refusing them for the model, or text only (``--model-kind text``);
   The model API is OpenAI Chat Completions (``POST /v1/chat/completions``, streamed);
 * ``mcp.NAME`` with ``{"type": "local", "command": [...]}`` or ``{"type": "remote", "url",
   "oauth": false}`` and ``timeout`` in ms: https://opencode.ai/docs/mcp-servers/; tools reach the
@@ -62,6 +63,17 @@ OFFLINE_ENV = {"OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDAT
                "OPENCODE_DISABLE_PROJECT_CONFIG": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1"}
 
 
+CONTEXT_TOKENS = 200000
+
+
+def model_entry(kind: str) -> dict:
+    """The provider's model as opencode.json declares it: ``vision`` takes text, images and PDFs
+    (attachments on), ``text`` text only."""
+    inputs = ["text", "image", "pdf"] if kind == "vision" else ["text"]
+    return {"name": "mcp-accept stand-in", "tool_call": True, "attachment": kind == "vision",
+            "modalities": {"input": inputs, "output": ["text"]}, "limit": {"context": CONTEXT_TOKENS, "output": 8192}}
+
+
 class Opencode(HostAdapter):
     name = "opencode"
     product = "opencode"
@@ -69,6 +81,11 @@ class Opencode(HostAdapter):
     npm_package = "opencode-ai"
     tested_version = "1.18.33"
     api = "openai-chat"
+    model = MODEL
+    # the provider's model entry declares its input modalities (https://opencode.ai/docs/models/,
+    # "modalities"; https://opencode.ai/docs/providers/, "Custom provider"): a vision-capable
+    # model takes images and PDFs, a text-only one neither
+    model_kinds = ("vision", "text")
     sources = ("https://opencode.ai/docs/config/",
                "https://opencode.ai/docs/providers/",
                "https://opencode.ai/docs/mcp-servers/",
@@ -79,6 +96,13 @@ class Opencode(HostAdapter):
     offline = ("OPENCODE_DISABLE_MODELS_FETCH=1, OPENCODE_DISABLE_AUTOUPDATE=1, OPENCODE_DISABLE_PROJECT_CONFIG=1, "
                "OPENCODE_DISABLE_LSP_DOWNLOAD=1, autoupdate=false, share=disabled, config folder pre-seeded "
                f"(node_modules/, package.json, package-lock.json naming {PLUGIN_PACKAGE}: no npm install)")
+
+    def declared_model(self, kind: str | None) -> dict:
+        entry = model_entry(kind or self.model_kinds[0])
+        inputs = entry["modalities"]["input"]
+        return {"model": f"{PROVIDER}/{MODEL}", "kind": kind or self.model_kinds[0], "images": "image" in inputs,
+                "pdfs": "pdf" in inputs, "context_tokens": CONTEXT_TOKENS,
+                "declared_in": "opencode.json provider model: modalities.input, attachment, limit.context"}
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
@@ -98,9 +122,7 @@ class Opencode(HostAdapter):
                 "npm": "@ai-sdk/openai-compatible",
                 "name": "mcp-accept stand-in",
                 "options": {"baseURL": ctx.model_url + "/v1", "apiKey": "{env:" + KEY_VAR + "}"},
-                "models": {MODEL: {"name": "mcp-accept stand-in", "tool_call": True, "attachment": True,
-                                   "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]},
-                                   "limit": {"context": 200000, "output": 8192}}},
+                "models": {MODEL: model_entry(ctx.model_kind or self.model_kinds[0])},
             }},
             "mcp": {name: server},
             # the last matching rule wins: everything denied, then what the script calls allowed

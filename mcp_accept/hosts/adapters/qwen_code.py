@@ -61,6 +61,7 @@ class QwenCode(HostAdapter):
     npm_package = "@qwen-code/qwen-code"
     tested_version = "0.24.4"
     api = "openai-chat"
+    model = MODEL
     sources = ("https://github.com/QwenLM/qwen-code/blob/main/docs/users/configuration/auth.md",
                "https://github.com/QwenLM/qwen-code/blob/main/docs/users/configuration/settings.md",
                "https://github.com/QwenLM/qwen-code/blob/main/docs/users/features/mcp.md",
