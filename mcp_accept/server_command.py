@@ -8,7 +8,9 @@ its server's command before anything else of mcp-accept is loaded
 
 from __future__ import annotations
 
+import os
 import shlex
+from pathlib import Path
 
 from mcp_accept.errors import InputError
 
@@ -29,3 +31,14 @@ def command_words(command: str) -> list[str]:
     if problem:
         raise InputError(problem, field="--server")
     return argv
+
+
+def anchored(words: list[str], cwd: str) -> list[str]:
+    """``words`` for a process that runs in another working folder than the user's: a word
+    naming a file in ``cwd`` (where the user ran mcp-accept) is made absolute. The first word
+    only when it is a path ("./agent", ".venv/bin/python"), since a bare name is looked for on
+    PATH. Links are kept, not resolved: a virtual environment's python is a link, and must be
+    started by its own path to be that environment's."""
+    here = Path(cwd).absolute()
+    return [os.path.normpath(here / word) if not os.path.isabs(word) and (here / word).exists()
+            and (index or os.sep in word) else word for index, word in enumerate(words)]

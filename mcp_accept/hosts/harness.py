@@ -44,7 +44,7 @@ from mcp_accept.hosts.threshold import ThresholdSearch
 from mcp_accept.hosts.stop_signals import STOP_SIGNALS, HostInterrupted, stopping_on_signals
 from mcp_accept.model.script import Script, Step, ToolOffer, Turn
 from mcp_accept.model.server import StandIn
-from mcp_accept.server_command import command_words
+from mcp_accept.server_command import anchored, command_words
 
 
 
@@ -321,12 +321,8 @@ def _outcome(folder: Path) -> dict:
 
 def server_argv(job: HostJob, folder: Path) -> list[str]:
     if job.options.server:
-        # The host starts the proxy, and the proxy the server, in the host's own working folder:
-        # a word of the command that names a file where the user ran us is made absolute, its
-        # links kept (a virtual environment's python is a link whose target has not its packages).
-        here = Path(job.cwd or os.getcwd())
-        return [os.path.normpath(here / word) if not os.path.isabs(word) and (here / word).exists() else word
-                for word in command_words(job.options.server)]
+        # the host starts the proxy, and the proxy the server, in the host's own working folder
+        return anchored(command_words(job.options.server), job.cwd or os.getcwd())
     return marker_argv(folder / "fixture-log")
 
 

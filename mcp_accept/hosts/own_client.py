@@ -42,7 +42,7 @@ from pathlib import Path
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch
 from mcp_accept.errors import InputError
 from mcp_accept.model.server import API_NAMES
-from mcp_accept.server_command import split_words
+from mcp_accept.server_command import anchored, split_words
 
 NAME = "client"
 MODEL = "mcp-accept-stand-in"
@@ -54,12 +54,7 @@ def client_words(command: str, cwd: str) -> list[str]:
     words, problem = split_words(command)
     if problem:
         raise InputError(problem, field="--client")
-    here = Path(cwd)
-    # the first word is a program looked for on PATH unless it names a file here ("./agent")
-    # made absolute without resolving links: a virtual environment's python is a link, and must
-    # be started by its own path to be that environment's
-    return [os.path.normpath(here.absolute() / word) if not os.path.isabs(word) and (here / word).exists()
-            and (index or os.sep in word) else word for index, word in enumerate(words)]
+    return anchored(words, cwd)
 
 
 class OwnClient(HostAdapter):
