@@ -35,7 +35,7 @@ def test_claude_code_costs_match_what_its_model_was_handed(tmp_path):
     # the conditions say which model the host asked for and how what it was handed was captured
     conditions = results["conditions"]
     assert "asked for as claude-sonnet-4-5" in conditions["model_and_settings"]
-    assert conditions["model_visible_capture_method"] == "debug trace"
+    assert conditions["model_visible_capture_method"] == "stand-in model request log"
     log = {entry["seq"]: entry for entry in model_log(folder)}
     forms = json.loads((folder / "rows" / "H01.json").read_text())["observed"]["forms"]
     for form in ("text", "structured", "embedded"):

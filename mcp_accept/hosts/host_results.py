@@ -14,7 +14,7 @@ from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.hosts import model_view
 from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.job import LARGE_SIZES, SERVER_NAME, HostJob
-from mcp_accept.hosts.observe import TRACE_CAPTURE
+from mcp_accept.hosts.observe import REQUEST_LOG_CAPTURE
 from mcp_accept.model.script import ToolOffer, name_scheme
 from mcp_accept.protocol import LATEST_LEGACY, META_VERSION
 
@@ -355,9 +355,7 @@ def host_conditions(folder: Path, adapter: HostAdapter, job: HostJob, facts: dic
         "transport": (facts.get("transport") or {}).get("value") or "stdio",
         "protocol_version_on_wire": (facts.get("protocol_version_on_wire") or {}).get("value"),
         "model_and_settings": model_and_settings(adapter, job, view),
-        # the sheet's vocabulary has three values (conditions.schema.json); the stand-in's request
-        # log (model.jsonl) is a trace of every request the model was sent, as it was sent
-        "model_visible_capture_method": TRACE_CAPTURE,
+        "model_visible_capture_method": REQUEST_LOG_CAPTURE,
         "executed_at_utc": utc_now(),
         "evidence_path_or_id": folder.name,
     }

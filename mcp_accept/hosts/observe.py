@@ -61,6 +61,8 @@ MANUAL_STATUSES = (PASS, FAIL, UNOBTAINABLE)
 REACHED, CUT, NOT_SEEN, UNKNOWN = "reached", "reached, cut", "not seen in the answer", "unobtainable"
 MARKER_CAPTURE = "observable answer with marker"
 TRACE_CAPTURE = "debug trace"
+# host test: every request the host sent its model, as the stand-in received it (model.jsonl)
+REQUEST_LOG_CAPTURE = "stand-in model request log"
 DEFAULT_LOG_NAME = "fixture-log"  # RUN_DIR/fixture-log is used when --fixture-log is not given
 # The structured tool's text twin carries a token of its own (form name "twin" in
 # markers.json). It is no form of the sheet: the structured form is judged on
