@@ -22,7 +22,8 @@ def runs(tmp_path_factory) -> list[Path]:
     folders = []
     for mode in ("total-999", "size-wrong"):
         folder = base / mode
-        done = run_cli("run", "--server", fixture_command("--break", mode), "--out", str(folder))
+        done = run_cli("run", "--server", fixture_command("--break", mode), "--out", str(folder),
+                       "--fail-on", "app")
         assert done.returncode == 1, done.stderr
         folders.append(folder)
     # A copy whose S03 failure is re-labelled as a broken MUST, and whose reason holds the

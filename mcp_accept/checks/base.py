@@ -12,9 +12,13 @@ from mcp_accept.reasons import Reason, reason
 
 PASS, FAIL, UNOBTAINABLE, PENDING = "PASS", "FAIL", "UNOBTAINABLE", "PENDING"
 # Which rule a check enforces: a MUST or a SHOULD of the MCP specification (with the spec
-# file and section it comes from), or a rule the sheet or profile chose for itself.
-MUST, SHOULD, APP = "must", "should", "app"
-RULES = (MUST, SHOULD, APP)  # strongest first
+# file and section it comes from), a rule the user wrote in their profile (a reference
+# document, a mimeType, an assertion, forms declared to carry one document), or a rule the
+# sheet chose for itself (its advice). The order is what ``--fail-on`` reads: a run fails on
+# every kind up to the one it names, and by default on what the spec and the user demand.
+MUST, PROFILE, SHOULD, APP = "must", "profile", "should", "app"
+RULES = (MUST, PROFILE, SHOULD, APP)  # strongest first
+DEFAULT_FAIL_ON = PROFILE
 LAYERS = ("wire", "type", "meaning", "sdk")
 # Layers that report but do not decide. The sdk layer tells what one client library does
 # with an answer; that is not a rule of the spec, so it never changes a row's status.
@@ -63,7 +67,7 @@ def spec_for(ctx_version: str | None, page: str, section: str) -> str:
 
 
 def strongest_failed_rule(verdicts: Iterable[Verdict]) -> str | None:
-    """The strongest rule among the FAIL verdicts (must > should > app), or None."""
+    """The strongest rule among the FAIL verdicts (must > profile > should > app), or None."""
     failed = {v.rule or APP for v in verdicts if v.status == FAIL}
     return next((rule for rule in RULES if rule in failed), None)
 
@@ -102,7 +106,7 @@ def check(name: str, layer: str, rule: str = APP, source: tuple[str, str] | None
     """
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}")
-    if rule != APP and source is None:
+    if rule in (MUST, SHOULD) and source is None:
         raise ValueError(f"check {name}: a {rule} rule names its spec source")
 
     def wrap(fn: CheckFn) -> CheckFn:

@@ -25,7 +25,7 @@ from mcp_accept.inputs.files import _line, _load, _show, format_path
 from mcp_accept.data import data_path
 
 __all__ = ["BODY_KINDS", "DEFAULT_UNKNOWN_URI", "TOOL_FORMS", "Expected", "Profile", "ToolRef",
-           "load_profile", "unlisted_tool"]
+           "load_profile", "rows_off_in_sheet", "unlisted_tool"]
 
 DEFAULT_UNKNOWN_URI = "search://results/does-not-exist"
 TOOL_FORMS: tuple[str, ...] = ("text", "structured", "embedded", "link")
@@ -74,6 +74,8 @@ class Profile:
     reference_file: Path | None = None
     expected: dict[str, Expected] = field(default_factory=dict)  # per form that has a reference
     name_lines: dict[str, int | None] = field(default_factory=dict)  # per form: the line of its tool's name
+    same_document: bool = False  # the forms carry one document, though the profile gives none
+    rows_off: dict[str, int | None] = field(default_factory=dict)  # rows switched off, each with its line
 
     @property
     def has_reference(self) -> bool:
@@ -233,7 +235,19 @@ def load_profile(path: str | Path | None = None) -> Profile:
         reference_file=shared.file if shared is not None else None,
         expected=expected,
         name_lines=name_lines,
+        same_document=bool(data.get("same_document", False)),
+        rows_off={row: _line(index, ("rows", row)) for row, state in (data.get("rows") or {}).items()
+                  if state == "off"},
     )
+
+
+def rows_off_in_sheet(profile: Profile, sheet) -> None:
+    """Refuse a row switched off (``rows: {X01: off}``) that the sheet does not have."""
+    ids = [row.id for row in sheet.rows]
+    for row, line in profile.rows_off.items():
+        if row not in ids:
+            raise InputError(f"the sheet has no row {_show(row)}; its rows are {', '.join(ids)}",
+                             file=str(profile.path) if profile.path else None, line=line, field=f"rows.{row}")
 
 
 # A profile's tool the server does not list is named with the server's names nearest to it;

@@ -257,9 +257,45 @@ def summary_line(results: dict, folder: Path | str) -> str:
     if rules and counts.get("FAIL"):
         # each failed check under its own rule (results.json failures_by_rule), so a row that
         # breaks a MUST and a rule of the sheet shows in both counts
-        broken = (f" Failed checks: {rules['must']} break a MUST, {rules['should']} a SHOULD of the "
-                  f"spec, {rules['app']} a rule of the sheet or profile.")
-    return f"{counted(len(results['rows']), 'row')}: {parts}{state}.{broken} Evidence: {folder}"
+        broken = (f" Failed checks: {rules['must']} break a MUST, {rules.get('profile', 0)} a rule of your "
+                  f"profile, {rules['should']} a SHOULD of the spec, {rules['app']} the sheet's advice.")
+        broken += gate_note(results)
+    stale = "".join(f" Baseline {line}." for line in stale_lines(results))
+    return f"{counted(len(results['rows']), 'row')}: {parts}{state}.{broken}{stale} Evidence: {folder}"
+
+
+GATED = {"must": "only a MUST fails it", "profile": "a MUST or a rule of your profile fails it",
+         "should": "a MUST, a rule of your profile or a SHOULD fails it", "app": "any FAIL fails it"}
+
+
+def gate_note(results: dict) -> str:
+    """Which FAIL rows fail the run and which do not, and why (results.json ``gates``, written
+    by the one rule of :mod:`mcp_accept.output.exit_status`)."""
+    failed = [row for row in results.get("rows") or () if row.get("status") == "FAIL" and "gates" in row]
+    if not failed:
+        return ""
+    gating = [row["id"] for row in failed if row["gates"]]
+    expected = [row["id"] for row in failed if not row["gates"] and row.get("expected_failure")]
+    shown = [row["id"] for row in failed if not row["gates"] and not row.get("expected_failure")]
+    fail_on = results.get("fail_on", "profile")
+    out = []
+    if gating:
+        out.append(f"{', '.join(gating)} fail{'s' if len(gating) == 1 else ''} the run")
+    if expected:
+        out.append(f"{', '.join(expected)} expected by the baseline")
+    if shown:
+        out.append(f"{', '.join(shown)} shown, not failing the run (--fail-on {fail_on}: "
+                   f"{GATED[fail_on]})")
+    return " " + "; ".join(out) + "."
+
+
+def stale_lines(results: dict) -> list[str]:
+    """One line per baseline entry that no longer fails."""
+    from mcp_accept.output.exit_status import stale_entries
+
+    file = (results.get("baseline") or {}).get("file", "baseline")
+    return [f"{file}: stale: {e['row']}{'.' + e['check'] if e.get('check') else ''} no longer fails "
+            f"({e['reason']}); remove it" for e in stale_entries(results)]
 
 
 class Progress:
