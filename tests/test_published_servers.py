@@ -76,7 +76,7 @@ def assert_everything(ran, results: dict) -> None:
 
 def test_everything_over_stdio(tmp_path):
     ran, results, profile = first_run(tmp_path, "--server", shlex.join([installed(EVERYTHING), "stdio"]))
-    assert "name: echo" in profile and "name: get-structured-content" in profile
+    assert "name: get-structured-content" in profile and "name: get-resource-links" in profile
     assert_everything(ran, results)
     print("everything (stdio):", ran.returncode, summary_line(ran.stdout))
 
