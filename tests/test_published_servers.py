@@ -1,7 +1,7 @@
 """A first real run against servers published on the registries, as a newcomer makes it:
 ``profile init``, then ``run`` with default options. The npm servers are pinned in
 tests/servers/published/package.json, the Python ones in requirements.txt beside it, each
-installed into a venv of its own; .ci/run installs both.
+installed into .published-venv; .ci/run installs both.
 
 Each run exits 0 where the server breaks no MUST and no rule the user wrote: what it breaks
 of the spec's SHOULDs or of the sheet's advice is shown FAIL with its kind, and named here.
@@ -21,10 +21,10 @@ from conftest import ROOT, port_holder, run_cli
 
 PUBLISHED = ROOT / "tests" / "servers" / "published"
 EVERYTHING = PUBLISHED / "node_modules" / ".bin" / "mcp-server-everything"
-TIME = PUBLISHED / "venv" / "bin" / "mcp-server-time"
+TIME = ROOT / ".published-venv" / "bin" / "mcp-server-time"
 INSTALL = {EVERYTHING: "npm install --prefix tests/servers/published",
-           TIME: "python3 -m venv tests/servers/published/venv && "
-                 "tests/servers/published/venv/bin/pip install -r tests/servers/published/requirements.txt"}
+           TIME: "python3 -m venv .published-venv && "
+                 ".published-venv/bin/pip install -r tests/servers/published/requirements.txt"}
 
 
 def installed(program: Path) -> str:
