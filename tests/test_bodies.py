@@ -64,7 +64,7 @@ def test_prose_that_differs_fails_an_app_rule_naming_the_line(tmp_path):
     proc, results = run_shapes(tmp_path, profile, "--fail-on", "must")
     t01 = row(results, "T01")
     assert t01["status"] == "FAIL" and t01["failed_rule"] == "profile"
-    assert "meaning [app]" in t01["reason"] and "line 2" in t01["reason"] and "12%" in t01["reason"]
+    assert "meaning [profile]" in t01["reason"] and "line 2" in t01["reason"] and "12%" in t01["reason"]
     assert proc.returncode == 0  # only a rule of the profile is broken: not a MUST
 
 
@@ -90,7 +90,8 @@ def test_markdown_embedded_resource_with_its_mime_type(tmp_path):
     profile = ("profile: markdown\n"
                "tools:\n"
                "  embedded: {name: report_markdown, body: text, mime_type: text/markdown, reference_file: q3.md}\n"
-               "  link: {name: report_markdown_link, body: text, mime_type: text/markdown, reference_file: q3.md}\n")
+               "  link: {name: report_markdown_link, body: text, mime_type: text/markdown, reference_file: q3.md}\n"
+               "same_document: true\n")
     _, results = run_shapes(tmp_path, profile)
     got = statuses(results)
     assert got["E01"] == got["L01"] == got["L02"] == "PASS"

@@ -131,7 +131,7 @@ def test_a_tool_that_reports_an_error_fails_the_profiles_rule_with_its_words(tmp
     assert "wire" not in t01["reason"]
     text_item = next(c for c in t01["checks"] if c["check"] == "text_item")
     assert text_item["status"] == "UNOBTAINABLE"
-    assert all(c["rule"] == "app" for c in t01["checks"] if c["status"] == "FAIL")
+    assert all(c["rule"] == "profile" for c in t01["checks"] if c["status"] == "FAIL")
 
 
 @pytest.mark.parametrize("protocol", ["2026-07-28", "2025-11-25", "2025-06-18"])
