@@ -61,6 +61,25 @@ def spec(page: str, section: str, version: str = MODERN) -> str:
     return f"{SPEC_ROOT}/{version}/{page}#{section}"
 
 
+SPEC_SITE = "https://modelcontextprotocol.io/specification"
+
+
+def spec_url(source: str | None) -> str | None:
+    """The page of the published specification a source names, with its section:
+    ``docs/specification/2025-11-25/server/tools.mdx#output-schema`` ->
+    ``https://modelcontextprotocol.io/specification/2025-11-25/server/tools#output-schema``
+    (an ``index.mdx`` is its folder's page); None for anything else (an RFC, a file edited by hand)."""
+    import re
+
+    match = re.fullmatch(r"docs/specification/([0-9]{4}-[0-9]{2}-[0-9]{2})/([A-Za-z0-9_/-]+)\.mdx(#[A-Za-z0-9_-]+)?",
+                         source or "")
+    if match is None:
+        return None
+    version, page, section = match.groups()
+    page = page.removesuffix("/index") if page != "index" else ""
+    return f"{SPEC_SITE}/{version}{'/' + page if page else ''}{section or ''}"
+
+
 def spec_for(ctx_version: str | None, page: str, section: str) -> str:
     """The same page in the version on the wire (the modern one when none was chosen)."""
     return spec(page, section, ctx_version if ctx_version in VERSIONS else MODERN)
@@ -130,6 +149,10 @@ def combine_reason(verdicts: list[Verdict]) -> tuple[str, Reason]:
     where it has none) joined as a list."""
     for status in (FAIL, UNOBTAINABLE):
         hits = [v for v in verdicts if v.status == status]
+        # two checks of a layer that fail for one reason (no tool named for the form) say it once
+        said: set = set()
+        hits = [v for v in hits if not ((v.layer, v.rule, str(v.detail)) in said
+                                        or said.add((v.layer, v.rule, str(v.detail))))]
         if hits:
             parts: list = [_labelled(v) for v in hits[:3]]
             if len(hits) > 3:

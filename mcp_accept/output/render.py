@@ -115,6 +115,7 @@ def _environment(*folders: str):
                                         undefined=jinja2.StrictUndefined, bytecode_cache=_bytecode_cache(),
                                         finalize=_inert)
     env.filters["cell"] = cell
+    env.filters["spec_link"] = spec_link
     env.filters["prose"] = prose
     env.filters["href"] = href
     env.filters["reason_text"] = reason_text
@@ -147,6 +148,15 @@ def off_reason(check, lang: str = "en") -> str:
         return Reason.from_json(check).render(lang)
     except (KeyError, TypeError, ValueError, AttributeError):  # a file edited by hand
         return ""
+
+
+def spec_link(source) -> str:
+    """A check's spec source as a Markdown table cell: a link to the published page where it
+    names one, else the text as it is."""
+    from mcp_accept.checks.base import spec_url
+
+    url = spec_url(source) if isinstance(source, str) else None
+    return f"[{cell(source)}]({url})" if url else cell(source)
 
 
 def layer_off(row, layer: str, lang: str = "en") -> str:
