@@ -169,22 +169,22 @@ def test_a_tool_without_output_schema_still_gets_its_twin_and_assertions(tmp_pat
     assert verdicts(tmp_path, "S03")["assert:total-is-regions"]["rule"] == "profile"
 
 
-def test_the_twin_rule_is_cited_in_the_legacy_version_and_exact_is_an_app_rule(tmp_path):
+def test_the_twin_rule_is_cited_in_the_legacy_version_and_exact_is_a_rule_of_the_profile(tmp_path):
     profile = "profile: stats\ntools:\n  structured: {name: stats}\ntwin: exact\n"
     _, results = run_shapes(tmp_path, profile, "--protocol", "2025-06-18")
     assert results["conditions"]["protocol_version_on_wire"] == "2025-06-18"
     twin = verdicts(tmp_path, "S02")["text_twin"]
-    assert twin["status"] == "PASS" and twin["rule"] == "app"
+    assert twin["status"] == "PASS" and twin["rule"] == "profile"
 
 
-def test_a_pretty_twin_keeps_the_should_and_fails_only_the_exact_mode_of_the_sheet(tmp_path):
+def test_a_pretty_twin_keeps_the_should_and_fails_only_the_exact_mode_asked_for(tmp_path):
     profile = "profile: stats\ntools:\n  structured: {name: stats_pretty}\n"
     _, results = run_shapes(tmp_path / "a", profile)
     assert statuses(results)["S02"] == "PASS"
-    proc, results = run_shapes(tmp_path / "b", profile, "--set", "S02.mode=exact", "--fail-on", "should")
+    proc, results = run_shapes(tmp_path / "b", profile, "--set", "S02.mode=exact", "--fail-on", "must")
     s02 = row(results, "S02")
-    assert s02["status"] == "FAIL" and s02["failed_rule"] == "app" and "mode: exact" in s02["reason"]
-    assert proc.returncode == 0  # no MUST or SHOULD broken
+    assert s02["status"] == "FAIL" and s02["failed_rule"] == "profile" and "mode: exact" in s02["reason"]
+    assert proc.returncode == 0  # no MUST broken
 
 
 def test_the_twin_source_follows_the_version_on_the_wire(tmp_path):

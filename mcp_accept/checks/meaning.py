@@ -563,11 +563,12 @@ def text_twin(ctx: Context) -> Verdict:
         return Verdict(name, "meaning", FAIL, last, seqs)
     if mode != "exact":
         return Verdict(name, "meaning", PASS, reason("twin.equal"), seqs)
+    # byte equality is what the user asked for (twin: exact, or --set S02.mode=exact)
     compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if compact in texts:
-        return Verdict(name, "meaning", PASS, reason("twin.byte-equal"), seqs, rule=APP)
+        return Verdict(name, "meaning", PASS, reason("twin.byte-equal"), seqs, rule=PROFILE)
     return Verdict(name, "meaning", FAIL, "the text twin's JSON equals structuredContent, but no text item "
-                   "is byte-equal to its compact dump (mode: exact)", seqs, rule=APP)
+                   "is byte-equal to its compact dump (mode: exact)", seqs, rule=PROFILE)
 
 
 ASSERTION_SECONDS = 3.0  # one JMESPath assertion over structuredContent
