@@ -193,3 +193,22 @@ def test_init_never_calls_a_tool_that_changes_state_even_when_named(tmp_path):
     assert done.returncode == 2 and "--call: the server's tools/list has no tool 'nope'" in done.stderr
     done = run_cli("profile", "init", "--server", thirdparty("files", log))
     assert "text → read_text_file (guessed)" in done.stderr and "structured → list_roots (seen)" in done.stderr
+
+
+def test_an_argument_it_cannot_guess_is_a_visible_placeholder_that_run_refuses(tmp_path):
+    tool = {"name": "lookup", "inputSchema": {"type": "object", "required": ["filters", "since"], "properties": {
+        "filters": {"type": "object"}, "since": {"type": "string", "format": "date-time"}}}}
+    profile = build_profile(Discovery(server_name="s", tools=[{**tool, "description": "text"}]))
+    assert profile["tools"]["text"]["arguments"] == {"filters": "<fill in: filters>", "since": "<fill in: since>"}
+    from mcp_accept.inputs.profile_init import render
+
+    text = render(profile, Discovery(server_name="s"))
+    line = next(n for n, words in enumerate(text.splitlines(), 1) if "<fill in: filters>" in words)
+    assert "# profile init could not guess this argument: give a real value" in text.splitlines()[line - 1]
+    path = tmp_path / "p.yaml"
+    path.write_text(text, encoding="utf-8")
+    done = run_cli("run", "--profile", str(path), "--out", str(tmp_path / "run"))
+    assert done.returncode == 2 and not (tmp_path / "run" / "results.json").exists()
+    assert done.stderr.strip().splitlines() == [
+        f'mcp-accept: error: {path}:{line}: tools.text.arguments.filters: still the placeholder '
+        f'"<fill in: filters>" that profile init left: give a real value']

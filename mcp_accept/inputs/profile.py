@@ -198,6 +198,26 @@ def _expected(src: _Source, kind: str, form: str, index: dict, shown: str) -> Ex
     return Expected(kind, src.value if kind == "text" else src.value.encode("utf-8"), origin)
 
 
+PLACEHOLDER_MARK = "<fill in"  # what profile init writes for an argument it could not guess
+
+
+def _placeholders(data: dict, index: dict, shown: str) -> None:
+    """Refuse an argument still holding profile init's placeholder, naming its line."""
+    def walk(value, where):
+        if isinstance(value, str) and value.startswith(PLACEHOLDER_MARK):
+            raise InputError(f"still the placeholder {_show(value)} that profile init left: give a real value",
+                             file=shown, line=_line(index, where), field=format_path(where))
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                walk(inner, where + (key,))
+        elif isinstance(value, list):
+            for i, inner in enumerate(value):
+                walk(inner, where + (i,))
+
+    for form, ref in (data.get("tools") or {}).items():
+        walk(ref.get("arguments") or {}, ("tools", form, "arguments"))
+
+
 def load_profile(path: str | Path | None = None) -> Profile:
     """Load and check a profile; ``None`` loads the reference fixture's profile.
 
@@ -206,6 +226,7 @@ def load_profile(path: str | Path | None = None) -> Profile:
     before any server is started."""
     target = Path(path) if path is not None else default_profile_path()
     data, index, shown = _load(target, "profile")
+    _placeholders(data, index, shown)
     base = target.resolve().parent
     tools: dict[str, ToolRef] = {}
     expected: dict[str, Expected] = {}

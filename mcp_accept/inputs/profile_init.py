@@ -26,6 +26,7 @@ from mcp_accept.checks.base import needs_task
 from mcp_accept.untrusted import yaml_comment
 
 from mcp_accept.errors import InputError, ServerError
+from mcp_accept.inputs.profile import PLACEHOLDER_MARK
 from mcp_accept.transport.session import Session
 
 PLACEHOLDER_STRING = "MCP"
@@ -39,6 +40,13 @@ HINTS = {
     "structured": re.compile(r"struct|json|object", re.I),
 }
 MAX_PAGES = 50
+# What profile init writes for an argument it cannot guess at all (an object or array, or a
+# string of a format such as uri or date-time, with nothing in its schema to go by): a value
+# no tool accepts, which `run` refuses with the profile's line until a person replaces it.
+
+
+def placeholder(name: str) -> str:
+    return f"{PLACEHOLDER_MARK}: {name}>"
 # The first quoted example in a property's description: "e.g. 'X'", "e.g., \"X\"", "for example `X`".
 EXAMPLE_IN_TEXT = re.compile(r"(?:e\.g\.|for example)[,:]?\s*['\"`]([^'\"`\n]{1,200})['\"`]", re.I)
 
@@ -268,6 +276,8 @@ def guess_arguments(tool: dict) -> tuple[dict, list[str]]:
     for name in required:
         prop = props.get(name) if isinstance(props.get(name), dict) else {}
         value, certain = _value_for(prop)
+        if value is None and not certain and prop.get("type") != "null":
+            value = placeholder(name)
         args[name] = value
         if not certain:
             guessed.append(f"tools.*.arguments.{name} of {tool['name']}: placeholder {value!r}")
@@ -294,6 +304,8 @@ def _value_for(prop: dict) -> tuple[Any, bool]:
         if isinstance(prop.get("description"), str) else None
     if kind == "string" and described:
         return described.group(1), False
+    if kind in ("object", "array") or (kind == "string" and isinstance(prop.get("format"), str)):
+        return None, False  # nothing to go by: a placeholder a person must replace
     return PLACEHOLDERS.get(kind, PLACEHOLDER_STRING), False
 
 
@@ -380,7 +392,9 @@ def render(profile: dict, found: Discovery) -> str:
     # Short lists stay on one line ([q, limit]); the notes under guessed: are a block list, one
     # note a line, so a person can read them and delete each one once it is checked.
     rest = {key: value for key, value in profile.items() if key != "guessed"}
-    body = _dump(rest, flow=None)
+    body = "".join(line + ("  # profile init could not guess this argument: give a real value"
+                           if PLACEHOLDER_MARK in line else "") + "\n"
+                   for line in _dump(rest, flow=None).splitlines())
     if "guessed" in profile:
         body += _dump({"guessed": [_Note(note) for note in profile["guessed"]]}, flow=False)
     return "\n".join(head) + body
