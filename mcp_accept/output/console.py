@@ -165,7 +165,7 @@ def print_run(results: dict, folder: Path | str, env: Environment | None = None)
     for row in results["rows"]:
         reason = row.get("reason") or ""
         if not env.verbose:  # the whole of it is in results.json
-            reason = shorten(reason, 400)
+            reason = shorten(passed_in_brief(row) or reason, 400)
         rows.append((row["id"], row["kind"], row["status"], reason))
         if env.verbose:
             for check in row.get("checks") or []:
@@ -189,6 +189,29 @@ def print_run(results: dict, folder: Path | str, env: Environment | None = None)
         table.add_row(console_text(ident), console_text(kind), shown, console_text(reason))
     env.show(table)
     env.console().print(console_text(summary), soft_wrap=True)
+
+
+# A PASS row whose reason is longer than this shows its first part and how many more passed
+# (W01 judges a dozen things): the whole is in results.json and under -v.
+BRIEF_PASS = 160
+
+
+def passed_in_brief(row: dict) -> str | None:
+    """A long PASS reason as its first part and a count of the rest; None to show it whole."""
+    reason = row.get("reason") or ""
+    params = row.get("reason_params") if isinstance(row.get("reason_params"), dict) else {}
+    parts = params.get("parts")
+    if row.get("status") != "PASS" or len(reason) <= BRIEF_PASS or row.get("reason_id") != "list.parts" \
+            or not isinstance(parts, list) or len(parts) < 2:
+        return None
+    from mcp_accept.reasons import Reason
+
+    first = parts[0]
+    try:
+        text = Reason.from_json(first).english() if isinstance(first, dict) else str(first)
+    except (KeyError, TypeError, ValueError, AttributeError):  # a file edited by hand
+        return None
+    return f"{text}; and {len(parts) - 1} more checks passed (-v shows each)"
 
 
 def cell_width(text: str) -> int:
