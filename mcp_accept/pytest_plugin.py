@@ -232,6 +232,13 @@ class RowItem(pytest.Item):
         status, reason = row["status"], row.get("reason") or ""
         if status == "PASS":
             return
+        if status == "FAIL" and row.get("gates") is False:
+            # Shown with its rule kind, as run shows it; like run, it does not fail the session.
+            from mcp_accept.untrusted import plain_line
+
+            why = "expected by the baseline" if row.get("expected_failure") else \
+                f"a {row.get('failed_rule') or 'app'} rule does not fail the run by default"
+            pytest.skip(f"FAIL [{row.get('failed_rule') or 'app'}] ({why}): {plain_line(reason)}")
         if status in SKIP_STATUSES:
             from mcp_accept.untrusted import plain_line
 
@@ -242,8 +249,8 @@ class RowItem(pytest.Item):
         return self.path, None, f"mcp-accept {self.row_id}: {self.title}"
 
 
-RULE_MEANING = {"must": "a MUST of the MCP spec", "should": "a SHOULD of the MCP spec",
-                "app": "a rule of the sheet or profile, not of the spec"}
+RULE_MEANING = {"must": "a MUST of the MCP spec", "profile": "a rule you wrote in your profile",
+                "should": "a SHOULD of the MCP spec", "app": "the sheet's advice, not a rule of the spec"}
 
 
 def failure_message(run: SheetRun, row: dict) -> str:

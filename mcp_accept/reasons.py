@@ -43,6 +43,7 @@ REASONS: dict[str, str] = {
     "row.part-rule": "{layer} [{rule}]: {part}",
     "row.more": "and {n} more",
     "row.no-checks": "the row has no checks",
+    "row.off": "switched off by the profile (rows: {{{row}: off}}): none of its checks was run",
     "layer.wire": "wire",
     "layer.type": "type",
     "layer.meaning": "meaning",

@@ -85,12 +85,12 @@ def test_the_run_step_writes_the_summary_and_annotations_and_fails_on_a_fail_row
     assert any(line.startswith("::") and "S03 FAIL" in line for line in done.stdout.splitlines())
 
 
-def test_fail_on_must_lets_rules_of_the_sheet_pass(tmp_path):
+def test_fail_on_must_lets_rules_of_the_profile_pass(tmp_path):
     done, outputs, _ = run_step(tmp_path, server=fixture_command("--break", "total-999"), **{"fail-on": "must"})
     import json
 
     rows = json.loads((tmp_path / "mcp-accept-run" / "results.json").read_text(encoding="utf-8"))["rows"]
-    assert any(r["status"] == "FAIL" and r.get("failed_rule") == "app" for r in rows)  # S03: the sheet's rule
+    assert any(r["status"] == "FAIL" and r.get("failed_rule") == "profile" for r in rows)  # S03: the profile's rule
     broken_must = any(r["status"] == "FAIL" and r.get("failed_rule") == "must" for r in rows)
     assert done.returncode == (1 if broken_must else 0), done.stderr
     assert outputs["exit-code"] == str(done.returncode)

@@ -54,7 +54,7 @@ def test_prose_is_compared_by_characters_with_line_endings_normalised(tmp_path):
     _, results = run_shapes(tmp_path, profile)
     assert statuses(results)["T01"] == "PASS"
     check = verdicts(tmp_path, "T01")["text_is_reference"]
-    assert check["rule"] == "app" and "equals the reference document (text" in check["detail"]
+    assert check["rule"] == "profile" and "equals the reference document (text" in check["detail"]
 
 
 def test_prose_that_differs_fails_an_app_rule_naming_the_line(tmp_path):
@@ -63,8 +63,8 @@ def test_prose_that_differs_fails_an_app_rule_naming_the_line(tmp_path):
                "reference: \"Q3 summary\\nRevenue grew 15%.\\nTwo regions reported.\"\n")
     proc, results = run_shapes(tmp_path, profile, "--fail-on", "must")
     t01 = row(results, "T01")
-    assert t01["status"] == "FAIL" and t01["failed_rule"] == "app"
-    assert "meaning [app]" in t01["reason"] and "line 2" in t01["reason"] and "12%" in t01["reason"]
+    assert t01["status"] == "FAIL" and t01["failed_rule"] == "profile"
+    assert "meaning [profile]" in t01["reason"] and "line 2" in t01["reason"] and "12%" in t01["reason"]
     assert proc.returncode == 0  # only a rule of the profile is broken: not a MUST
 
 
@@ -90,14 +90,15 @@ def test_markdown_embedded_resource_with_its_mime_type(tmp_path):
     profile = ("profile: markdown\n"
                "tools:\n"
                "  embedded: {name: report_markdown, body: text, mime_type: text/markdown, reference_file: q3.md}\n"
-               "  link: {name: report_markdown_link, body: text, mime_type: text/markdown, reference_file: q3.md}\n")
+               "  link: {name: report_markdown_link, body: text, mime_type: text/markdown, reference_file: q3.md}\n"
+               "same_document: true\n")
     _, results = run_shapes(tmp_path, profile)
     got = statuses(results)
     assert got["E01"] == got["L01"] == got["L02"] == "PASS"
     e01 = verdicts(tmp_path, "E01")
     assert e01["embedded_is_reference"]["status"] == "PASS"
     assert e01["embedded_is_reference.mime_type"]["status"] == "PASS"
-    assert e01["embedded_is_reference.mime_type"]["rule"] == "app"
+    assert e01["embedded_is_reference.mime_type"]["rule"] == "profile"
     assert "it is listed in resources/list" in row(results, "L02")["reason"]
     # The Markdown is text in the embedded form and a blob when read: the same document.
     assert got["X01"] == "UNOBTAINABLE"
@@ -109,7 +110,7 @@ def test_a_mime_type_other_than_the_profiles_fails_an_app_rule(tmp_path):
                "tools:\n  embedded: {name: report_markdown, body: text, mime_type: text/plain}\n")
     _, results = run_shapes(tmp_path, profile)
     e01 = row(results, "E01")
-    assert e01["status"] == "FAIL" and e01["failed_rule"] == "app"
+    assert e01["status"] == "FAIL" and e01["failed_rule"] == "profile"
     assert "mimeType 'text/markdown', the profile names 'text/plain'" in e01["reason"]
 
 
@@ -135,7 +136,7 @@ def test_a_pdf_that_differs_by_one_byte_fails(tmp_path):
                "tools:\n  embedded: {name: report_pdf, body: bytes, reference_file: other.pdf}\n")
     _, results = run_shapes(tmp_path, profile)
     e01 = row(results, "E01")
-    assert e01["status"] == "FAIL" and e01["failed_rule"] == "app"
+    assert e01["status"] == "FAIL" and e01["failed_rule"] == "profile"
     assert f"first difference at byte {len(data) - 10}" in e01["reason"]
 
 
@@ -165,25 +166,25 @@ def test_a_tool_without_output_schema_still_gets_its_twin_and_assertions(tmp_pat
     twin = verdicts(tmp_path, "S02")["text_twin"]
     assert twin["rule"] == "should"
     assert twin["source"] == "docs/specification/2026-07-28/server/tools.mdx#structured-content"
-    assert verdicts(tmp_path, "S03")["assert:total-is-regions"]["rule"] == "app"
+    assert verdicts(tmp_path, "S03")["assert:total-is-regions"]["rule"] == "profile"
 
 
-def test_the_twin_rule_is_cited_in_the_legacy_version_and_exact_is_an_app_rule(tmp_path):
+def test_the_twin_rule_is_cited_in_the_legacy_version_and_exact_is_a_rule_of_the_profile(tmp_path):
     profile = "profile: stats\ntools:\n  structured: {name: stats}\ntwin: exact\n"
     _, results = run_shapes(tmp_path, profile, "--protocol", "2025-06-18")
     assert results["conditions"]["protocol_version_on_wire"] == "2025-06-18"
     twin = verdicts(tmp_path, "S02")["text_twin"]
-    assert twin["status"] == "PASS" and twin["rule"] == "app"
+    assert twin["status"] == "PASS" and twin["rule"] == "profile"
 
 
-def test_a_pretty_twin_keeps_the_should_and_fails_only_the_exact_mode_of_the_sheet(tmp_path):
+def test_a_pretty_twin_keeps_the_should_and_fails_only_the_exact_mode_asked_for(tmp_path):
     profile = "profile: stats\ntools:\n  structured: {name: stats_pretty}\n"
     _, results = run_shapes(tmp_path / "a", profile)
     assert statuses(results)["S02"] == "PASS"
-    proc, results = run_shapes(tmp_path / "b", profile, "--set", "S02.mode=exact", "--fail-on", "should")
+    proc, results = run_shapes(tmp_path / "b", profile, "--set", "S02.mode=exact", "--fail-on", "must")
     s02 = row(results, "S02")
-    assert s02["status"] == "FAIL" and s02["failed_rule"] == "app" and "mode: exact" in s02["reason"]
-    assert proc.returncode == 0  # no MUST or SHOULD broken
+    assert s02["status"] == "FAIL" and s02["failed_rule"] == "profile" and "mode: exact" in s02["reason"]
+    assert proc.returncode == 0  # no MUST broken
 
 
 def test_the_twin_source_follows_the_version_on_the_wire(tmp_path):
@@ -201,9 +202,9 @@ def test_a_tool_reporting_an_error_is_a_fail_of_its_row_not_of_the_wire(tmp_path
     t01 = row(results, "T01")
     assert t01["status"] == "FAIL"
     check = verdicts(tmp_path, "T01")["text_is_reference"]
-    assert check["layer"] == "meaning" and check["rule"] == "app"
+    assert check["layer"] == "meaning" and check["rule"] == "profile"
     assert "tools/call flaky: the tool reported an error: upstream timeout after 30s" in check["detail"]
-    assert "meaning [app]" in t01["reason"]
+    assert "meaning [profile]" in t01["reason"]
 
 
 def test_x01_is_unobtainable_when_forms_are_missing_and_names_the_compared_ones(tmp_path):
@@ -225,10 +226,11 @@ def test_x01_fails_when_two_forms_differ_even_with_forms_missing(tmp_path):
     profile = ("profile: stale\n"
                "tools:\n"
                "  text: {name: summary_with_preface}\n"
-               "  structured: {name: stats_stale}\n")
+               "  structured: {name: stats_stale}\n"
+               "same_document: true\n")
     _, results = run_shapes(tmp_path, profile)
     x01 = row(results, "X01")
-    assert x01["status"] == "FAIL" and x01["failed_rule"] == "app"
+    assert x01["status"] == "FAIL" and x01["failed_rule"] == "profile"
     assert "structured differs from text" in x01["reason"] and "$.total: 3 vs 2" in x01["reason"]
 
 
@@ -241,7 +243,7 @@ def test_x01_passes_across_body_kinds(tmp_path, reference):
                "  structured: {name: stats}\n"
                "  embedded: {name: report_json, mime_type: application/json}\n"
                "  link: {name: report_json_link, body: bytes}\n"
-               f"reference: {reference}\n")
+               f"reference: {reference}\nsame_document: true\n")
     proc, results = run_shapes(tmp_path, profile, "--fail-on", "must")
     got = statuses(results)
     assert got["X01"] == "PASS", row(results, "X01")["reason"]
@@ -256,7 +258,8 @@ def test_x01_compares_text_with_bytes_and_finds_a_difference(tmp_path):
                "tools:\n"
                "  text: {name: summary_prose, body: text}\n"
                "  embedded: {name: report_markdown, body: text}\n"
-               "  link: {name: report_markdown_link, body: bytes}\n")
+               "  link: {name: report_markdown_link, body: bytes}\n"
+               "same_document: true\n")
     _, results = run_shapes(tmp_path, profile)
     x01 = row(results, "X01")
     assert x01["status"] == "FAIL" and "line 1" in x01["reason"]

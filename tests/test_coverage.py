@@ -252,13 +252,13 @@ def test_the_summary_counts_each_failed_check_under_its_own_rule(tmp_path):
     assert counts == failures_by_rule(results["rows"])
     assert counts["app"] >= 1 and counts["must"] >= 1
     line = summary_line(results, folder)
-    assert f"{counts['must']} break a MUST" in line and f"{counts['app']} a rule of the sheet" in line
+    assert f"{counts['must']} break a MUST" in line and f"{counts['app']} the sheet's advice" in line
     assert line.split("Evidence:")[0] in proc.stdout.replace("\n", " ") or "Failed checks" in proc.stdout
     # `report` counts them the same way (one function for both)
     report = run_cli("report", str(folder)).stdout
     verdict = next(line for line in report.splitlines() if line.startswith("**Verdict:**"))
-    assert (f"must {counts['must']}, should {counts['should']}, app (sheet or profile) {counts['app']}"
-            in verdict), verdict
+    assert (f"must {counts['must']}, profile (yours) {counts['profile']}, should {counts['should']}, "
+            f"app (the sheet's advice) {counts['app']}" in verdict), verdict
 
 
 # -- what people read agrees with each check's rule ----------------------------------------------

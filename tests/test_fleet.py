@@ -233,12 +233,12 @@ def test_one_job_runs_the_targets_in_turn_in_this_process(tmp_path):
     from mcp_accept.running.fleet import run_fleet
 
     targets = write(tmp_path / "t.yaml", f"targets:\n  - name: a\n"
-                                         f"  - {{name: b, server: {quoted(fixture_command('--break', 'size-wrong'))}}}\n")
+                                         f"  - {{name: b, server: {quoted(fixture_command('--break', 'total-999'))}}}\n")
     seen = []
     fleet = run_fleet(targets, RunOptions(out=tmp_path / "out", timeout=5), jobs=1,
                       on_result=lambda result, done, total: seen.append((result.name, done, total)))
     assert seen == [("a", 1, 2), ("b", 2, 2)]
     assert fleet.jobs == 1 and fleet.status == ExitStatus.FAILED
     assert [r.exit for r in fleet.results] == [0, 1]
-    assert statuses(load_results(tmp_path / "out" / "b"))["L01"] == "FAIL"
+    assert statuses(load_results(tmp_path / "out" / "b"))["S03"] == "FAIL"
     assert json.loads((tmp_path / "out" / "fleet.json").read_text(encoding="utf-8"))["exit"] == 1

@@ -31,8 +31,8 @@ def detail(rows: dict, row_id: str, check: str) -> str:
 @pytest.mark.parametrize("era", ["2026-07-28", "2025-06-18"])
 def test_a_text_body_of_another_kind_is_a_form_that_differs(tmp_path, era):
     rows = run(tmp_path, "text-prose", era=era)
-    assert rows["T01"]["status"] == "FAIL" and rows["T01"]["failed_rule"] == "app"
-    assert rows["X01"]["status"] == "FAIL" and rows["X01"]["failed_rule"] == "app"
+    assert rows["T01"]["status"] == "FAIL" and rows["T01"]["failed_rule"] == "profile"
+    assert rows["X01"]["status"] == "FAIL" and rows["X01"]["failed_rule"] == "profile"
     assert "the forms differ: text" in detail(rows, "X01", "forms_agree")
 
 

@@ -185,7 +185,7 @@ def test_a_failing_run_reads_top_down_with_its_failures_open(kinds, driver, tmp_
     rows = driver.find_elements(By.CSS_SELECTOR, "details.row")
     assert verdict.is_displayed() and top(verdict) < min(top(r) for r in rows)
     assert top(verdict) < top(driver.find_element(By.CSS_SELECTOR, "table.runs"))
-    assert "1 failed" in verdict.text and "app (sheet or profile) 2" in verdict.text
+    assert "1 failed" in verdict.text and "profile (yours) 2" in verdict.text
     assert "mcp-accept-fixture 0.1.0" in verdict.text  # the server's version from its serverInfo
 
     # the FAIL rows come first, open, their reason and checks on screen
@@ -291,7 +291,7 @@ def test_the_verdict_names_host_and_server_versions_and_keeps_runs_apart(runs, t
     page = render(tmp_path, *copies).read_text(encoding="utf-8")
     verdict = page[page.index('id="verdict"'):page.index('id="runs-table"')]
     assert "2 runs · 1 host (VS Code 1.101) · 1 server (mcp-accept-fixture 0.1.0)" in verdict
-    assert "2 failed" in verdict and "app (sheet or profile) 4" in verdict
+    assert "2 failed" in verdict and "profile (yours) 4" in verdict
     assert page.count('<tr class="run-line"') == 2
     assert " / " not in page[page.index('<table class="matrix">'):page.index("</table>", page.index('<table class="matrix">'))]
 

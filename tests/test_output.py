@@ -81,7 +81,7 @@ def test_quiet_prints_the_summary_line_only_and_verbose_each_check(runs):
     quiet = printed(results, stdout_isatty=False, verbosity=QUIET)
     assert quiet.splitlines() == [quiet.strip()] and quiet.startswith(f"{ROWS} rows: ")
     verbose = " ".join(printed(results, stdout_isatty=False, width=200, verbosity=VERBOSE).split())
-    assert "- assert:total-matches-hits (meaning, app): FAIL" in verbose
+    assert "- assert:total-matches-hits (meaning, profile): FAIL" in verbose
     assert "server/tools.mdx#output-schema" in verbose  # a spec rule names its source
 
 
@@ -110,8 +110,10 @@ def test_sheet_md_in_english_starts_with_the_title_then_conditions_then_rows(run
         if row["kind"] == "observation":
             assert markdown_prose(row["procedure"]["en"]) in text
     # each check with its rule kind and spec source
-    assert "| `structured_valid` | type | must | docs/specification/2026-07-28/server/tools.mdx#output-schema |" in text
-    assert "| `assert:total-matches-hits` | meaning | app (sheet or profile) | — | FAIL |" in text
+    # a spec source links to its published page
+    assert ("| `structured_valid` | type | must | [docs/specification/2026-07-28/server/tools.mdx#output-schema]"
+            "(https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema) |") in text
+    assert "| `assert:total-matches-hits` | meaning | profile (yours) | — | FAIL |" in text
 
 
 def test_sheet_md_in_japanese_has_japanese_titles_and_reasons(runs):
@@ -124,7 +126,7 @@ def test_sheet_md_in_japanese_has_japanese_titles_and_reasons(runs):
         assert markdown_prose(row["establishes"]["ja"]) in written
     assert "版に適合" in written and "resources/listには載っていない" in written
     failing = render_run(load_results(bad), lang="ja")
-    assert "意味［app］：total == length(hits)がtrueではなくfalseになった" in failing
+    assert "意味［profile］：total == length(hits)がtrueではなくfalseになった" in failing
     assert "at $.total: 999 vs 2" in failing  # what the server sent is quoted as it is
     # the files keep Japanese as UTF-8, not \\u escapes
     assert "すべてのメッセージ" in (good / "results.json").read_text(encoding="utf-8")

@@ -60,8 +60,8 @@ def test_a_break_mode_fails_its_rows_with_reason_rule_and_evidence(pytester):
     folder = only_run(pytester)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([
-        "*S03 FAIL [[]app[]]: *total == length(hits)*",
-        "*rule: app (a rule of the sheet or profile, not of the spec)*",
+        "*S03 FAIL [[]profile[]]: *total == length(hits)*",
+        "*rule: profile (a rule you wrote in your profile)*",
         f"*evidence: *{folder.name}/rows/S03.json*",
     ])
     assert load(folder)["summary"]["FAIL"] == result.parseoutcomes()["failed"]

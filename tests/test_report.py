@@ -190,12 +190,13 @@ def test_a_report_of_server_runs_alone_says_nothing_of_hosts(tmp_path):
     done = run_cli("run", "--server", fixture_command("--break", "total-999"), "--out", str(folder))
     assert done.returncode == 1, done.stderr
     rules = load_results(folder)["failures_by_rule"]
-    assert f"Failed checks: {rules['must']} break a MUST, {rules['should']} a SHOULD of the spec, " \
-           f"{rules['app']} a rule of the sheet or profile." in " ".join(done.stdout.split())
+    assert f"Failed checks: {rules['must']} break a MUST, {rules['profile']} a rule of your profile, " \
+           f"{rules['should']} a SHOULD of the spec, {rules['app']} the sheet's advice." in " ".join(done.stdout.split())
     markdown = run_cli("report", str(folder)).stdout
     verdict = next(line for line in markdown.splitlines() if line.startswith("**Verdict:**"))
     assert "host" not in verdict and verdict.startswith("**Verdict:** 1 run · 1 server (")
-    assert f"must {rules['must']}, should {rules['should']}, app (sheet or profile) {rules['app']}" in verdict
+    assert f"must {rules['must']}, profile (yours) {rules['profile']}, should {rules['should']}, " \
+           f"app (the sheet's advice) {rules['app']}" in verdict
     assert "## Summary by host" not in markdown and "no host recorded" not in markdown
     table = table_after(markdown, "## Summary by run")
     assert table[0][:3] == ["Server", "Transport", "Protocol version"]

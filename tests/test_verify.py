@@ -369,7 +369,7 @@ def test_external_ref_is_refused_without_connecting(tmp_path, era):
     try:
         url = f"http://127.0.0.1:{listener.port}/x.json"
         outcome = run(RunOptions(server=fixture_command("--break", "external-ref", "--ref-url", url),
-                                 protocol=era, out=tmp_path / "run", timeout=5))
+                                 protocol=era, out=tmp_path / "run", timeout=5, fail_on="app"))
         assert outcome.status == ExitStatus.FAILED
         seen_by_run = listener.count()
         counts_real_ones = listener.probe()  # the listener does count a real connection

@@ -124,14 +124,14 @@ def test_a_link_without_name_breaks_a_must_and_a_body_only_the_sheet(tmp_path):
 def test_a_tool_that_reports_an_error_fails_the_profiles_rule_with_its_words(tmp_path):
     results = run(tmp_path, "--defect", "tool-error")
     t01 = row(results, "T01")
-    assert t01["status"] == "FAIL" and t01["failed_rule"] == "app"
+    assert t01["status"] == "FAIL" and t01["failed_rule"] == "profile"
     assert "the tool reported an error: Search backend quota exceeded for q=MCP" in t01["reason"]
     # a result with isError is a well-formed answer: no wire failure, the wire layer has no
     # item to judge; the profile expected the document, and that is what fails
     assert "wire" not in t01["reason"]
     text_item = next(c for c in t01["checks"] if c["check"] == "text_item")
     assert text_item["status"] == "UNOBTAINABLE"
-    assert all(c["rule"] == "app" for c in t01["checks"] if c["status"] == "FAIL")
+    assert all(c["rule"] == "profile" for c in t01["checks"] if c["status"] == "FAIL")
 
 
 @pytest.mark.parametrize("protocol", ["2026-07-28", "2025-11-25", "2025-06-18"])

@@ -12,9 +12,13 @@ from mcp_accept.reasons import Reason, reason
 
 PASS, FAIL, UNOBTAINABLE, PENDING = "PASS", "FAIL", "UNOBTAINABLE", "PENDING"
 # Which rule a check enforces: a MUST or a SHOULD of the MCP specification (with the spec
-# file and section it comes from), or a rule the sheet or profile chose for itself.
-MUST, SHOULD, APP = "must", "should", "app"
-RULES = (MUST, SHOULD, APP)  # strongest first
+# file and section it comes from), a rule the user wrote in their profile (a reference
+# document, a mimeType, an assertion, forms declared to carry one document), or a rule the
+# sheet chose for itself (its advice). The order is what ``--fail-on`` reads: a run fails on
+# every kind up to the one it names, and by default on what the spec and the user demand.
+MUST, PROFILE, SHOULD, APP = "must", "profile", "should", "app"
+RULES = (MUST, PROFILE, SHOULD, APP)  # strongest first
+DEFAULT_FAIL_ON = PROFILE
 LAYERS = ("wire", "type", "meaning", "sdk")
 # Layers that report but do not decide. The sdk layer tells what one client library does
 # with an answer; that is not a rule of the spec, so it never changes a row's status.
@@ -57,13 +61,32 @@ def spec(page: str, section: str, version: str = MODERN) -> str:
     return f"{SPEC_ROOT}/{version}/{page}#{section}"
 
 
+SPEC_SITE = "https://modelcontextprotocol.io/specification"
+
+
+def spec_url(source: str | None) -> str | None:
+    """The page of the published specification a source names, with its section:
+    ``docs/specification/2025-11-25/server/tools.mdx#output-schema`` ->
+    ``https://modelcontextprotocol.io/specification/2025-11-25/server/tools#output-schema``
+    (an ``index.mdx`` is its folder's page); None for anything else (an RFC, a file edited by hand)."""
+    import re
+
+    match = re.fullmatch(r"docs/specification/([0-9]{4}-[0-9]{2}-[0-9]{2})/([A-Za-z0-9_/-]+)\.mdx(#[A-Za-z0-9_-]+)?",
+                         source or "")
+    if match is None:
+        return None
+    version, page, section = match.groups()
+    page = page.removesuffix("/index") if page != "index" else ""
+    return f"{SPEC_SITE}/{version}{'/' + page if page else ''}{section or ''}"
+
+
 def spec_for(ctx_version: str | None, page: str, section: str) -> str:
     """The same page in the version on the wire (the modern one when none was chosen)."""
     return spec(page, section, ctx_version if ctx_version in VERSIONS else MODERN)
 
 
 def strongest_failed_rule(verdicts: Iterable[Verdict]) -> str | None:
-    """The strongest rule among the FAIL verdicts (must > should > app), or None."""
+    """The strongest rule among the FAIL verdicts (must > profile > should > app), or None."""
     failed = {v.rule or APP for v in verdicts if v.status == FAIL}
     return next((rule for rule in RULES if rule in failed), None)
 
@@ -102,7 +125,7 @@ def check(name: str, layer: str, rule: str = APP, source: tuple[str, str] | None
     """
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}")
-    if rule != APP and source is None:
+    if rule in (MUST, SHOULD) and source is None:
         raise ValueError(f"check {name}: a {rule} rule names its spec source")
 
     def wrap(fn: CheckFn) -> CheckFn:
@@ -126,6 +149,10 @@ def combine_reason(verdicts: list[Verdict]) -> tuple[str, Reason]:
     where it has none) joined as a list."""
     for status in (FAIL, UNOBTAINABLE):
         hits = [v for v in verdicts if v.status == status]
+        # two checks of a layer that fail for one reason (no tool named for the form) say it once
+        said: set = set()
+        hits = [v for v in hits if not ((v.layer, v.rule, str(v.detail)) in said
+                                        or said.add((v.layer, v.rule, str(v.detail))))]
         if hits:
             parts: list = [_labelled(v) for v in hits[:3]]
             if len(hits) > 3:

@@ -22,7 +22,7 @@ from typing import Any
 
 import jmespath
 
-from mcp_accept.checks.base import (APP, FAIL, FORMS, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, difference_at, first_difference, same_json)
+from mcp_accept.checks.base import (APP, FAIL, FORMS, PASS, PROFILE, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, difference_at, first_difference, same_json)
 from mcp_accept.reasons import REASONS, Reason, declare, reason
 from mcp_accept.transport.messages import MAX_DEPTH, nesting_depth
 
@@ -65,6 +65,8 @@ declare({
     "forms.agree": "{forms} carry the same document",
     "forms.differ": "{a} differs from {b} ({what}): {detail} (compared: {forms})",
     "forms.partly": "the forms obtained agree ({agree}), but not every form could be had: {missing}",
+    "forms.undeclared": "the profile does not say that the forms carry one document: give it a reference "
+                        "document (reference: or reference_file:) or same_document: true",
 })
 
 
@@ -330,7 +332,7 @@ def same_mime(got: str | None, wanted: str) -> bool:
 
 
 def _mime_verdict(ctx: Context, form: str, name: str, body: Body, seqs: list[int]) -> Verdict | None:
-    """The profile's mime_type for a resource form (app): the body's mimeType names it, and a
+    """The profile's mime_type for a resource form (a rule of the profile): the body's mimeType names it, and a
     resource_link that declares one declares the same."""
     wanted = ctx.profile.tools[form].mime_type
     if wanted is None:
@@ -339,7 +341,7 @@ def _mime_verdict(ctx: Context, form: str, name: str, body: Body, seqs: list[int
     if not same_mime(body.mime, wanted):
         got = f"mimeType {body.mime!r}" if body.mime is not None else "no mimeType"
         return Verdict(check_name, "meaning", FAIL, f"{body.where} has {got}, the profile names {wanted!r}",
-                       seqs, rule=APP)
+                       seqs, rule=PROFILE)
     if form == "link":
         step = ctx.step("call:link")
         links = content_items(step.reply.result, "resource_link") if step and step.reply else []
@@ -347,22 +349,27 @@ def _mime_verdict(ctx: Context, form: str, name: str, body: Body, seqs: list[int
         if isinstance(declared, str) and not same_mime(declared, wanted):
             return Verdict(check_name, "meaning", FAIL,
                            f"the resource_link declares mimeType {declared!r}, the profile names {wanted!r}",
-                           step.seqs, rule=APP)
-    return Verdict(check_name, "meaning", PASS, f"{body.where} has mimeType {wanted!r}", seqs, rule=APP)
+                           step.seqs, rule=PROFILE)
+    return Verdict(check_name, "meaning", PASS, f"{body.where} has mimeType {wanted!r}", seqs, rule=PROFILE)
 
 
 def _against_reference(ctx: Context, form: str, name: str) -> list[Verdict]:
-    """Rule (app): a body of the form equals the profile's reference document, compared
-    by the form's body kind; and its mimeType is the one the profile names, if it names one."""
+    """Rule of the profile: a body of the form equals the profile's reference document,
+    compared by the form's body kind; and its mimeType is the one the profile names, if it
+    names one. Without a reference the row only says what body came (a rule of the sheet)."""
+    expected = ctx.profile.reference_for(form)
     try:
         found, seqs = bodies(ctx, form)
     except NoBody as exc:
-        return [exc.verdict(name)]
+        verdict = exc.verdict(name)
+        if expected is not None and verdict.status == FAIL and verdict.rule in (None, APP):
+            # The user wrote the document this form should carry, and none came.
+            verdict.rule = PROFILE
+        return [verdict]
     kind = ctx.profile.body(form)
-    expected = ctx.profile.reference_for(form)
     if expected is None:
         verdict = Verdict(name, "meaning", PASS, f"{found[0].where} is a {kind} body (no reference "
-                          "document: the forms are compared in X01)", seqs, rule=APP)
+                          "document in the profile)", seqs, rule=APP)
         carrier = found[0]
     else:
         ref = Body(expected.kind, expected.value, expected.origin)
@@ -373,14 +380,14 @@ def _against_reference(ctx: Context, form: str, name: str) -> list[Verdict]:
         if carrier is not None:
             how = f"{kind}, {expected.origin}"
             verdict = Verdict(name, "meaning", PASS, _by_form(carrier, "equals-reference", how,
-                              f"{carrier.where} equals the reference document ({how})"), seqs, rule=APP)
+                              f"{carrier.where} equals the reference document ({how})"), seqs, rule=PROFILE)
         else:
             carrier, diff = differences[0]
             several = f"none of {len(found)} candidates equals it; " if len(found) > 1 else ""
             how = f"{kind}, {expected.origin}"
             text = f"{several}{carrier.where} differs from the reference document ({how}): {diff}"
             verdict = Verdict(name, "meaning", FAIL, text if several else _by_form(
-                carrier, "differs", how, text, detail=diff), seqs, rule=APP)
+                carrier, "differs", how, text, detail=diff), seqs, rule=PROFILE)
     mime = _mime_verdict(ctx, form, name, carrier, seqs) if form in ("embedded", "link") else None
     return [verdict] + ([mime] if mime else [])
 
@@ -556,11 +563,12 @@ def text_twin(ctx: Context) -> Verdict:
         return Verdict(name, "meaning", FAIL, last, seqs)
     if mode != "exact":
         return Verdict(name, "meaning", PASS, reason("twin.equal"), seqs)
+    # byte equality is what the user asked for (twin: exact, or --set S02.mode=exact)
     compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if compact in texts:
-        return Verdict(name, "meaning", PASS, reason("twin.byte-equal"), seqs, rule=APP)
+        return Verdict(name, "meaning", PASS, reason("twin.byte-equal"), seqs, rule=PROFILE)
     return Verdict(name, "meaning", FAIL, "the text twin's JSON equals structuredContent, but no text item "
-                   "is byte-equal to its compact dump (mode: exact)", seqs, rule=APP)
+                   "is byte-equal to its compact dump (mode: exact)", seqs, rule=PROFILE)
 
 
 ASSERTION_SECONDS = 3.0  # one JMESPath assertion over structuredContent
@@ -573,9 +581,9 @@ def _search(expr: str, value):
         raise ValueError("nested too deeply to evaluate") from None
 
 
-@check("assertions", "meaning")
+@check("assertions", "meaning", rule=PROFILE)
 def assertions(ctx: Context) -> list[Verdict]:
-    """Rule of the profile (app): each JMESPath assertion is true on structuredContent."""
+    """Rule of the profile: each JMESPath assertion is true on structuredContent."""
     if not ctx.profile.assertions:
         return [Verdict("assertions", "meaning", UNOBTAINABLE, reason("assert.none"))]
     try:
@@ -621,12 +629,17 @@ def _agreeing(first: list[Body], other: list[Body]) -> tuple[Body, Body] | None:
     return None
 
 
-@check("forms_agree", "meaning")
+@check("forms_agree", "meaning", rule=PROFILE)
 def forms_agree(ctx: Context) -> Verdict:
-    """Rule of the sheet (app): the forms that were had carry the same document, each
-    compared by its body kind (see :func:`difference`). A form that could not be had is
-    left out and named; then the row cannot be established unless a difference is found."""
+    """Rule of the profile: the forms that were had carry the same document, each compared
+    by its body kind (see :func:`difference`). Only a profile that says so is held to it
+    (a reference document for the whole profile, or ``same_document: true``): many servers
+    give each form a document of its own, which breaks no rule. A form that could not be
+    had is left out and named; then the row cannot be established unless a difference is
+    found."""
     name = "forms_agree"
+    if not (ctx.profile.has_reference or ctx.profile.same_document):
+        return Verdict(name, "meaning", UNOBTAINABLE, reason("forms.undeclared"))
     had: dict[str, list[Body]] = {}
     seqs: list[int] = []
     missing: list[str] = []

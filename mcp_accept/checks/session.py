@@ -286,7 +286,7 @@ def features_declared(ctx: Context) -> list[Verdict]:
                                               f"but declares no {feature} capability"], seqs, MUST,
                                   cite(ctx.version, *section)))
     if embedded:
-        verdicts.append(_fail(name, ctx, [f"tool results embed resources (#{embedded[0]}) but the server declares "
+        verdicts.append(_fail(name, ctx, [f"tool results embed resources (wire.jsonl message #{embedded[0]}) but the server declares "
                                           "no resources capability"], embedded, SHOULD,
                               cite(ctx.version, *EMBEDDED_CAPABILITY)))
     return verdicts or [Verdict(name, "wire", PASS, reason("wire.features-declared",

@@ -23,6 +23,8 @@ from mcp_accept.transport.messages import STDOUT_NOISE, noise_reason, violation_
 declare({
     # W01
     "wire.messages-valid": "{n} checks over {m} messages valid against {version}",
+    "wire.messages-valid-probe": "{n} checks over {m} messages valid against {version} (and the request that "
+                                 "looked for a newer version against {probe})",
     "wire.no-violations": "no protocol violations on the wire",
     "wire.items-valid": "{n} items: every URI is an RFC 3986 URI, and every blob and image or audio data is base64",
     "wire.no-items": "no resource, link, contents, image or audio item was received",
@@ -184,6 +186,11 @@ def wire_messages_valid(ctx: Context) -> Verdict:
                        "official schema unavailable: " + "; ".join(sorted(missing)))
     if not checked:
         return Verdict("wire_messages_valid", "wire", UNOBTAINABLE, reason("wire.no-messages"))
+    if ctx.version in versions and len(versions) > 1:
+        # the first request, made to find the version, was judged by the schema it was sent in
+        return Verdict("wire_messages_valid", "wire", PASS, reason(
+            "wire.messages-valid-probe", n=checked, m=len(entries), version=ctx.version,
+            probe=", ".join(sorted(versions - {ctx.version}))))
     return Verdict("wire_messages_valid", "wire", PASS, reason("wire.messages-valid", n=checked, m=len(entries),
                                                                version=", ".join(sorted(versions))))
 

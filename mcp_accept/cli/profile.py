@@ -28,8 +28,11 @@ def profile_init(
     out: Optional[Path] = out_option("File to write the profile to (default: print it)."),
     force: bool = typer.Option(False, "--force", help="Replace the --out file if it exists."),
     json_: bool = json_option("Print the profile as JSON (the same data as the YAML, without its comments) instead of YAML."),
+    call: List[str] = typer.Option([], "--call", metavar="TOOL", help="Also call this tool to see the form of its result (tools marked read-only are called anyway; one marked destructive never is). Repeatable."),
 ) -> None:
-    """Write a starting profile from the server's tools/list, marking what had to be guessed."""
+    """Write a starting profile from what the server shows: its tools/list, and the results of
+    the tools it may call (marked read-only, or named with --call); what had to be guessed is
+    marked."""
     from mcp_accept.evidence.files import atomic_write_text
     from mcp_accept.running.execute import RunOptions, check_target
     from mcp_accept.inputs.profile_init import check_out, init_profile
@@ -46,9 +49,11 @@ def profile_init(
         raise fail(exc)
     try:
         transport = make_probe_transport(server=server, url=url, headers=headers, redactor=redactor)
-        text = redactor.text(init_profile(transport, protocol=protocol, timeout=timeout))
+        text, mapped = init_profile(transport, protocol=protocol, timeout=timeout, call=tuple(call))
+        text, mapped = redactor.text(text), redactor.text(mapped)
     except (InputError, ServerError) as exc:
         raise fail(type(exc)(redactor.text(str(exc))) if isinstance(exc, ServerError) else exc)
+    typer.echo(mapped, err=True)
     if json_:
         import yaml
 

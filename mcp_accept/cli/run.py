@@ -37,7 +37,8 @@ def run(
     targets: Optional[Path] = typer.Option(None, "--targets", help="YAML file listing many servers (command or URL, each with its profile, conditions and protocol): each runs in its own folder under --out, and one summary is printed. Not with --server or --url."),
     jobs: Optional[int] = number_option(int, None, "--jobs", min=1, max=256, help="With --targets: how many servers run at once (default: the number of CPUs)."),
     shard: Optional[str] = typer.Option(None, "--shard", help="With --targets: run shard K/N of the targets (round-robin over the file's order; every target is in exactly one shard). auto reads MCP_ACCEPT_SHARD=K/N, else GitLab's CI_NODE_INDEX/CI_NODE_TOTAL."),
-    fail_on: str = typer.Option("app", "--fail-on", help="What makes exit code 1: must (a MUST of the MCP spec broken), should (a MUST or SHOULD), or app (any FAIL, rules of the sheet or profile included; the default)."),
+    fail_on: str = typer.Option("profile", "--fail-on", help="What makes exit code 1: must (a MUST of the MCP spec broken), profile (a MUST, or a rule you wrote in your profile: its reference documents, mime types and assertions; the default), should (those or a SHOULD), or app (any FAIL, the sheet's own advice included). Every FAIL is shown with its rule kind whatever this says."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help="YAML or JSON file of expected failures (expected_failures: a list of row, optional check, reason): they are shown FAIL and marked expected, and do not make exit code 1; an entry that no longer fails is reported stale."),
     lang: str = lang_option("Language of sheet.md: en or ja (titles, what each row establishes, and the reasons)."),
     json_: bool = json_option("Print results.json (with --targets: fleet.json; with --protocol all: all.json) on stdout instead of the table."),
     quiet: bool = quiet_option(),
@@ -50,7 +51,8 @@ def run(
     opts = RunOptions(server=server, url=url, headers=list(header), protocol=protocol, timeout=timeout,
                       run_timeout=run_timeout, out=out, conditions=conditions, sets=list(set_),
                       profile=profile, sheet=sheet, schema_dir=schema_dir, offline=offline,
-                      max_bytes=max_bytes, fail_on=fail_on, max_rounds=max_rounds, lang=lang, sdk=sdk)
+                      max_bytes=max_bytes, fail_on=fail_on, max_rounds=max_rounds, lang=lang, sdk=sdk,
+                      baseline=baseline)
     try:
         check_options(opts, every_version=True)
     except InputError as exc:

@@ -231,7 +231,8 @@ def _host_test(opts: HostTestOptions) -> HostOutcome:
     outcome = _outcome(folder)
     why_not = outcome.get("not_measured")
     # nothing was measured: the host run did not happen, as a server run that reached nothing
-    status = exit_status(results, not_measured=why_not)
+    # A host row is what the model was handed: every FAIL of it is the point of the test.
+    status = exit_status(results, fail_on="app", not_measured=why_not)
     return HostOutcome(folder, results, status, wall, job.guard, not_measured=why_not,
                        forged_requests=outcome.get("forged_requests") or 0)
 

@@ -25,7 +25,7 @@ from mcp_accept.inputs.files import _line, _load, _show, format_path
 from mcp_accept.data import data_path
 
 __all__ = ["BODY_KINDS", "DEFAULT_UNKNOWN_URI", "TOOL_FORMS", "Expected", "Profile", "ToolRef",
-           "load_profile", "unlisted_tool"]
+           "load_profile", "rows_off_in_sheet", "unlisted_tool"]
 
 DEFAULT_UNKNOWN_URI = "search://results/does-not-exist"
 TOOL_FORMS: tuple[str, ...] = ("text", "structured", "embedded", "link")
@@ -74,6 +74,8 @@ class Profile:
     reference_file: Path | None = None
     expected: dict[str, Expected] = field(default_factory=dict)  # per form that has a reference
     name_lines: dict[str, int | None] = field(default_factory=dict)  # per form: the line of its tool's name
+    same_document: bool = False  # the forms carry one document, though the profile gives none
+    rows_off: dict[str, int | None] = field(default_factory=dict)  # rows switched off, each with its line
 
     @property
     def has_reference(self) -> bool:
@@ -196,6 +198,26 @@ def _expected(src: _Source, kind: str, form: str, index: dict, shown: str) -> Ex
     return Expected(kind, src.value if kind == "text" else src.value.encode("utf-8"), origin)
 
 
+PLACEHOLDER_MARK = "<fill in"  # what profile init writes for an argument it could not guess
+
+
+def _placeholders(data: dict, index: dict, shown: str) -> None:
+    """Refuse an argument still holding profile init's placeholder, naming its line."""
+    def walk(value, where):
+        if isinstance(value, str) and value.startswith(PLACEHOLDER_MARK):
+            raise InputError(f"still the placeholder {_show(value)} that profile init left: give a real value",
+                             file=shown, line=_line(index, where), field=format_path(where))
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                walk(inner, where + (key,))
+        elif isinstance(value, list):
+            for i, inner in enumerate(value):
+                walk(inner, where + (i,))
+
+    for form, ref in (data.get("tools") or {}).items():
+        walk(ref.get("arguments") or {}, ("tools", form, "arguments"))
+
+
 def load_profile(path: str | Path | None = None) -> Profile:
     """Load and check a profile; ``None`` loads the reference fixture's profile.
 
@@ -204,6 +226,7 @@ def load_profile(path: str | Path | None = None) -> Profile:
     before any server is started."""
     target = Path(path) if path is not None else default_profile_path()
     data, index, shown = _load(target, "profile")
+    _placeholders(data, index, shown)
     base = target.resolve().parent
     tools: dict[str, ToolRef] = {}
     expected: dict[str, Expected] = {}
@@ -233,7 +256,19 @@ def load_profile(path: str | Path | None = None) -> Profile:
         reference_file=shared.file if shared is not None else None,
         expected=expected,
         name_lines=name_lines,
+        same_document=bool(data.get("same_document", False)),
+        rows_off={row: _line(index, ("rows", row)) for row, state in (data.get("rows") or {}).items()
+                  if state == "off"},
     )
+
+
+def rows_off_in_sheet(profile: Profile, sheet) -> None:
+    """Refuse a row switched off (``rows: {X01: off}``) that the sheet does not have."""
+    ids = [row.id for row in sheet.rows]
+    for row, line in profile.rows_off.items():
+        if row not in ids:
+            raise InputError(f"the sheet has no row {_show(row)}; its rows are {', '.join(ids)}",
+                             file=str(profile.path) if profile.path else None, line=line, field=f"rows.{row}")
 
 
 # A profile's tool the server does not list is named with the server's names nearest to it;

@@ -1,9 +1,12 @@
-"""``mcp-accept profile init``: a starting profile from what a server's ``tools/list`` shows.
+"""``mcp-accept profile init``: a starting profile from what a server shows.
 
-The server is asked for its tools (and, where it has them, its resource templates),
-never made to run a tool. Each result form gets the tool that most plainly offers it:
-the structured form the tool that declares an ``outputSchema``, the others a tool
-whose name or description says so. Arguments come from each tool's ``inputSchema``
+The server is asked for its tools (and, where it has them, its resource templates), and
+calls the tools it may: those it marks read-only (``annotations.readOnlyHint: true``) and
+those the user names (``--call``), never one it marks destructive (``destructiveHint: true``).
+Each result form gets a tool whose result was seen to have that form (a text item,
+``structuredContent``, an embedded resource, a ``resource_link``); a form no result showed
+falls back to the tool that most plainly offers it: the structured form the tool that
+declares an ``outputSchema``, the others a tool whose name or description says so. Arguments come from each tool's ``inputSchema``
 (``default``, ``examples``, ``enum``, ``const``) or else a placeholder. Whatever had
 to be guessed is listed under ``guessed:`` in the profile, for a person to check.
 """
@@ -23,6 +26,7 @@ from mcp_accept.checks.base import needs_task
 from mcp_accept.untrusted import yaml_comment
 
 from mcp_accept.errors import InputError, ServerError
+from mcp_accept.inputs.profile import PLACEHOLDER_MARK
 from mcp_accept.transport.session import Session
 
 PLACEHOLDER_STRING = "MCP"
@@ -36,6 +40,13 @@ HINTS = {
     "structured": re.compile(r"struct|json|object", re.I),
 }
 MAX_PAGES = 50
+# What profile init writes for an argument it cannot guess at all (an object or array, or a
+# string of a format such as uri or date-time, with nothing in its schema to go by): a value
+# no tool accepts, which `run` refuses with the profile's line until a person replaces it.
+
+
+def placeholder(name: str) -> str:
+    return f"{PLACEHOLDER_MARK}: {name}>"
 # The first quoted example in a property's description: "e.g. 'X'", "e.g., \"X\"", "for example `X`".
 EXAMPLE_IN_TEXT = re.compile(r"(?:e\.g\.|for example)[,:]?\s*['\"`]([^'\"`\n]{1,200})['\"`]", re.I)
 
@@ -48,10 +59,68 @@ class Discovery:
     version: str | None = None
     tools: list[dict] = field(default_factory=list)
     templates: list[str] = field(default_factory=list)
+    # what each called tool's result held: name -> Seen
+    seen: dict[str, "Seen"] = field(default_factory=dict)
 
 
-def discover(transport, *, protocol: str = "auto", timeout: float = 10.0) -> Discovery:
-    """Open ``transport``, negotiate, list the tools and resource templates, close."""
+@dataclass
+class Seen:
+    """One call of a tool at ``profile init``: whether it gave a result (not an error), the
+    forms its result had, and whether its text and embedded bodies read as JSON."""
+
+    ok: bool
+    forms: tuple[str, ...] = ()
+    json_bodies: dict[str, bool] = field(default_factory=dict)
+
+
+# Calls made while mapping, at most: a server with many read-only tools is not run through.
+MAX_CALLS = 24
+
+
+def may_call(tool: dict, named: tuple[str, ...] = ()) -> bool:
+    """Whether ``profile init`` may call the tool: never one marked destructive; one marked
+    read-only, or one the user named."""
+    if _annotation(tool, "destructiveHint") is True or needs_task(tool):
+        return False
+    return _annotation(tool, "readOnlyHint") is True or tool.get("name") in named
+
+
+def _is_json(text) -> bool:
+    import json
+
+    try:
+        json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
+
+
+def classify(result) -> Seen:
+    """The forms a tools/call result actually has."""
+    if not isinstance(result, dict) or result.get("isError") is True:
+        return Seen(False)
+    content = [item for item in result.get("content") or () if isinstance(item, dict)]
+    forms: list[str] = []
+    bodies: dict[str, bool] = {}
+    texts = [item.get("text") for item in content if item.get("type") == "text"]
+    if texts:
+        forms.append("text")
+        bodies["text"] = any(_is_json(t) for t in texts)
+    if "structuredContent" in result:
+        forms.append("structured")
+    embedded = [item.get("resource") for item in content if item.get("type") == "resource"]
+    if embedded:
+        forms.append("embedded")
+        inner = embedded[0] if isinstance(embedded[0], dict) else {}
+        bodies["embedded"] = "text" in inner and _is_json(inner.get("text"))
+    if any(item.get("type") == "resource_link" for item in content):
+        forms.append("link")
+    return Seen(True, tuple(forms), bodies)
+
+
+def discover(transport, *, protocol: str = "auto", timeout: float = 10.0, call: tuple[str, ...] = ()) -> Discovery:
+    """Open ``transport``, negotiate, list the tools and resource templates, call the tools
+    it may (:func:`may_call`) to see the forms of their results, close."""
     found = Discovery()
     transport.open()
     try:
@@ -67,6 +136,10 @@ def discover(transport, *, protocol: str = "auto", timeout: float = 10.0) -> Dis
         found.templates = [t["uriTemplate"] for t in _paged(session, "resources/templates/list",
                                                             "resourceTemplates", required=False)
                            if isinstance(t.get("uriTemplate"), str)]
+        callable_ = [t for t in found.tools if isinstance(t.get("name"), str) and may_call(t, call)]
+        for tool in callable_[:MAX_CALLS]:
+            reply = session.send("tools/call", {"name": tool["name"], "arguments": guess_arguments(tool)[0]})
+            found.seen[tool["name"]] = classify(reply.result if reply.has_result else None)
         try:
             transport.end_session(timeout=timeout)
         except Exception:  # a courtesy only
@@ -127,12 +200,26 @@ def _preference(tool: dict) -> tuple[int, int]:
     return (0 if _annotation(tool, "readOnlyHint") is True else 1, _guesses(tool))
 
 
-def choose_tools(tools: list[dict]) -> tuple[dict[str, dict], list[str]]:
-    """Which tool serves each form; and the notes on what was guessed."""
+def choose_tools(tools: list[dict], seen: dict[str, Seen] | None = None) -> tuple[dict[str, dict], list[str]]:
+    """Which tool serves each form; and the notes on what was guessed. A form some called
+    tool's result was seen to have gets that tool (the one whose result has the fewest other
+    forms); the rest are guessed from tools/list, never from a tool whose result was seen
+    without the form."""
     chosen: dict[str, dict] = {}
     guessed: list[str] = []
     taken: set[str] = set()
+    seen = seen or {}
     named = [t for t in tools if isinstance(t.get("name"), str) and t["name"]]
+    for form in ("structured", "link", "embedded", "text"):
+        shown = [t for t in named if t["name"] not in taken and seen.get(t["name"]) is not None
+                 and seen[t["name"]].ok and form in seen[t["name"]].forms]
+        if form == "text":  # a text twin of structuredContent is the structured form's
+            shown = [t for t in shown if "structured" not in seen[t["name"]].forms] or shown
+        if shown:
+            pick = min(shown, key=lambda t: (len(seen[t["name"]].forms), *_preference(t)))
+            chosen[form] = pick
+            taken.add(pick["name"])
+    called = {name for name, s in seen.items() if s.ok}
     passed = [t["name"] for t in named if changes_state(t)]
     tasks = [t["name"] for t in named if needs_task(t) and not changes_state(t)]
     named = [t for t in named if not changes_state(t) and not needs_task(t)]
@@ -143,8 +230,8 @@ def choose_tools(tools: list[dict]) -> tuple[dict[str, dict], list[str]]:
         guessed.append(f"tools: passed over {', '.join(tasks)} (execution.taskSupport: required: a client "
                        "must call it as a task, and the run makes plain calls)")
 
-    structured = sorted((t for t in named if "outputSchema" in t), key=_preference)
-    if structured:
+    structured = sorted((t for t in named if "outputSchema" in t and t["name"] not in called), key=_preference)
+    if structured and "structured" not in chosen:
         # The name or description breaks ties only: a read-only tool that needs no guessed
         # argument is likelier to answer at all.
         pick = min(structured, key=lambda t: (*_preference(t), not HINTS["structured"].search(_tool_text(t))))
@@ -154,8 +241,10 @@ def choose_tools(tools: list[dict]) -> tuple[dict[str, dict], list[str]]:
             guessed.append(f"tools.structured: {pick['name']} is one of {len(structured)} tools that "
                            "declare an outputSchema")
     for form in ("link", "embedded", "text"):
-        hinted = sorted((t for t in named if t["name"] not in taken and HINTS[form].search(_tool_text(t))),
-                        key=_preference)
+        if form in chosen:
+            continue
+        hinted = sorted((t for t in named if t["name"] not in taken and t["name"] not in called
+                         and HINTS[form].search(_tool_text(t))), key=_preference)
         if form == "text":
             hinted = [t for t in hinted if "outputSchema" not in t] or hinted
         if hinted:
@@ -166,7 +255,8 @@ def choose_tools(tools: list[dict]) -> tuple[dict[str, dict], list[str]]:
                            f"check that its result really is {_FORM_WORDS[form]}")
     missing = [f for f in ("text", "structured", "embedded", "link") if f not in chosen]
     for form in missing:
-        guessed.append(f"tools.{form}: no tool looked like it; its rows stay UNOBTAINABLE until one is named")
+        guessed.append(f"tools.{form}: no tool's result had it, and none looked like it; its rows stay "
+                       "UNOBTAINABLE until one is named")
     return chosen, guessed
 
 
@@ -186,6 +276,8 @@ def guess_arguments(tool: dict) -> tuple[dict, list[str]]:
     for name in required:
         prop = props.get(name) if isinstance(props.get(name), dict) else {}
         value, certain = _value_for(prop)
+        if value is None and not certain and prop.get("type") != "null":
+            value = placeholder(name)
         args[name] = value
         if not certain:
             guessed.append(f"tools.*.arguments.{name} of {tool['name']}: placeholder {value!r}")
@@ -212,6 +304,8 @@ def _value_for(prop: dict) -> tuple[Any, bool]:
         if isinstance(prop.get("description"), str) else None
     if kind == "string" and described:
         return described.group(1), False
+    if kind in ("object", "array") or (kind == "string" and isinstance(prop.get("format"), str)):
+        return None, False  # nothing to go by: a placeholder a person must replace
     return PLACEHOLDERS.get(kind, PLACEHOLDER_STRING), False
 
 
@@ -240,7 +334,7 @@ def profile_name(server_name: str | None) -> str:
 
 
 def build_profile(found: Discovery) -> dict:
-    chosen, guessed = choose_tools(found.tools)
+    chosen, guessed = choose_tools(found.tools, found.seen)
     tools: dict[str, dict] = {}
     for form in ("text", "structured", "embedded", "link"):
         tool = chosen.get(form)
@@ -248,7 +342,18 @@ def build_profile(found: Discovery) -> dict:
             continue
         args, notes = guess_arguments(tool)
         tools[form] = {"name": tool["name"], "arguments": args}
-        guessed += [n.replace("tools.*", f"tools.{form}") for n in notes]
+        seen = found.seen.get(tool["name"])
+        if seen is not None and seen.ok:
+            # the call with these arguments gave a result of this form: nothing left to guess
+            # of them, and a text or embedded body is JSON or not as it was seen
+            if form in seen.json_bodies:
+                if not seen.json_bodies[form]:
+                    tools[form]["body"] = "text"
+                continue
+            if form == "structured":
+                continue
+        else:
+            guessed += [n.replace("tools.*", f"tools.{form}") for n in notes]
         if form != "structured":  # tools/list says nothing of what a body holds
             guessed.append(f"tools.{form}.body: json assumed (the default); say body: text for prose, "
                            "body: bytes for a binary blob")
@@ -287,7 +392,9 @@ def render(profile: dict, found: Discovery) -> str:
     # Short lists stay on one line ([q, limit]); the notes under guessed: are a block list, one
     # note a line, so a person can read them and delete each one once it is checked.
     rest = {key: value for key, value in profile.items() if key != "guessed"}
-    body = _dump(rest, flow=None)
+    body = "".join(line + ("  # profile init could not guess this argument: give a real value"
+                           if PLACEHOLDER_MARK in line else "") + "\n"
+                   for line in _dump(rest, flow=None).splitlines())
     if "guessed" in profile:
         body += _dump({"guessed": [_Note(note) for note in profile["guessed"]]}, flow=False)
     return "\n".join(head) + body
@@ -324,11 +431,36 @@ def _comment(text) -> str:
     return yaml_comment(text).translate(_YAML_BREAKS)
 
 
-def init_profile(transport, *, protocol: str = "auto", timeout: float = 10.0) -> str:
-    found = discover(transport, protocol=protocol, timeout=timeout)
+def mapped_line(profile: dict, found: Discovery) -> str:
+    """What was mapped and what not: ``mapped 3 of 5 forms: text → echo (seen), ...; none
+    found for embedded, large``; "seen" where a call's result showed the form, else "guessed"."""
+    forms = ("text", "structured", "embedded", "link", "large")
+    tools = profile.get("tools") or {}
+    mapped = [f"{form} → {tools[form]['name']} "
+              f"({'seen' if form in getattr(found.seen.get(tools[form]['name']), 'forms', ()) else 'guessed'})"
+              for form in forms if form in tools]
+    none = [form for form in forms if form not in tools]
+    calls = f"called {len(found.seen)} tool{'s' if len(found.seen) != 1 else ''}; "
+    return (f"{calls}mapped {len(mapped)} of {len(forms)} forms: {', '.join(mapped) or 'none'}"
+            + (f"; none found for {', '.join(none)}" if none else ""))
+
+
+def init_profile(transport, *, protocol: str = "auto", timeout: float = 10.0,
+                 call: tuple[str, ...] = ()) -> tuple[str, str]:
+    """The profile's YAML, and the line saying what was mapped."""
+    found = discover(transport, protocol=protocol, timeout=timeout, call=call)
     if not found.tools:
         raise ServerError("tools/list showed no tools: there is nothing to map")
-    return render(build_profile(found), found)
+    names = {t.get("name") for t in found.tools}
+    unknown = [name for name in call if name not in names]
+    if unknown:
+        raise InputError(f"the server's tools/list has no tool {unknown[0]!r}", field="--call")
+    destructive = [t["name"] for t in found.tools if t.get("name") in call and _annotation(t, "destructiveHint") is True]
+    if destructive:
+        raise InputError(f"{destructive[0]!r} is marked destructive (destructiveHint: true): profile init never "
+                         "calls it", field="--call")
+    profile = build_profile(found)
+    return render(profile, found), mapped_line(profile, found)
 
 
 def check_out(out: Path | None, force: bool) -> None:

@@ -165,7 +165,7 @@ def print_run(results: dict, folder: Path | str, env: Environment | None = None)
     for row in results["rows"]:
         reason = row.get("reason") or ""
         if not env.verbose:  # the whole of it is in results.json
-            reason = shorten(reason, 400)
+            reason = shorten(passed_in_brief(row) or reason, 400)
         rows.append((row["id"], row["kind"], row["status"], reason))
         if env.verbose:
             for check in row.get("checks") or []:
@@ -189,6 +189,29 @@ def print_run(results: dict, folder: Path | str, env: Environment | None = None)
         table.add_row(console_text(ident), console_text(kind), shown, console_text(reason))
     env.show(table)
     env.console().print(console_text(summary), soft_wrap=True)
+
+
+# A PASS row whose reason is longer than this shows its first part and how many more passed
+# (W01 judges a dozen things): the whole is in results.json and under -v.
+BRIEF_PASS = 160
+
+
+def passed_in_brief(row: dict) -> str | None:
+    """A long PASS reason as its first part and a count of the rest; None to show it whole."""
+    reason = row.get("reason") or ""
+    params = row.get("reason_params") if isinstance(row.get("reason_params"), dict) else {}
+    parts = params.get("parts")
+    if row.get("status") != "PASS" or len(reason) <= BRIEF_PASS or row.get("reason_id") != "list.parts" \
+            or not isinstance(parts, list) or len(parts) < 2:
+        return None
+    from mcp_accept.reasons import Reason
+
+    first = parts[0]
+    try:
+        text = Reason.from_json(first).english() if isinstance(first, dict) else str(first)
+    except (KeyError, TypeError, ValueError, AttributeError):  # a file edited by hand
+        return None
+    return f"{text}; and {len(parts) - 1} more checks passed (-v shows each)"
 
 
 def cell_width(text: str) -> int:
@@ -257,9 +280,45 @@ def summary_line(results: dict, folder: Path | str) -> str:
     if rules and counts.get("FAIL"):
         # each failed check under its own rule (results.json failures_by_rule), so a row that
         # breaks a MUST and a rule of the sheet shows in both counts
-        broken = (f" Failed checks: {rules['must']} break a MUST, {rules['should']} a SHOULD of the "
-                  f"spec, {rules['app']} a rule of the sheet or profile.")
-    return f"{counted(len(results['rows']), 'row')}: {parts}{state}.{broken} Evidence: {folder}"
+        broken = (f" Failed checks: {rules['must']} break a MUST, {rules.get('profile', 0)} a rule of your "
+                  f"profile, {rules['should']} a SHOULD of the spec, {rules['app']} the sheet's advice.")
+        broken += gate_note(results)
+    stale = "".join(f" Baseline {line}." for line in stale_lines(results))
+    return f"{counted(len(results['rows']), 'row')}: {parts}{state}.{broken}{stale} Evidence: {folder}"
+
+
+GATED = {"must": "only a MUST fails it", "profile": "a MUST or a rule of your profile fails it",
+         "should": "a MUST, a rule of your profile or a SHOULD fails it", "app": "any FAIL fails it"}
+
+
+def gate_note(results: dict) -> str:
+    """Which FAIL rows fail the run and which do not, and why (results.json ``gates``, written
+    by the one rule of :mod:`mcp_accept.output.exit_status`)."""
+    failed = [row for row in results.get("rows") or () if row.get("status") == "FAIL" and "gates" in row]
+    if not failed:
+        return ""
+    gating = [row["id"] for row in failed if row["gates"]]
+    expected = [row["id"] for row in failed if not row["gates"] and row.get("expected_failure")]
+    shown = [row["id"] for row in failed if not row["gates"] and not row.get("expected_failure")]
+    fail_on = results.get("fail_on", "profile")
+    out = []
+    if gating:
+        out.append(f"{', '.join(gating)} fail{'s' if len(gating) == 1 else ''} the run")
+    if expected:
+        out.append(f"{', '.join(expected)} expected by the baseline")
+    if shown:
+        out.append(f"{', '.join(shown)} shown, not failing the run (--fail-on {fail_on}: "
+                   f"{GATED[fail_on]})")
+    return " " + "; ".join(out) + "."
+
+
+def stale_lines(results: dict) -> list[str]:
+    """One line per baseline entry that no longer fails."""
+    from mcp_accept.output.exit_status import stale_entries
+
+    file = (results.get("baseline") or {}).get("file", "baseline")
+    return [f"{file}: stale: {e['row']}{'.' + e['check'] if e.get('check') else ''} no longer fails "
+            f"({e['reason']}); remove it" for e in stale_entries(results)]
 
 
 class Progress:

@@ -33,9 +33,10 @@ LABELS = {
            "wire": "wire", "type": "type", "meaning": "meaning", "sdk": "sdk",
            "details": "What each row establishes", "establishes": "A PASS establishes",
            "procedure": "Procedure", "check": "Check", "layer": "Layer", "rule": "Rule",
-           "source": "Spec source", "must": "must", "should": "should", "app": "app (sheet or profile)",
+           "source": "Spec source", "must": "must", "should": "should", "profile": "profile (yours)", "app": "app (the sheet's advice)",
            "cause": "Nothing could be tested", "sheet": "Sheet",
            "untested": "Nothing was tested: the server could not be started or reached",
+           "not_gating": "it does not fail the run", "expected_failure": "expected by the baseline",
            "conditions_given": "Given values the wire contradicted (kept, not used)",
            "evidence_missing": "missing from the run folder", "off": "off"},
     "ja": {"PASS": "PASS", "FAIL": "FAIL", "UNOBTAINABLE": "取得不可", "PENDING": "未記入",
@@ -53,8 +54,8 @@ LABELS = {
            "wire": "wire", "type": "型", "meaning": "意味", "sdk": "SDK",
            "details": "各項目が確かめること", "establishes": "PASSが示すこと", "procedure": "手順",
            "check": "検査", "layer": "段", "rule": "規則", "source": "仕様の出典", "must": "MUST",
-           "should": "SHOULD", "app": "本票・プロファイルの規則", "cause": "試験できなかった理由",
-           "sheet": "試験票", "untested": "何も試験できなかった（サーバーを起動できない、または接続できない）",
+           "should": "SHOULD", "profile": "プロファイルの規則", "app": "本票の助言", "cause": "試験できなかった理由",
+           "sheet": "試験票", "not_gating": "実行を不合格にしない", "expected_failure": "ベースラインで想定済み", "untested": "何も試験できなかった（サーバーを起動できない、または接続できない）",
            "conditions_given": "通信で観測した値と異なる指定値（記録のみ、不使用）",
            "evidence_missing": "実行フォルダにない", "off": "オフ"},
 }
@@ -114,6 +115,7 @@ def _environment(*folders: str):
                                         undefined=jinja2.StrictUndefined, bytecode_cache=_bytecode_cache(),
                                         finalize=_inert)
     env.filters["cell"] = cell
+    env.filters["spec_link"] = spec_link
     env.filters["prose"] = prose
     env.filters["href"] = href
     env.filters["reason_text"] = reason_text
@@ -146,6 +148,15 @@ def off_reason(check, lang: str = "en") -> str:
         return Reason.from_json(check).render(lang)
     except (KeyError, TypeError, ValueError, AttributeError):  # a file edited by hand
         return ""
+
+
+def spec_link(source) -> str:
+    """A check's spec source as a Markdown table cell: a link to the published page where it
+    names one, else the text as it is."""
+    from mcp_accept.checks.base import spec_url
+
+    url = spec_url(source) if isinstance(source, str) else None
+    return f"[{cell(source)}]({url})" if url else cell(source)
 
 
 def layer_off(row, layer: str, lang: str = "en") -> str:

@@ -33,7 +33,7 @@ from mcp_accept.evidence.files import open_run_folder, utc_now
 from mcp_accept.transport.messages import noise_reason
 from mcp_accept.transport.session import Session
 from mcp_accept.inputs.results import load_previous
-from mcp_accept.output.exit_status import exit_status
+from mcp_accept.output.exit_status import apply_baseline, exit_status, mark_gates
 from mcp_accept.output.results_writer import assemble, keep_observed, row_entry, row_seconds, run_row_files, write_results
 from mcp_accept.running.runner import Recorder, Recording, RowResult, judge
 from mcp_accept.schemas import SchemaStore
@@ -56,7 +56,8 @@ class RunOptions:
     max_bytes: int = DEFAULT_MAX_BYTES
     headers: list[str] = field(default_factory=list)
     offline: bool = False
-    fail_on: str = "app"  # the weakest rule whose FAIL makes exit 1: must, should or app
+    fail_on: str = "profile"  # the weakest rule whose FAIL makes exit 1: must, profile, should or app
+    baseline: Path | None = None  # expected failures: they do not make exit 1
     max_rounds: int = 5  # requests one step may send while following input_required results
     lang: str = "en"  # language of sheet.md: en or ja
     sdk: bool | None = None  # --sdk / --no-sdk; None: MCP_ACCEPT_SDK says, else the layer is off
@@ -109,6 +110,7 @@ class RunState:
     cause: str | None = None  # why nothing could be tested
     interrupted: bool = False
     terminated: bool = False  # the interrupt was SIGTERM: the run exits 143, not 130
+    baseline: list[dict] | None = None  # --baseline's expected failures
 
 
 @dataclass
@@ -391,7 +393,8 @@ def check_target(opts: "RunOptions") -> tuple[list[tuple[str, str]], Redactor]:
 def run(opts: RunOptions) -> RunOutcome:
     """Do one run; return the folder, the results and the exit status. Raises InputError."""
     from mcp_accept.inputs.conditions import load_conditions, parse_set
-    from mcp_accept.inputs.profile import load_profile
+    from mcp_accept.inputs.baseline import load_baseline
+    from mcp_accept.inputs.profile import load_profile, rows_off_in_sheet
     from mcp_accept.inputs.sheet import load_sheet
 
     from mcp_accept.schemas import require_dir
@@ -401,11 +404,13 @@ def run(opts: RunOptions) -> RunOutcome:
     headers, redactor = check_target(opts)  # secrets are known before anything is written
     sheet = load_sheet(opts.sheet)
     profile = load_profile(opts.profile)
+    rows_off_in_sheet(profile, sheet)
+    baseline = load_baseline(opts.baseline, sheet) if opts.baseline is not None else None
     given = load_conditions(opts.conditions)
     set_conditions, row_options = parse_set(opts.sets, sheet)
     given.update(set_conditions)
     state = RunState(opts, opts.out or default_out(), redactor, headers, sheet, profile, given, row_options,
-                     _invocation(opts, sheet, profile), sdk_off=switched_off(opts.sdk))
+                     _invocation(opts, sheet, profile), sdk_off=switched_off(opts.sdk), baseline=baseline)
     folder = state.folder
     lock = open_run_folder(folder)
     try:
@@ -668,6 +673,9 @@ def _write_outcome(state: RunState) -> RunOutcome:
         results["cause"] = state.cause
     if state.invocation is not None:  # how to repeat the run (mcp-accept rerun); masked like the rest
         results["invocation"] = state.invocation
+    if state.baseline is not None:
+        apply_baseline(results, state.baseline, str(state.opts.baseline))
+    mark_gates(results, state.opts.fail_on)
     results = write_results(folder, results, row_files=run_row_files(state.rows, recording.entries),
                             redactor=state.redactor, lang=state.opts.lang)
     status = exit_status(results, fail_on=state.opts.fail_on)

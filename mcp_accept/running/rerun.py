@@ -208,7 +208,7 @@ def rerun(run_dir: Path, *, out: Path | None = None, headers: list[str] = (), ur
             profile=_write_profile(profile_record, root, shown),
             sheet=_sheet(invocation["sheet"], root, shown, warnings),
             conditions=conditions,
-            protocol=options.get("protocol", "auto"), fail_on=options.get("fail_on", "app"),
+            protocol=options.get("protocol", "auto"), fail_on=options.get("fail_on", "profile"),
             timeout=options.get("timeout", 10.0), run_timeout=options.get("run_timeout", 300.0),
             max_bytes=options.get("max_bytes", RunOptions.max_bytes),
             max_rounds=options.get("max_rounds", 5), sets=list(options.get("sets") or []),

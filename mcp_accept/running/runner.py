@@ -17,7 +17,7 @@ from mcp_accept.checks import errors as probes  # also registers W03's checks
 from mcp_accept.checks.errors import unfinished_round_trips
 from mcp_accept.transport.session import DEFAULT_MAX_ROUNDS, Negotiation, Session
 from mcp_accept.transport.base import Reply
-from mcp_accept.reasons import Reason
+from mcp_accept.reasons import Reason, reason as make_reason
 
 MAX_PAGES = 50
 # What the W03 probes send: a method no server has, a cursor no server handed out.
@@ -211,6 +211,10 @@ def judge(sheet, recording: Recording, profile, store, row_options: dict[str, di
     for row in sheet.rows:
         if not row.automated:
             results.append(RowResult(row.id, row.kind, row.title, PENDING, None))
+            continue
+        if row.id in getattr(profile, "rows_off", {}):
+            off = make_reason("row.off", row=row.id)
+            results.append(RowResult(row.id, row.kind, row.title, UNOBTAINABLE, off.english(), reason_data=off))
             continue
         options = {**row.options, **row_options.get(row.id, {})}
         ctx = Context(recording, profile, store, options)

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from mcp_accept.checks.base import APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, breaks_threshold
+from mcp_accept.checks.base import APP, FAIL, MUST, PASS, PROFILE, SHOULD, UNOBTAINABLE, breaks_threshold
 from mcp_accept.errors import ExitStatus
 from mcp_accept.output.console import counted
 from mcp_accept.protocol import (COMPLETE, INPUT_REQUIRED, MODERN, OLDEST, VERSIONS,
@@ -109,7 +109,7 @@ def build_conditions(runs: dict[tuple[str, str, str], RunView], info, store, *, 
                          rules={"S01": MUST}, evidence_row="S01"))
         out.append(_cond("total-999", "total 999 with two hits passes wire and type, fails meaning",
                          run("total-999"), ["W01", "S01", "S03"], {"wire": PASS, "type": PASS, "meaning": FAIL},
-                         rules={"S03": APP}))
+                         rules={"S03": PROFILE}))
         out.append(_twin_differs(run("twin-differs")))
         out.append(_cond("content-missing", "A missing content fails wire", run("content-missing"), ["W01"],
                          {"wire": FAIL}, rules={"W01": MUST}))
@@ -131,7 +131,7 @@ def build_conditions(runs: dict[tuple[str, str, str], RunView], info, store, *, 
                          run("size-wrong"), ["L01"], {"meaning": FAIL}, rules={"L01": APP}))
         out.append(_cond("embedded-differs", "An embedded body that differs fails meaning (E01 and X01)",
                          run("embedded-differs"), ["E01", "X01"], {"meaning": FAIL},
-                         rules={"E01": APP, "X01": APP}))
+                         rules={"E01": PROFILE, "X01": PROFILE}))
         out.append(_crash(run("crash")))
         out.append(_hang(run("hang")))
         out.append(_cond("junk", "Non-JSON lines on stdout fail wire, with evidence", run("junk"), ["W01"],
@@ -237,7 +237,7 @@ def _rule_kind_conditions(run: Callable[[str], RunView], era: str, fetched: int,
                          (("the tool reported an error" in view.reason("T01", 400)),
                           "T01's reason says \"the tool reported an error\"", view.reason("T01", 200)),
                          _would_pass(view, MUST)),
-                     rules={"T01": APP}))
+                     rules={"T01": PROFILE}))
     view = run("nan")
     out.append(_cond("nan", "NaN in an answer fails W01: not JSON (RFC 8259 section 6), so not JSON-RPC (must)",
                      view, ["W01"], {"wire": FAIL}, _all(
@@ -528,7 +528,7 @@ def _hang(view: RunView) -> Condition:
                  {"wire": FAIL}, (ok, "exit 1; L01 and L02 still PASS",
                                   f"exit {view.exit_status}; L01 {after[0]}, L02 {after[1]}"),
                  # the timeout is the run's own limit: no version bounds a server's time
-                 rules={"E01": APP})
+                 rules={"E01": PROFILE})
 
 
 def _requests_valid(era: str, views: list[RunView], store) -> Condition:
@@ -784,8 +784,8 @@ def _ttl_float(view: RunView) -> Condition:
 def _text_prose(view: RunView) -> Condition:
     return _cond("text-prose", "A text body that is not the declared kind (JSON) fails T01 and X01 alike: the form "
                  "was had and differs", view, ["T01", "X01"], {"meaning": FAIL}, _all(
-                     _check_is(view, "X01", "forms_agree", FAIL, APP, "the forms differ"),
-                     _others_pass(view, ["T01", "X01"])), rules={"T01": APP, "X01": APP})
+                     _check_is(view, "X01", "forms_agree", FAIL, PROFILE, "the forms differ"),
+                     _others_pass(view, ["T01", "X01"])), rules={"T01": PROFILE, "X01": PROFILE})
 
 
 def _empty_cursor(view: RunView) -> Condition:

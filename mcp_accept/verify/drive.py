@@ -74,7 +74,10 @@ def _run_one(view: RunView, opts: VerifyOptions, sdk_available: bool, sdk: bool 
     try:
         outcome = run(RunOptions(server=command, url=url, protocol=view.era, timeout=opts.timeout,
                                  run_timeout=opts.run_timeout, out=view.folder, max_rounds=MAX_ROUNDS,
-                                 schema_dir=opts.schema_dir, offline=opts.offline, sdk=sdk))
+                                 schema_dir=opts.schema_dir, offline=opts.offline, sdk=sdk,
+                                 # every FAIL a break mode causes is what verify looks for: each
+                                 # one, the sheet's advice included, must show in the exit status
+                                 fail_on="app"))
         view.exit_status = int(outcome.status)
     except InputError:
         raise

@@ -67,6 +67,18 @@ def row_rule(row: dict) -> str:
     return row.get("failed_rule") or "app"
 
 
+def gates(row: dict) -> bool:
+    """Whether a FAIL row made its run fail (results.json ``gates``, by the one rule of
+    :mod:`mcp_accept.output.exit_status`); a file written before rows said so counts every FAIL."""
+    return row.get("status") == "FAIL" and row.get("gates", True) is not False
+
+
+def shown_level(row: dict) -> str:
+    """How loud a FAIL row is in a report: an error where it failed the run, else a warning
+    for a SHOULD and a notice for the rest (the sheet's advice, an expected failure)."""
+    return "error" if gates(row) else "warning" if row_rule(row) == "should" else "notice"
+
+
 def load_row_file(run, row: dict) -> dict | None:
     """The row's evidence file (rows/<ID>.json) of a run, when it is one and readable."""
     import json

@@ -14,9 +14,8 @@ paint them.
 
 from __future__ import annotations
 
-from mcp_accept.output.reporters.base import Reporter, failed_checks, load_row_file, row_rule, spec_sources
+from mcp_accept.output.reporters.base import Reporter, failed_checks, load_row_file, row_rule, shown_level, spec_sources
 
-COMMAND_BY_RULE = {"must": "error", "should": "warning", "app": "notice"}
 
 
 def visible(text: str) -> str:
@@ -66,6 +65,6 @@ class GithubReporter(Reporter):
                 if evidence["text"]:
                     message += f"\n{L['evidence']}: {evidence['text']}"
                     message += f" ({L['evidence_missing']})" if evidence["missing"] else ""
-                lines.append(annotation(COMMAND_BY_RULE.get(rule, "notice"), message,
+                lines.append(annotation(shown_level(row), message,
                                         title=f"{row['id']} {L['FAIL']} [{rule}] {title} — {label}"))
         return "".join(line + "\n" for line in lines)

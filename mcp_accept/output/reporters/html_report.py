@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 
+from mcp_accept.checks.base import spec_url
 from mcp_accept.output.reporters.base import Reporter, load_row_file
 
 # A shown message is cut at this many bytes, so that a 16 MiB result gives a page of a
@@ -121,6 +122,7 @@ def check_view(check: dict, messages: dict, lang: str = "en") -> dict:
     return {"check": _text(check.get("check")), "status": _text(check.get("status")),
             "layer": _text(check.get("layer")), "rule": _text(check.get("rule")),
             "source": _text(check.get("source")),
+            "source_url": spec_url(check.get("source")) if isinstance(check.get("source"), str) else None,
             "detail": off_reason(check, lang) or _text(check.get("detail")), "messages": cited}
 
 

@@ -11,7 +11,7 @@ may hold control characters, which XML 1.0 cannot carry at all (the document wou
 
 from __future__ import annotations
 
-from mcp_accept.output.reporters.base import Reporter
+from mcp_accept.output.reporters.base import Reporter, gates, row_rule
 
 UNTESTED_TYPE = "unreachable"  # the <error type=...> of a run that tested nothing
 
@@ -51,8 +51,10 @@ class JunitReporter(Reporter):
                 title = plain_line(row["title"].get(lang) or row["title"]["en"])
                 case = TestCase(f"{row['id']} {title}", classname=label, time=row.get("seconds") or 0)
                 reason = plain_line(row.get("reason") or "")
-                if row["status"] == "FAIL":
+                if row["status"] == "FAIL" and gates(row):
                     case.result = [Failure(reason, "FAIL")]
+                elif row["status"] == "FAIL":  # shown with its rule kind; it did not fail the run
+                    case.result = [Skipped(f"{L['FAIL']} [{row_rule(row)}] ({L['not_gating']}): {reason}")]
                 elif row["status"] == "UNOBTAINABLE":
                     case.result = [Skipped(f"{L['UNOBTAINABLE']}: {reason}")]
                 elif row["status"] == "PENDING":

@@ -9,13 +9,14 @@ from __future__ import annotations
 import itertools
 
 from mcp_accept.evidence.wirelog import read_entries
+from mcp_accept.output.reporters.base import gates
 from mcp_accept.output.results_writer import failures_by_rule, summary
 from mcp_accept.protocol import META_SERVER_INFO
 
 # serverInfo comes back in the first exchange of a run; past this many wire entries a run
 # that has not shown it never will, and a long wire.jsonl is not read for nothing.
 SERVER_INFO_LINES = 64
-RULE_KINDS = ("must", "should", "app")
+RULE_KINDS = ("must", "profile", "should", "app")
 # A verdict names hosts and servers up to this many; a fleet of hundreds is counted, not listed.
 NAMED = 6
 
@@ -98,7 +99,7 @@ def run_lines(runs: list) -> dict:
             "transport": conditions.get("transport"),
             "protocol_version_on_wire": conditions.get("protocol_version_on_wire"),
             "cause": cause, "counts": counts, "failed": [row["id"] for row in failed], "by_rule": by_rule,
-            "verdict": "untested" if cause else "FAIL" if failed else "clean"})
+            "verdict": "untested" if cause else "FAIL" if any(gates(row) for row in failed) else "clean"})
     # a report over runs of servers alone (no host recorded) has no host to summarise by
     hosts = any(line["host_product"] or line["host_version"] for line in lines)
     return {"row_ids": ids, "lines": lines, "hosts": hosts}

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 
-from mcp_accept.output.reporters.base import Reporter, failed_checks, load_row_file, row_rule, spec_sources
+from mcp_accept.output.reporters.base import Reporter, failed_checks, load_row_file, row_rule, shown_level, spec_sources
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-LEVEL_BY_RULE = {"must": "error", "should": "warning", "app": "note"}
+LEVEL_BY_SHOWN = {"error": "error", "warning": "warning", "notice": "note"}
 UNTESTED_ID = "mcp-accept/untested"  # the notification of a run whose server was never reached
 
 
@@ -53,7 +53,7 @@ class SarifReporter(Reporter):
                 result = {
                     "ruleId": row["id"],
                     "ruleIndex": len(rules) - 1,
-                    "level": LEVEL_BY_RULE.get(rule, "note"),
+                    "level": LEVEL_BY_SHOWN[shown_level(row)],
                     "message": {"text": text},
                     "properties": {"rule": rule, "kind": row["kind"], "spec": sources,
                                    "checks": [c.get("check") for c in checks],
