@@ -60,6 +60,13 @@ def test_a_baseline_accepts_known_failures_fails_new_ones_and_names_stale_ones(t
     said = " ".join(done.stdout.split())
     assert "S03, X01 expected by the baseline" in said
     assert f"Baseline {baseline}: stale: T01 no longer fails (fixed long ago); remove it." in said
+    # a rerun is judged with the baseline the run was judged with, named as it was given
+    again = tmp_path / "again"
+    done = run_cli("rerun", str(tmp_path / "run"), "--out", str(again))
+    assert done.returncode == 0, done.stdout + done.stderr
+    rerun = load_results(again)
+    assert rerun["baseline"] == results["baseline"]
+    assert rows(rerun)["S03"]["expected_failure"] == "issue 12: total counts every page"
     # JSON is YAML: the same file as JSON, without X01: X01 is a new failure
     as_json = tmp_path / "baseline.json"
     as_json.write_text(json.dumps({"expected_failures": [{"row": "S03", "reason": "known"}]}), encoding="utf-8")

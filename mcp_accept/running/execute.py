@@ -674,7 +674,8 @@ def _write_outcome(state: RunState) -> RunOutcome:
     if state.invocation is not None:  # how to repeat the run (mcp-accept rerun); masked like the rest
         results["invocation"] = state.invocation
     if state.baseline is not None:
-        apply_baseline(results, state.baseline, str(state.opts.baseline))
+        shown = (state.opts.recorded_as or {}).get("baseline") or str(state.opts.baseline)
+        apply_baseline(results, state.baseline, shown)
     mark_gates(results, state.opts.fail_on)
     results = write_results(folder, results, row_files=run_row_files(state.rows, recording.entries),
                             redactor=state.redactor, lang=state.opts.lang)

@@ -13,6 +13,7 @@ instead when given (else ``MCP_ACCEPT_SDK``, as for a run).
 from __future__ import annotations
 
 import base64
+import json
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -173,6 +174,20 @@ def _headers(recorded: list[dict], given: list[str]) -> list[str]:
     return out
 
 
+def _recorded_baseline(results_path: Path) -> dict | None:
+    """The baseline a run was judged with: the file it was given as and its entries (row, check,
+    reason), from its results.json; None when it had none."""
+    try:
+        recorded = json.loads(results_path.read_text(encoding="utf-8")).get("baseline")
+    except (OSError, ValueError):
+        return None
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("entries"), list):
+        return None
+    entries = [{key: e[key] for key in ("row", "check", "reason") if key in e}
+               for e in recorded["entries"] if isinstance(e, dict)]
+    return {"file": str(recorded.get("file") or "baseline"), "entries": entries}
+
+
 def rerun(run_dir: Path, *, out: Path | None = None, headers: list[str] = (), url: str | None = None,
           server: str | None = None, sdk: bool | None = None) -> RerunOutcome:
     """Run again what ``run_dir`` records, into ``out`` (default: a new folder). Raises InputError."""
@@ -203,6 +218,13 @@ def rerun(run_dir: Path, *, out: Path | None = None, headers: list[str] = (), ur
         if invocation.get("conditions_file"):
             conditions = _write_file(invocation["conditions_file"], root, "conditions", shown)
             recorded_as["conditions"] = invocation["conditions_file"]
+        # the expected failures the run was judged with, as the run recorded them
+        baseline = None
+        recorded_baseline = _recorded_baseline(results_path)
+        if recorded_baseline is not None:
+            baseline = root / "baseline.json"
+            baseline.write_text(json.dumps({"expected_failures": recorded_baseline["entries"]}), encoding="utf-8")
+            recorded_as["baseline"] = recorded_baseline["file"]
         opts = RunOptions(
             server=server, url=url, headers=header_items, out=out, cwd=cwd,
             profile=_write_profile(profile_record, root, shown),
@@ -214,7 +236,7 @@ def rerun(run_dir: Path, *, out: Path | None = None, headers: list[str] = (), ur
             max_rounds=options.get("max_rounds", 5), sets=list(options.get("sets") or []),
             offline=bool(options.get("offline")),
             schema_dir=Path(options["schema_dir"]) if options.get("schema_dir") else None,
-            lang=options.get("lang", "en"), recorded_as=recorded_as,
+            lang=options.get("lang", "en"), recorded_as=recorded_as, baseline=baseline,
             # a recorded off is the default, which MCP_ACCEPT_SDK may change as for any run
             sdk=sdk if sdk is not None else (True if options.get("sdk") is True else None))
         outcome = run(opts)
