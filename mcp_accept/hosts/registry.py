@@ -33,6 +33,7 @@ from typing import Callable
 
 from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.adapters.claude_code import ClaudeCode
+from mcp_accept.hosts.adapters.cline import Cline
 from mcp_accept.hosts.adapters.codex import Codex
 from mcp_accept.hosts.adapters.continue_cli import ContinueCli
 from mcp_accept.hosts.adapters.copilot_cli import CopilotCli
@@ -87,6 +88,7 @@ def _headless(adapter: HostAdapter, snippet: Snippet | None = None) -> Host:
 # In the order the commands list them: the adapters' order is host matrix's row order.
 HOSTS: tuple[Host, ...] = (
     _headless(ClaudeCode(), _claude_mcp_add),
+    _headless(Cline()),
     _headless(Codex()),
     _headless(ContinueCli()),
     _headless(CopilotCli(), _copilot_mcp_config),

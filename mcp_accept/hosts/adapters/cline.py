@@ -1,0 +1,79 @@
+"""Cline CLI (npm ``cline``), headless with ``cline --json PROMPT``.
+
+The npm package is a loader; the host is the Bun-compiled binary of ``@cline/cli-<platform>``
+(an npm package too), linked to ``bin/.cline`` by the package's postinstall. It shares its agent
+(``@cline/core``) with the Cline VS Code extension.
+
+Settings and where they come from (``cline --help``, ``cline auth --help``, and the package's
+own source: ``@cline/shared`` ``dist/storage`` for the files' paths, ``@cline/core``
+``dist/services/global-settings.d.ts`` and ``dist/extensions/mcp`` for their contents):
+* every file under ``$CLINE_DIR`` (default ``~/.cline``, here the private HOME's), its state in
+  ``data/``;
+* model endpoint: ``data/settings/providers.json``, the file ``cline auth -p openai-compatible
+  -k KEY -b BASE_URL -m MODEL`` writes: provider ``openai-compatible`` with ``baseUrl`` (with
+  ``/v1``: the OpenAI client adds ``/chat/completions``), ``apiKey`` (the run's key, sent as a
+  bearer token) and ``model``; ``lastUsedProvider`` makes it the run's provider. No sign-in to
+  Cline's own service (the default provider ``cline``) is asked for;
+* MCP server: ``data/settings/cline_mcp_settings.json``, ``{"mcpServers": {NAME: {"type":
+  "stdio", "command", "args", "env"}}}`` or ``{"type": "streamableHttp", "url"}`` (the file the
+  extension's "Configure MCP Servers" edits); tools reach the model as ``NAME__TOOL``;
+* the host's own tools off, telemetry and update checks off: ``data/settings/global-settings.json``
+  ``disabledTools`` (the built-in tools by name), ``tools.web_search.enabled = false``,
+  ``telemetryOptOut = true``, ``autoUpdateEnabled = false`` (``GlobalSettingsSchema``);
+* headless: ``cline --json --cwd WORK PROMPT`` (act mode, every tool auto-approved, JSON messages
+  on stdout).
+"""
+
+from __future__ import annotations
+
+import json
+
+from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch
+
+MODEL = "gpt-4.1"
+# providers.json requires each provider's ISO date-time ``updatedAt``, or the whole file is ignored
+UPDATED_AT = "2026-01-01T00:00:00.000Z"
+# Cline's own tools, by the names its model is offered them
+OWN_TOOLS = ()
+
+
+class Cline(HostAdapter):
+    name = "cline"
+    product = "Cline CLI"
+    binary = "cline"
+    npm_package = "cline"
+    tested_version = "3.0.65"
+    api = "openai-chat"
+    model = MODEL
+    sources = ("cline --help, cline auth --help (cline 3.0.65)",
+               "@cline/shared 0.0.86 dist/storage (CLINE_DIR, data/settings/*.json)",
+               "@cline/core 0.0.86 dist/services/global-settings.d.ts, dist/extensions/mcp/config-loader.d.ts")
+    tool_scheme = "{server}__{tool}"
+    own_tools_off = "global-settings.json disabledTools (every built-in tool), tools.web_search.enabled=false"
+    offline = "global-settings.json telemetryOptOut=true, autoUpdateEnabled=false"
+
+    def prepare(self, ctx: HostContext, binary: str) -> Launch:
+        env = ctx.base_env()
+        cline_dir = ctx.home / ".cline"
+        settings = cline_dir / "data" / "settings"
+        settings.mkdir(parents=True, exist_ok=True)
+        env["CLINE_DIR"] = str(cline_dir)
+        providers = settings / "providers.json"
+        providers.write_text(json.dumps({"version": 1, "lastUsedProvider": "openai-compatible", "modes": {},
+                                         "providers": {"openai-compatible": {"settings": {
+                                             "provider": "openai-compatible", "apiKey": ctx.model_key,
+                                             "model": MODEL, "baseUrl": ctx.model_url + "/v1"},
+                                             "updatedAt": UPDATED_AT, "tokenSource": "manual"}}}, indent=2), encoding="utf-8")
+        if ctx.mcp_url:
+            server = {"type": "streamableHttp", "url": ctx.mcp_url}
+        else:
+            server = {"type": "stdio", "command": ctx.mcp_command[0], "args": ctx.mcp_command[1:], "env": {}}
+        mcp = settings / "cline_mcp_settings.json"
+        mcp.write_text(json.dumps({"mcpServers": {ctx.server_name: server}}, indent=2), encoding="utf-8")
+        global_settings = settings / "global-settings.json"
+        global_settings.write_text(json.dumps({"telemetryOptOut": True, "autoUpdateEnabled": False,
+                                               "disabledTools": list(OWN_TOOLS),
+                                               "tools": {"web_search": {"enabled": False}}}, indent=2),
+                                   encoding="utf-8")
+        argv = [binary, "--json", "--cwd", str(ctx.work), "--data-dir", str(cline_dir / "data"), ctx.prompt]
+        return Launch(argv, env, ctx.work, [providers, mcp, global_settings])
