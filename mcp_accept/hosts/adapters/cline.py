@@ -27,6 +27,7 @@ own source: ``@cline/shared`` ``dist/storage`` for the files' paths, ``@cline/co
 from __future__ import annotations
 
 import json
+import time
 
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch
 
@@ -34,7 +35,12 @@ MODEL = "gpt-4.1"
 # providers.json requires each provider's ISO date-time ``updatedAt``, or the whole file is ignored
 UPDATED_AT = "2026-01-01T00:00:00.000Z"
 # Cline's own tools, by the names its model is offered them
-OWN_TOOLS = ()
+OWN_TOOLS = ("read_files", "search_codebase", "run_commands", "fetch_web_content", "apply_patch", "editor",
+             "ask_question", "spawn_agent", "team_spawn_teammate", "team_shutdown_teammate", "team_status",
+             "team_task", "team_run_task", "team_cancel_run", "team_list_runs", "team_await_runs",
+             "team_send_message", "team_broadcast", "team_read_mailbox", "team_mission_log", "team_cleanup",
+             "team_create_outcome", "team_attach_outcome_fragment", "team_review_outcome_fragment",
+             "team_finalize_outcome", "team_list_outcomes")
 
 
 class Cline(HostAdapter):
@@ -75,5 +81,11 @@ class Cline(HostAdapter):
                                                "disabledTools": list(OWN_TOOLS),
                                                "tools": {"web_search": {"enabled": False}}}, indent=2),
                                    encoding="utf-8")
+        cache = cline_dir / "data" / "cache"
+        cache.mkdir(parents=True, exist_ok=True)
+        flags = cache / "feature-flags.json"
+        flags.write_text(json.dumps({"version": 2, "updatedAt": int(time.time() * 1000), "userId": None,
+                                     "flagsPayload": {"featureFlags": {}, "featureFlagPayloads": {}}}),
+                         encoding="utf-8")
         argv = [binary, "--json", "--cwd", str(ctx.work), "--data-dir", str(cline_dir / "data"), ctx.prompt]
-        return Launch(argv, env, ctx.work, [providers, mcp, global_settings])
+        return Launch(argv, env, ctx.work, [providers, mcp, global_settings, flags])
