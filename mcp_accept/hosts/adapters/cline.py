@@ -15,13 +15,21 @@ own source: ``@cline/shared`` ``dist/storage`` for the files' paths, ``@cline/co
   bearer token) and ``model``; ``lastUsedProvider`` makes it the run's provider. No sign-in to
   Cline's own service (the default provider ``cline``) is asked for;
 * MCP server: ``data/settings/cline_mcp_settings.json``, ``{"mcpServers": {NAME: {"type":
-  "stdio", "command", "args", "env"}}}`` or ``{"type": "streamableHttp", "url"}`` (the file the
-  extension's "Configure MCP Servers" edits); tools reach the model as ``NAME__TOOL``;
+  "stdio", "command", "args", "env"}}}`` or ``{"type": "streamableHttp", "url"}`` (its schema in
+  ``@cline/core``'s config loader; the package README's ``cline mcp install`` writes the same file
+  through a wizard that "requires a TTY", so the adapter writes it); tools reach the model as
+  ``NAME__TOOL`` (``defaultMcpToolNameTransform``);
 * the host's own tools off, telemetry and update checks off: ``data/settings/global-settings.json``
   ``disabledTools`` (the built-in tools by name), ``tools.web_search.enabled = false``,
   ``telemetryOptOut = true``, ``autoUpdateEnabled = false`` (``GlobalSettingsSchema``);
-* headless: ``cline --json --cwd WORK PROMPT`` (act mode, every tool auto-approved, JSON messages
-  on stdout).
+* headless: ``cline --json --cwd WORK --data-dir DATA PROMPT`` (act mode, every tool
+  auto-approved, JSON events on stdout); ``--data-dir`` ("isolated local state ... enables sandbox
+  mode") also runs the agent in the CLI's own process: without it the CLI starts a hub daemon
+  that outlives the run;
+* feature flags: polled from PostHog at each start, whatever ``telemetryOptOut`` says, unless the
+  CLI's own cache ``data/cache/feature-flags.json`` (``version`` 2, kept 30 days) is fresh; no
+  documented setting turns the poll off, so the adapter writes a fresh, empty cache. Measured:
+  with it the only connection is the stand-in's port, over stdio and over Streamable HTTP.
 """
 
 from __future__ import annotations
@@ -34,7 +42,8 @@ from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch
 MODEL = "gpt-4.1"
 # providers.json requires each provider's ISO date-time ``updatedAt``, or the whole file is ignored
 UPDATED_AT = "2026-01-01T00:00:00.000Z"
-# Cline's own tools, by the names its model is offered them
+# Cline's own tools, by the names its model is offered them (measured: what it offers with none
+# disabled; ``editor`` is offered instead of ``apply_patch`` to some models)
 OWN_TOOLS = ("read_files", "search_codebase", "run_commands", "fetch_web_content", "apply_patch", "editor",
              "ask_question", "spawn_agent", "team_spawn_teammate", "team_shutdown_teammate", "team_status",
              "team_task", "team_run_task", "team_cancel_run", "team_list_runs", "team_await_runs",
