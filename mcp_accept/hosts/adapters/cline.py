@@ -65,7 +65,8 @@ class Cline(HostAdapter):
                "@cline/core 0.0.86 dist/services/global-settings.d.ts, dist/extensions/mcp/config-loader.d.ts")
     tool_scheme = "{server}__{tool}"
     own_tools_off = "global-settings.json disabledTools (every built-in tool), tools.web_search.enabled=false"
-    offline = "global-settings.json telemetryOptOut=true, autoUpdateEnabled=false"
+    offline = ("global-settings.json telemetryOptOut=true, autoUpdateEnabled=false; a fresh feature-flags.json "
+               "cache (no PostHog poll); --data-dir (no hub daemon)")
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
