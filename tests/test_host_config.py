@@ -25,14 +25,14 @@ def argv_of(host: str, text: str) -> list[str]:
     data = snippet_json(text)
     servers = data["servers"] if host == "vscode" else data["mcpServers"]
     entry = servers["mcp-accept-proxy"]
-    if host in ("vscode", "copilot-cli"):
+    if host in ("vscode", "copilot-cli", "cline"):
         assert entry["type"] == "stdio"
     if host == "copilot-cli":
         assert entry["tools"] == ["*"]
     return [entry["command"], *entry["args"]]
 
 
-@pytest.mark.parametrize("host", ["claude-code", "copilot-cli", "vscode", "claude-desktop", "cursor"])
+@pytest.mark.parametrize("host", ["claude-code", "cline", "copilot-cli", "vscode", "claude-desktop", "cursor"])
 def test_each_snippet_names_the_proxy(tmp_path, host):
     server = fixture_command("--protocol", "2025-11-25")
     done = run_cli("host", "config", host, "--server", server, "--out", str(tmp_path / "runs"))
@@ -45,6 +45,8 @@ def test_each_snippet_names_the_proxy(tmp_path, host):
         assert "Application Support/Claude/claude_desktop_config.json" in done.stdout.splitlines()[0]
     if host == "copilot-cli":
         assert done.stdout.startswith("// ~/.copilot/mcp-config.json")
+    if host == "cline":
+        assert done.stdout.startswith("// ~/.cline/data/settings/cline_mcp_settings.json")
 
 
 @pytest.mark.parametrize("host", ["vscode", "claude-code", "copilot-cli"])
@@ -93,7 +95,7 @@ def test_the_commands_name_the_hosts_of_the_one_registry():
     from mcp_accept.cli import app
     from mcp_accept.hosts.registry import ADAPTERS, CONFIGURABLE, HOSTS
 
-    assert CONFIGURABLE == ("claude-code", "copilot-cli", "vscode", "claude-desktop", "cursor")
+    assert CONFIGURABLE == ("claude-code", "cline", "copilot-cli", "vscode", "claude-desktop", "cursor")
     assert all(adapter.name == name for name, adapter in ADAPTERS.items())
     assert {h.name for h in HOSTS} == set(CONFIGURABLE) | set(ADAPTERS)  # every host supports something
     group = get_command(app).commands["host"]
@@ -122,3 +124,19 @@ def test_copilot_cli_reads_its_snippet_as_a_server_of_its_own(tmp_path):
     entry = json.loads(listed.stdout)["mcpServers"]["mcp-accept-proxy"]
     assert entry["source"] == "user" and entry["enabled"] is True
     assert [entry["command"], *entry["args"]] == argv_of("copilot-cli", done.stdout)
+
+
+def test_cline_snippet_is_the_file_its_adapter_runs_cline_with(tmp_path):
+    """Cline's own listing (`cline config`) needs a terminal; the file the snippet prints is the
+    one `host test cline` writes for the real Cline CLI (tests/test_host_cline.py), in the same
+    shape: the entry differs by nothing but the adapter's empty ``env``."""
+    from hostkit import prepare_stdio
+
+    done = run_cli("host", "config", "cline", "--server", fixture_command(), "--out", str(tmp_path / "runs"))
+    assert done.returncode == 0, done.stderr
+    entry = snippet_json(done.stdout)["mcpServers"]["mcp-accept-proxy"]
+    ctx, _ = prepare_stdio(tmp_path, "cline")
+    written = json.loads((ctx.home / ".cline" / "data" / "settings" / "cline_mcp_settings.json").read_text())
+    [adapters] = written["mcpServers"].values()
+    assert {k: v for k, v in adapters.items() if k != "env"}.keys() == entry.keys()
+    assert adapters["type"] == entry["type"] == "stdio" and adapters["env"] == {}

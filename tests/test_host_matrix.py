@@ -47,6 +47,7 @@ MEASURED = {
     "continue": ("2025-11-25", "{tool}", "text twin", None, "FAIL", "FAIL", [262144, 1048576]),
     "fast-agent": ("2026-07-28", "mcpaccept__{tool}", "structuredContent", None, "FAIL", "FAIL", [8192, 32768]),
     "openai-agents": ("2026-07-28", "{tool}", "text twin", None, "FAIL", "PASS", None),
+    "cline": ("2025-11-25", "mcpaccept__{tool}", "structuredContent, text twin", None, "FAIL", "FAIL", [1024, 8192]),
 }
 # .ci/run installs every host and says so: then a missing one is a failure, not a smaller table
 ALL_REQUIRED = os.environ.get("MCP_ACCEPT_ALL_HOSTS") == "1"

@@ -27,6 +27,7 @@ SHELLS = {
     "opencode": ("bash", True),
     "continue": ("Bash", False),
     "copilot-cli": ("bash", True),
+    "cline": ("run_commands", True),
     "fast-agent": ("execute", True),
     # a framework's driver: its agent is given no tool of its own, so no shell to mistake
     "openai-agents": (None, False),

@@ -20,6 +20,11 @@ Each snippet is in the host's own format, as its documentation gives it:
   ``tools`` lists the server's tools Copilot may use, ``["*"]`` all of them
   (https://docs.github.com/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers, "Editing
   the configuration file"; ``copilot mcp --help``, ``copilot help environment`` for ``COPILOT_HOME``).
+* Cline CLI: ``~/.cline/data/settings/cline_mcp_settings.json`` (under ``$CLINE_DIR`` where that
+  is set), ``{"mcpServers": {NAME: {"type": "stdio", "command": ..., "args": [...]}}}``: the file
+  ``cline mcp install NAME -- CMD`` writes through its wizard (the package README, "MCP servers"),
+  its path and schema in the package's source (``@cline/shared`` ``dist/storage``, ``@cline/core``
+  ``dist/extensions/mcp/config-loader``).
 * Cursor: ``.cursor/mcp.json`` (project) or ``~/.cursor/mcp.json`` (global), ``{"mcpServers":
   {NAME: {"command", "args", "env"}}}`` (https://cursor.com/docs/mcp, "Configuration").
 """
@@ -33,6 +38,7 @@ from typing import Callable
 
 from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.adapters.claude_code import ClaudeCode
+from mcp_accept.hosts.adapters.cline import Cline
 from mcp_accept.hosts.adapters.codex import Codex
 from mcp_accept.hosts.adapters.continue_cli import ContinueCli
 from mcp_accept.hosts.adapters.copilot_cli import CopilotCli
@@ -73,6 +79,12 @@ def _copilot_mcp_config(name: str, argv: list[str]) -> str:
     return "// ~/.copilot/mcp-config.json (or $COPILOT_HOME/mcp-config.json)\n" + json.dumps(body, indent=2) + "\n"
 
 
+def _cline_mcp_settings(name: str, argv: list[str]) -> str:
+    body = {"mcpServers": {name: {"type": "stdio", "command": argv[0], "args": argv[1:]}}}
+    return ("// ~/.cline/data/settings/cline_mcp_settings.json (or $CLINE_DIR/data/settings/...)\n"
+            + json.dumps(body, indent=2) + "\n")
+
+
 @dataclass(frozen=True)
 class Host:
     name: str
@@ -87,6 +99,7 @@ def _headless(adapter: HostAdapter, snippet: Snippet | None = None) -> Host:
 # In the order the commands list them: the adapters' order is host matrix's row order.
 HOSTS: tuple[Host, ...] = (
     _headless(ClaudeCode(), _claude_mcp_add),
+    _headless(Cline(), _cline_mcp_settings),
     _headless(Codex()),
     _headless(ContinueCli()),
     _headless(CopilotCli(), _copilot_mcp_config),

@@ -1,6 +1,7 @@
 """The reference fixture with extra tools named like the agent hosts' own shell and file tools
-(``Bash``, ``run_shell_command``, ``exec_command``, ``bash``, ``execute``, ``read_file``, ...), for the test
-that a host run never makes the stand-in call a host's own tool instead of the server's.
+(``Bash``, ``run_shell_command``, ``exec_command``, ``bash``, ``execute``, ``run_commands``,
+``read_file``, ...), for the test that a host run never makes the stand-in call a host's own tool
+instead of the server's.
 
 Each extra tool takes any arguments and runs nothing: it answers with one text item that names
 the tool and echoes the arguments it received, so the test can find that body in what the host
@@ -18,7 +19,7 @@ from mcp_accept.fixture import Fixture, serve_stdio
 
 # The shell and file tools of the hosts mcp-accept drives, by the names their models see.
 HOST_TOOL_NAMES = ("Bash", "Read", "Write", "run_shell_command", "read_file", "write_file", "exec_command",
-                   "shell", "bash", "read", "edit", "execute")
+                   "shell", "bash", "read", "edit", "execute", "run_commands", "read_files")
 ANY_ARGUMENTS = {"type": "object", "additionalProperties": True,
                  "properties": {"command": {"type": "string"}, "cmd": {"type": "string"},
                                 "description": {"type": "string"}}}
