@@ -20,6 +20,10 @@ Each snippet is in the host's own format, as its documentation gives it:
   ``tools`` lists the server's tools Copilot may use, ``["*"]`` all of them
   (https://docs.github.com/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers, "Editing
   the configuration file"; ``copilot mcp --help``, ``copilot help environment`` for ``COPILOT_HOME``).
+* Kilo Code CLI: ``~/.config/kilo/kilo.json`` (global; ``kilo.json`` or ``.kilo/kilo.json`` in a
+  project), ``{"mcp": {NAME: {"type": "local", "command": [...], "enabled": true}}}``, the
+  command and its arguments in one array (https://kilo.ai/docs/automate/mcp/using-in-cli;
+  https://kilo.ai/docs/getting-started/settings for the file's places).
 * Cursor: ``.cursor/mcp.json`` (project) or ``~/.cursor/mcp.json`` (global), ``{"mcpServers":
   {NAME: {"command", "args", "env"}}}`` (https://cursor.com/docs/mcp, "Configuration").
 """
@@ -74,6 +78,11 @@ def _copilot_mcp_config(name: str, argv: list[str]) -> str:
     return "// ~/.copilot/mcp-config.json (or $COPILOT_HOME/mcp-config.json)\n" + json.dumps(body, indent=2) + "\n"
 
 
+def _kilo_json(name: str, argv: list[str]) -> str:
+    body = {"mcp": {name: {"type": "local", "command": argv, "enabled": True}}}
+    return "// ~/.config/kilo/kilo.json (or kilo.json in the project)\n" + json.dumps(body, indent=2) + "\n"
+
+
 @dataclass(frozen=True)
 class Host:
     name: str
@@ -93,7 +102,7 @@ HOSTS: tuple[Host, ...] = (
     _headless(CopilotCli(), _copilot_mcp_config),
     _headless(FastAgent()),
     _headless(GeminiCli()),
-    _headless(KiloCode()),
+    _headless(KiloCode(), _kilo_json),
     _headless(OpenAIAgents()),
     _headless(Opencode()),
     _headless(QwenCode()),
