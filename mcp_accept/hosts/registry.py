@@ -22,8 +22,8 @@ Each snippet is in the host's own format, as its documentation gives it:
   the configuration file"; ``copilot mcp --help``, ``copilot help environment`` for ``COPILOT_HOME``).
 * Kilo Code CLI: ``~/.config/kilo/kilo.json`` (global; ``kilo.json`` or ``.kilo/kilo.json`` in a
   project), ``{"mcp": {NAME: {"type": "local", "command": [...], "enabled": true}}}``, the
-  command and its arguments in one array (https://kilo.ai/docs/automate/mcp/using-in-cli;
-  https://kilo.ai/docs/getting-started/settings for the file's places).
+  command and its arguments in one array (https://kilo.ai/docs/automate/mcp/using-in-kilo-code,
+  "Configuring MCP Servers"; the CLI page's ``mcp_settings.json`` is the pre-1.0 CLI's).
 * Cursor: ``.cursor/mcp.json`` (project) or ``~/.cursor/mcp.json`` (global), ``{"mcpServers":
   {NAME: {"command", "args", "env"}}}`` (https://cursor.com/docs/mcp, "Configuration").
 """

@@ -9,9 +9,14 @@ with Kilo's names, each read in the installed binary
 * the global config ``$XDG_CONFIG_HOME/kilo/kilo.json`` (https://kilo.ai/docs/getting-started/settings;
   the binary reads ``kilo.json``/``kilo.jsonc`` there, schema ``https://app.kilo.ai/config.json``),
   with opencode's keys: ``provider.NAME`` with ``npm: "@ai-sdk/openai-compatible"``,
-  ``options.baseURL`` and ``options.apiKey`` (https://kilo.ai/docs/ai-providers/openai-compatible),
-  ``mcp.NAME`` ``local``/``remote`` (https://kilo.ai/docs/automate/mcp/using-in-cli), and
-  ``permission`` (https://kilo.ai/docs/getting-started/settings/auto-approving-actions);
+  ``options.baseURL`` and ``options.apiKey`` (opencode's custom provider,
+  https://opencode.ai/docs/providers/; Kilo's page https://kilo.ai/docs/providers/openai-compatible
+  names the same base URL and key), ``mcp.NAME`` ``local``/``remote``
+  (https://kilo.ai/docs/automate/mcp/using-in-kilo-code; the page "Using MCP in the CLI",
+  https://kilo.ai/docs/automate/mcp/using-in-cli, still gives the pre-1.0 CLI's
+  ``~/.kilocode/cli/global/settings/mcp_settings.json``, which 7.7.7 does not read), and
+  ``permission``, the last matching rule winning (https://kilo.ai/docs/customize/agent-permissions,
+  https://kilo.ai/docs/getting-started/settings/auto-approving-actions);
 * headless: ``kilo run --format json --print-logs MESSAGE`` (``kilo run --help``);
 * offline: in a loopback-only namespace under strace, version 7.7.7 connected to nothing but the
   stand-in's port with these settings and also without them; they are set for the calls the
@@ -54,8 +59,10 @@ class KiloCode(Opencode):
     npm_package = "@kilocode/cli"
     tested_version = "7.7.7"
     sources = ("https://kilo.ai/docs/getting-started/settings",
-               "https://kilo.ai/docs/ai-providers/openai-compatible",
-               "https://kilo.ai/docs/automate/mcp/using-in-cli",
+               "https://opencode.ai/docs/providers/",
+               "https://kilo.ai/docs/providers/openai-compatible",
+               "https://kilo.ai/docs/automate/mcp/using-in-kilo-code",
+               "https://kilo.ai/docs/customize/agent-permissions",
                "https://kilo.ai/docs/getting-started/settings/auto-approving-actions",
                "https://kilo.ai/docs/cli")
     config_folder = "kilo"
