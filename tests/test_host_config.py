@@ -23,6 +23,10 @@ def argv_of(host: str, text: str) -> list[str]:
         assert name == "mcp-accept-proxy"
         return words[words.index("--") + 1:]
     data = snippet_json(text)
+    if host == "kilo-code":
+        entry = data["mcp"]["mcp-accept-proxy"]
+        assert entry["type"] == "local" and entry["enabled"] is True
+        return entry["command"]
     servers = data["servers"] if host == "vscode" else data["mcpServers"]
     entry = servers["mcp-accept-proxy"]
     if host in ("vscode", "copilot-cli", "cline"):
@@ -32,7 +36,7 @@ def argv_of(host: str, text: str) -> list[str]:
     return [entry["command"], *entry["args"]]
 
 
-@pytest.mark.parametrize("host", ["claude-code", "cline", "copilot-cli", "vscode", "claude-desktop", "cursor"])
+@pytest.mark.parametrize("host", ["claude-code", "cline", "copilot-cli", "kilo-code", "vscode", "claude-desktop", "cursor"])
 def test_each_snippet_names_the_proxy(tmp_path, host):
     server = fixture_command("--protocol", "2025-11-25")
     done = run_cli("host", "config", host, "--server", server, "--out", str(tmp_path / "runs"))
@@ -49,7 +53,7 @@ def test_each_snippet_names_the_proxy(tmp_path, host):
         assert done.stdout.startswith("// ~/.cline/data/settings/cline_mcp_settings.json")
 
 
-@pytest.mark.parametrize("host", ["vscode", "claude-code", "copilot-cli"])
+@pytest.mark.parametrize("host", ["vscode", "claude-code", "copilot-cli", "kilo-code"])
 def test_the_markers_snippet_starts_the_marker_fixture_through_the_proxy(tmp_path, host):
     done = run_cli("host", "config", host, "--markers", "--out", str(tmp_path / "runs"))
     assert done.returncode == 0, done.stderr
@@ -95,7 +99,7 @@ def test_the_commands_name_the_hosts_of_the_one_registry():
     from mcp_accept.cli import app
     from mcp_accept.hosts.registry import ADAPTERS, CONFIGURABLE, HOSTS
 
-    assert CONFIGURABLE == ("claude-code", "cline", "copilot-cli", "vscode", "claude-desktop", "cursor")
+    assert CONFIGURABLE == ("claude-code", "cline", "copilot-cli", "kilo-code", "vscode", "claude-desktop", "cursor")
     assert all(adapter.name == name for name, adapter in ADAPTERS.items())
     assert {h.name for h in HOSTS} == set(CONFIGURABLE) | set(ADAPTERS)  # every host supports something
     group = get_command(app).commands["host"]
@@ -140,3 +144,31 @@ def test_cline_snippet_is_the_file_its_adapter_runs_cline_with(tmp_path):
     [adapters] = written["mcpServers"].values()
     assert {k: v for k, v in adapters.items() if k != "env"}.keys() == entry.keys()
     assert adapters["type"] == entry["type"] == "stdio" and adapters["env"] == {}
+
+
+def test_kilo_code_reads_its_snippet_and_connects_to_the_proxy(tmp_path):
+    """The real Kilo Code CLI (tests/hosts) lists the snippet's server and connects to it: its
+    own `kilo mcp list` starts the proxy in front of the marker fixture, without a network, in a
+    private HOME."""
+    from hostkit import host_bin, processes_mentioning
+
+    binary = host_bin("kilo-code")
+    if not shutil.which("unshare"):
+        pytest.skip("unshare is not installed: the host is run only without a network")
+    runs = tmp_path / "runs"
+    done = run_cli("host", "config", "kilo-code", "--markers", "--out", str(runs))
+    home = tmp_path / "home"
+    (home / ".config" / "kilo").mkdir(parents=True)
+    (home / ".config" / "kilo" / "kilo.json").write_text(done.stdout.split("\n", 1)[1])
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "PATH": os.environ["PATH"],
+           "KILO_DISABLE_AUTOUPDATE": "1", "KILO_TELEMETRY_LEVEL": "off"}  # see adapters/kilo_code.py
+    listed = subprocess.run(["unshare", "-rn", binary, "mcp", "list"], capture_output=True, text=True, env=env,
+                            cwd=work, timeout=180)
+    assert listed.returncode == 0, listed.stderr
+    line = next(l for l in listed.stdout.splitlines() if "mcp-accept-proxy" in l)
+    assert "connected" in line and "failed" not in line, listed.stdout
+    # the proxy it started recorded the session in a run folder of its own
+    assert any(runs.rglob("wire.jsonl")), sorted(str(p) for p in runs.rglob("*"))
+    assert not processes_mentioning(str(runs))

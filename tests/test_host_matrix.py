@@ -42,6 +42,8 @@ MEASURED = {
                   "PASS", "FAIL", [8192, 32768]),
     "opencode": ("2025-11-25", "mcpaccept_{tool}", "text twin", "read_mcp_resource", "FAIL", "FAIL",
                  [32768, 65536]),
+    "kilo-code": ("2025-11-25", "mcpaccept_{tool}", "text twin", "read_mcp_resource", "FAIL", "FAIL",
+                  [32768, 65536]),
     "copilot-cli": ("2026-07-28", "mcpaccept-{tool}", "structuredContent, text twin", None, "FAIL", "FAIL",
                     [8192, 32768]),
     "continue": ("2025-11-25", "{tool}", "text twin", None, "FAIL", "FAIL", [262144, 1048576]),

@@ -1,5 +1,5 @@
 """`host matrix --models text,vision`: a host whose configuration declares what its model takes
-(opencode) is measured with a text-only and a vision-capable stand-in, each a row of its own,
+(opencode, and Kilo Code CLI built on it) is measured with a text-only and a vision-capable stand-in, each a row of its own,
 and what each hands its model is held against model.jsonl."""
 
 from __future__ import annotations
@@ -9,7 +9,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from hostkit import HOSTS_BIN, facts_of, host_bin, processes_mentioning, wire
+
+from mcp_accept.hosts.registry import ADAPTERS
 
 
 def image_stretch(folder) -> str:
@@ -21,21 +25,22 @@ def image_stretch(folder) -> str:
     raise AssertionError("the server sent no image")
 
 
-def test_opencode_with_a_text_only_and_a_vision_capable_model(tmp_path):
-    host_bin("opencode")
+@pytest.mark.parametrize("host", ["opencode", "kilo-code"])
+def test_a_text_only_and_a_vision_capable_model(tmp_path, host):
+    host_bin(host)
     out = tmp_path / "matrix"
     decoy = tmp_path / "decoy-home"
     decoy.mkdir()
     env = dict(os.environ, HOME=str(decoy), XDG_CONFIG_HOME=str(decoy / ".config"),
                PATH=f"{HOSTS_BIN}{os.pathsep}{os.environ['PATH']}")
-    done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "matrix", "--hosts", "opencode",
+    done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "matrix", "--hosts", host,
                            "--models", "text,vision", "--large-sizes", "1024", "--out", str(out), "--json"],
                           capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 0, done.stderr
     rows = {row["model_kind"]: row for row in json.loads(done.stdout)["rows"]}
     assert sorted(rows) == ["text", "vision"]
     for kind, row in rows.items():
-        folder = out / f"opencode-{kind}"
+        folder = out / f"{host}-{kind}"
         declared = facts_of(folder)["model_declared"]
         assert (declared["kind"], declared["images"], declared["pdfs"]) == (kind, kind == "vision", kind == "vision")
         conditions = json.loads((folder / "results.json").read_text())["conditions"]
@@ -47,7 +52,8 @@ def test_opencode_with_a_text_only_and_a_vision_capable_model(tmp_path):
     assert rows["vision"]["image"] == "bytes attached beside the result"
     assert rows["text"]["image"] == "text only"
     table = (out / "matrix.md").read_text()
-    assert "opencode (opencode), text model" in table and "opencode (opencode), vision model" in table
+    label = f"{ADAPTERS[host].product} ({host})"
+    assert f"{label}, text model" in table and f"{label}, vision model" in table
 
 
 def test_a_model_kind_the_host_cannot_declare_is_refused(tmp_path):

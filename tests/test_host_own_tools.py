@@ -25,6 +25,7 @@ SHELLS = {
     "gemini-cli": ("run_shell_command", True),
     "qwen-code": ("run_shell_command", True),
     "opencode": ("bash", True),
+    "kilo-code": ("bash", True),
     "continue": ("Bash", False),
     "copilot-cli": ("bash", True),
     "cline": ("run_commands", True),

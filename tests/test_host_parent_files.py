@@ -1,6 +1,6 @@
 """A host run depends on nothing outside its folder: instruction files that the hosts collect
 from the folders above their working folder (CLAUDE.md, AGENTS.md, GEMINI.md, QWEN.md,
-Continue's rules), planted in the folder that holds the run folder and in the git repository
+Continue's and Kilo's rules), planted in the folder that holds the run folder and in the git repository
 around it, never reach the model."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hostkit import model_log, run_host
 from mcp_accept.hosts.registry import ADAPTERS
 
 PLANTED = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md", "QWEN.md", ".continue/rules/planted.md",
-           ".clinerules", ".github/copilot-instructions.md")
+           ".clinerules", ".github/copilot-instructions.md", ".kilocode/rules/planted.md", ".kilo/rules/planted.md")
 
 
 @pytest.mark.parametrize("host", sorted(ADAPTERS))

@@ -4,7 +4,7 @@
 * Codex CLI kills its server's process when it exits, with no time to close anything: the
   proxy dies before it can record its end, and its folder must still be whole (completed from
   wire.jsonl).
-* opencode sends ``notifications/cancelled`` for every tool call it has already been answered
+* opencode (and Kilo Code CLI, built on it) sends ``notifications/cancelled`` for every tool call it has already been answered
   (an AbortController fired after the fact): the calls stand, and the cancellations are the
   host's quirk, not the server's fault.
 * Claude Code (like Gemini CLI, with SIGTERM) ends its server with SIGINT before closing its
@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+
+import pytest
 
 from hostkit import facts_of, rows_of, run_host
 
@@ -68,8 +70,9 @@ def test_codex_kills_its_server_and_the_proxy_folder_is_still_whole(tmp_path):
     assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
 
 
-def test_opencode_cancels_calls_already_answered_and_the_facts_stand(tmp_path):
-    folder = run_host(tmp_path, "opencode")
+@pytest.mark.parametrize("host", ["opencode", "kilo-code"])
+def test_opencode_cancels_calls_already_answered_and_the_facts_stand(tmp_path, host):
+    folder = run_host(tmp_path, host)
     run = proxy_run(folder)
     entries = wire_entries(run)
     cancelled = [e for e in entries if (e.get("message") or {}).get("method") == "notifications/cancelled"]

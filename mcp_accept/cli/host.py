@@ -142,7 +142,7 @@ host_app = CommandGroup(help="Real hosts: host test, host matrix, host config. `
 
 @host_app.command("config")
 def host_config(
-    host: str = typer.Argument(..., metavar="HOST", help="claude-code, cline, copilot-cli, vscode, claude-desktop or cursor."),
+    host: str = typer.Argument(..., metavar="HOST", help="claude-code, cline, copilot-cli, kilo-code, vscode, claude-desktop or cursor."),
     server: Optional[str] = server_option("The real server's command."),
     out: Path = out_option("Folder the proxy writes its run folders under (made absolute).", default=Path("mcp-accept-runs") / "proxy"),
     name: str = typer.Option("mcp-accept-proxy", "--name", help="Name the host shows for the server."),
@@ -159,7 +159,7 @@ def host_config(
 
 @host_app.command("test")
 def host_test(
-    host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, cline, codex, continue, copilot-cli, fast-agent, gemini-cli, opencode, qwen-code or openai-agents."),
+    host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, cline, codex, continue, copilot-cli, fast-agent, gemini-cli, kilo-code, opencode, qwen-code or openai-agents."),
     client: Optional[str] = typer.Option(None, "--client", help="Your own program as the host, instead of HOST (its words split like a shell would, no shell); it finds the model and the MCP server in its environment (docs/hosts.md, \"Your own client\"). Needs --api."),
     api: Optional[str] = typer.Option(None, "--api", help="With --client: the model API the program speaks, anthropic, openai-chat, openai-responses or gemini; a request of another is refused and the run says so."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),
@@ -176,7 +176,7 @@ def host_test(
     sizes: Optional[str] = large_sizes_option(),
     find_threshold: bool = find_threshold_option(),
     threshold_calls: int = threshold_calls_option(),
-    model_kind: Optional[str] = typer.Option(None, "--model-kind", help="Which model the host's configuration declares, where it declares what its model takes (opencode: vision, the default, takes images and PDFs; text takes text only). host-run.json records it under model_declared."),
+    model_kind: Optional[str] = typer.Option(None, "--model-kind", help="Which model the host's configuration declares, where it declares what its model takes (opencode, kilo-code: vision, the default, takes images and PDFs; text takes text only). host-run.json records it under model_declared."),
 ) -> None:
     """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
     from mcp_accept.hosts.harness import HostRunInterrupted, host_test as run_host_test
@@ -254,7 +254,7 @@ def host_matrix(
     sizes: Optional[str] = large_sizes_option(),
     find_threshold: bool = find_threshold_option(),
     threshold_calls: int = threshold_calls_option(),
-    models: Optional[str] = typer.Option(None, "--models", metavar="KIND,...", help="Model kinds to measure, comma-separated (text, vision): a host whose configuration declares what its model takes (opencode) is run once per kind, each a row of its own; any other host once."),
+    models: Optional[str] = typer.Option(None, "--models", metavar="KIND,...", help="Model kinds to measure, comma-separated (text, vision): a host whose configuration declares what its model takes (opencode, kilo-code) is run once per kind, each a row of its own; any other host once."),
 ) -> None:
     """Run `host test` for every installed host and write one table of what each hands its model."""
     import time

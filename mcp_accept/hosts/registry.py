@@ -25,6 +25,10 @@ Each snippet is in the host's own format, as its documentation gives it:
   ``cline mcp install NAME -- CMD`` writes through its wizard (the package README, "MCP servers"),
   its path and schema in the package's source (``@cline/shared`` ``dist/storage``, ``@cline/core``
   ``dist/extensions/mcp/config-loader``).
+* Kilo Code CLI: ``~/.config/kilo/kilo.json`` (global; ``kilo.json`` or ``.kilo/kilo.json`` in a
+  project), ``{"mcp": {NAME: {"type": "local", "command": [...], "enabled": true}}}``, the
+  command and its arguments in one array (https://kilo.ai/docs/automate/mcp/using-in-kilo-code,
+  "Configuring MCP Servers"; the CLI page's ``mcp_settings.json`` is the pre-1.0 CLI's).
 * Cursor: ``.cursor/mcp.json`` (project) or ``~/.cursor/mcp.json`` (global), ``{"mcpServers":
   {NAME: {"command", "args", "env"}}}`` (https://cursor.com/docs/mcp, "Configuration").
 """
@@ -44,6 +48,7 @@ from mcp_accept.hosts.adapters.continue_cli import ContinueCli
 from mcp_accept.hosts.adapters.copilot_cli import CopilotCli
 from mcp_accept.hosts.adapters.fast_agent import FastAgent
 from mcp_accept.hosts.adapters.gemini_cli import GeminiCli
+from mcp_accept.hosts.adapters.kilo_code import KiloCode
 from mcp_accept.hosts.adapters.openai_agents import OpenAIAgents
 from mcp_accept.hosts.adapters.opencode import Opencode
 from mcp_accept.hosts.adapters.qwen_code import QwenCode
@@ -85,6 +90,11 @@ def _cline_mcp_settings(name: str, argv: list[str]) -> str:
             + json.dumps(body, indent=2) + "\n")
 
 
+def _kilo_json(name: str, argv: list[str]) -> str:
+    body = {"mcp": {name: {"type": "local", "command": argv, "enabled": True}}}
+    return "// ~/.config/kilo/kilo.json (or kilo.json in the project)\n" + json.dumps(body, indent=2) + "\n"
+
+
 @dataclass(frozen=True)
 class Host:
     name: str
@@ -105,6 +115,7 @@ HOSTS: tuple[Host, ...] = (
     _headless(CopilotCli(), _copilot_mcp_config),
     _headless(FastAgent()),
     _headless(GeminiCli()),
+    _headless(KiloCode(), _kilo_json),
     _headless(OpenAIAgents()),
     _headless(Opencode()),
     _headless(QwenCode()),

@@ -93,6 +93,13 @@ class Opencode(HostAdapter):
                "https://opencode.ai/docs/cli/")
     tool_scheme = "{server}_{tool}"
     own_tools_off = 'permission "*": "deny" (a denied tool is not offered), the server\'s tools and read allowed'
+    # where the global config lives under $XDG_CONFIG_HOME, its file name, the plugin package
+    # installed there at start and the variables that keep the run offline (see the docstring)
+    config_folder = "opencode"
+    config_name = "opencode.json"
+    plugin_package = PLUGIN_PACKAGE
+    offline_env = OFFLINE_ENV
+    config_schema = "https://opencode.ai/config.json"
     offline = ("OPENCODE_DISABLE_MODELS_FETCH=1, OPENCODE_DISABLE_AUTOUPDATE=1, OPENCODE_DISABLE_PROJECT_CONFIG=1, "
                "OPENCODE_DISABLE_LSP_DOWNLOAD=1, autoupdate=false, share=disabled, config folder pre-seeded "
                f"(node_modules/, package.json, package-lock.json naming {PLUGIN_PACKAGE}: no npm install)")
@@ -102,18 +109,22 @@ class Opencode(HostAdapter):
         inputs = entry["modalities"]["input"]
         return {"model": f"{PROVIDER}/{MODEL}", "kind": kind or self.model_kinds[0], "images": "image" in inputs,
                 "pdfs": "pdf" in inputs, "context_tokens": CONTEXT_TOKENS,
-                "declared_in": "opencode.json provider model: modalities.input, attachment, limit.context"}
+                "declared_in": f"{self.config_name} provider model: modalities.input, attachment, limit.context"}
+
+    def extra_config(self, config: dict) -> dict:
+        """CONFIG as a host built on opencode needs it (opencode's own: as it is)."""
+        return config
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
-        env.update({KEY_VAR: ctx.model_key, **OFFLINE_ENV})
+        env.update({KEY_VAR: ctx.model_key, **self.offline_env})
         name = ctx.server_name
         if ctx.mcp_url:
             server = {"type": "remote", "url": ctx.mcp_url, "oauth": False, "enabled": True, "timeout": 60000}
         else:
             server = {"type": "local", "command": list(ctx.mcp_command), "enabled": True, "timeout": 60000}
         config = {
-            "$schema": "https://opencode.ai/config.json",
+            "$schema": self.config_schema,
             "model": f"{PROVIDER}/{MODEL}",
             "small_model": f"{PROVIDER}/{MODEL}",
             "autoupdate": False,
@@ -128,11 +139,12 @@ class Opencode(HostAdapter):
             # the last matching rule wins: everything denied, then what the script calls allowed
             "permission": {"*": "deny", f"{name}_*": "allow", "read": "allow"},
         }
-        folder = ctx.home / ".config" / "opencode"
+        config = self.extra_config(config)
+        folder = ctx.home / ".config" / self.config_folder
         (folder / "node_modules").mkdir(parents=True, exist_ok=True)
-        path = folder / "opencode.json"
+        path = folder / self.config_name
         path.write_text(json.dumps(config, indent=2), encoding="utf-8")
-        dependencies = {PLUGIN_PACKAGE: self.tested_version}
+        dependencies = {self.plugin_package: self.tested_version}
         manifest, lock = folder / "package.json", folder / "package-lock.json"
         manifest.write_text(json.dumps({"dependencies": dependencies}), encoding="utf-8")
         lock.write_text(json.dumps({"lockfileVersion": 3, "packages": {"": {"dependencies": dependencies}}}),
