@@ -28,6 +28,9 @@ SHELLS = {
     "continue": ("Bash", False),
     "copilot-cli": ("bash", True),
     "fast-agent": ("execute", True),
+    # its bash is offered, but the server's tools never are (only inside run_typescript): a server
+    # tool named bash cannot be called, so cannot be taken for its shell either
+    "mistral-vibe": (None, True),
     # a framework's driver: its agent is given no tool of its own, so no shell to mistake
     "openai-agents": (None, False),
 }
