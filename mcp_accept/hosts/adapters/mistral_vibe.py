@@ -39,12 +39,17 @@ model ``vibe/core/config/models.py`` and ``vibe/core/config/vibe_schema.py``):
 
 from __future__ import annotations
 
-from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch
+import json
+import re
+
+from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch, offered
 from mcp_accept.hosts.adapters.codex import toml_string
+from mcp_accept.model.script import ToolOffer
 
 MODEL = "devstral-medium-latest"
 PROVIDER = "mcpaccept"
 KEY_VAR = "MCP_ACCEPT_STAND_IN_KEY"
+SANDBOX = "run_typescript"
 OWN_TOOLS = ("bash", "read_file", "write_file", "edit", "skill", "todo", "unified_harness_scratchpad")
 
 
@@ -62,8 +67,8 @@ class MistralVibe(HostAdapter):
                "https://pypi.org/project/mistral-vibe/3.0.3/ (wheel: mistralai_vibe_local_harness/vibe/_host.py)")
     offline = ("enable_telemetry=false, enable_update_checks=false, enable_auto_update=false, enable_connectors=false, "
                "experiments.enable=false, show_greeting=false")
-    # the README's naming; this release offers MCP tools inside run_typescript only (see above)
-    tool_scheme = "{server}_{tool}"
+    # not the README's ``{server}_{tool}``: this release offers MCP tools inside run_typescript only
+    tool_scheme = "tools.mcp_{server}.{tool}"
     own_tools_off = ("enable_subagents=false, enable_background_processes=false, disabled_tools (todo, wait, "
                      "scratchpad; bash, read_file, write_file, edit, skill stay offered)")
 
@@ -107,3 +112,17 @@ class MistralVibe(HostAdapter):
         config.write_text("\n".join(lines) + "\n", encoding="utf-8")
         argv = [binary, "--prompt", ctx.prompt, "--auto-approve", "--output", "streaming"]
         return Launch(argv, env, ctx.work, [config])
+
+    def sandbox_call(self, server_name: str):
+        # the group a server's tools are under in the sandbox: ``mcp_`` and the server's name as
+        # normalize_mcp_server_name (vibe/core/config/models.py) leaves it
+        group = "mcp_" + re.sub(r"[^a-zA-Z0-9_-]", "_", server_name).strip("_-")
+
+        def call(offers: list[ToolOffer], tool: str, arguments: dict):
+            sandbox = offered(offers, SANDBOX)
+            if sandbox is None:
+                return None
+            # what the program returns is what run_typescript hands the model
+            code = f"return await tools[{json.dumps(group)}][{json.dumps(tool)}]({json.dumps(arguments)});"
+            return sandbox, {"code": code}
+        return call
