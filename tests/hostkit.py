@@ -29,12 +29,6 @@ FORMS = ("text", "structured", "embedded")
 
 
 # A host from PyPI (fast-agent) is pinned in a virtual environment of its own (see .ci/run).
-# Hosts that run but whose rows the stand-in cannot fill, and why: their runs end in exit 3
-# (the run measured nothing), and the host matrix leaves them out.
-UNMEASURED = {
-    "mistral-vibe": "it hands the server's tools to its model only inside its run_typescript sandbox "
-                    "(tools.mcp_NAME.TOOL), never as tools of the request the stand-in could call",
-}
 # Each PyPI host lives in a virtual environment of its own (.ci/run makes them): their pinned
 # dependencies differ, and one host's packages must not change what another hands its model.
 PYPI_VENVS = {"fast-agent-mcp": "fast-agent-venv", "mistral-vibe": "vibe-venv"}

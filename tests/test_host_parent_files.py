@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from hostkit import UNMEASURED, model_log, run_host
+from hostkit import model_log, run_host
 from mcp_accept.hosts.registry import ADAPTERS
 
 PLANTED = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md", "QWEN.md", ".continue/rules/planted.md",
@@ -29,6 +29,6 @@ def test_instruction_files_above_the_run_folder_never_reach_the_model(tmp_path, 
     if shutil.which("git"):
         subprocess.run(["git", "init", "-q", str(project)], check=True)
     out = project / "mcp-accept-runs" / "run"
-    folder = run_host(project, host, out=out, codes=(3,) if host in UNMEASURED else (0, 1))
+    folder = run_host(project, host, out=out)
     seen = [entry["seq"] for entry in model_log(folder) if token in str(entry.get("message"))]
     assert not seen, f"{host} handed its model a planted instruction file (model.jsonl seq {seen})"

@@ -22,7 +22,11 @@ model ``vibe/core/config/models.py`` and ``vibe/core/config/vibe_schema.py``):
   ``run_typescript`` sandbox, as ``tools.mcp_NAME.TOOL`` functions found with its
   ``search_tool_functions`` tool (``exposure="programmatic"`` in ``_integration_tool_groups``,
   ``mistralai_vibe_local_harness/vibe/_host.py``); the system prompt lists the group
-  ``mcp_NAME`` among its "Searchable connector groups";
+  ``mcp_NAME`` among its "Searchable connector groups". The stand-in calls each as a model
+  would, ``run_typescript`` with ``return await tools["mcp_NAME"]["TOOL"](ARGS);``
+  (:meth:`MistralVibe.sandbox_call`), and the program's value is what the model is handed. It
+  does not search first, so it also calls a tool the server may not have (the fixture's image
+  and blob tools): the sandbox answers that it "is not a function", and the server sees nothing;
 * headless: ``vibe --prompt PROMPT --auto-approve --output streaming`` (README, "Programmatic
   Mode"), the session's entries as JSON lines on stdout; ``session_logging.enabled = false``
   and ``generate_titles = false`` keep it from saving the session and asking for a title;
