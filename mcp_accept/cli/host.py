@@ -142,7 +142,7 @@ host_app = CommandGroup(help="Real hosts: host test, host matrix, host config. `
 
 @host_app.command("config")
 def host_config(
-    host: str = typer.Argument(..., metavar="HOST", help="claude-code, copilot-cli, vscode, claude-desktop or cursor."),
+    host: str = typer.Argument(..., metavar="HOST", help="claude-code, copilot-cli, mistral-vibe, vscode, claude-desktop or cursor."),
     server: Optional[str] = server_option("The real server's command."),
     out: Path = out_option("Folder the proxy writes its run folders under (made absolute).", default=Path("mcp-accept-runs") / "proxy"),
     name: str = typer.Option("mcp-accept-proxy", "--name", help="Name the host shows for the server."),

@@ -22,6 +22,10 @@ Each snippet is in the host's own format, as its documentation gives it:
   the configuration file"; ``copilot mcp --help``, ``copilot help environment`` for ``COPILOT_HOME``).
 * Cursor: ``.cursor/mcp.json`` (project) or ``~/.cursor/mcp.json`` (global), ``{"mcpServers":
   {NAME: {"command", "args", "env"}}}`` (https://cursor.com/docs/mcp, "Configuration").
+* Mistral Vibe: ``config.toml``, looked for in ``./.vibe/`` then ``~/.vibe/`` (``$VIBE_HOME``
+  where that is set), an ``[[mcp_servers]]`` table with ``name``, ``transport = "stdio"``,
+  ``command`` and ``args`` (https://pypi.org/project/mistral-vibe/3.0.3/, README: "Configuration
+  File Location", "MCP Server Configuration", "Custom Vibe Home Directory").
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Callable
 
 from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.adapters.claude_code import ClaudeCode
-from mcp_accept.hosts.adapters.codex import Codex
+from mcp_accept.hosts.adapters.codex import Codex, toml_string
 from mcp_accept.hosts.adapters.continue_cli import ContinueCli
 from mcp_accept.hosts.adapters.copilot_cli import CopilotCli
 from mcp_accept.hosts.adapters.fast_agent import FastAgent
@@ -74,6 +78,13 @@ def _copilot_mcp_config(name: str, argv: list[str]) -> str:
     return "// ~/.copilot/mcp-config.json (or $COPILOT_HOME/mcp-config.json)\n" + json.dumps(body, indent=2) + "\n"
 
 
+def _vibe_mcp_servers(name: str, argv: list[str]) -> str:
+    lines = ["# ~/.vibe/config.toml (or ./.vibe/config.toml, or $VIBE_HOME/config.toml)", "[[mcp_servers]]",
+             f"name = {toml_string(name)}", 'transport = "stdio"', f"command = {toml_string(argv[0])}",
+             "args = [" + ", ".join(toml_string(a) for a in argv[1:]) + "]"]
+    return "\n".join(lines) + "\n"
+
+
 @dataclass(frozen=True)
 class Host:
     name: str
@@ -93,7 +104,7 @@ HOSTS: tuple[Host, ...] = (
     _headless(CopilotCli(), _copilot_mcp_config),
     _headless(FastAgent()),
     _headless(GeminiCli()),
-    _headless(MistralVibe()),
+    _headless(MistralVibe(), _vibe_mcp_servers),
     _headless(OpenAIAgents()),
     _headless(Opencode()),
     _headless(QwenCode()),
