@@ -29,17 +29,22 @@ FORMS = ("text", "structured", "embedded")
 
 
 # A host from PyPI (fast-agent) is pinned in a virtual environment of its own (see .ci/run).
-PYPI_HOSTS_BIN = ROOT / "tests" / "hosts" / "fast-agent-venv" / "bin"
-PYPI_INSTALL = "the fast-agent-venv .ci/run makes"
+# Each PyPI host lives in a virtual environment of its own (.ci/run makes them): their pinned
+# dependencies differ, and one host's packages must not change what another hands its model.
+PYPI_VENVS = {"fast-agent-mcp": "fast-agent-venv", "mistral-vibe": "vibe-venv"}
 
 
 def host_bin(name: str, folder: Path | None = None, install: str | None = None) -> str:
     """The binary of host NAME (a key of ADAPTERS) to test: the pinned one under FOLDER (by
-    default where the npm hosts or the PyPI host are pinned), else one on PATH. With neither the
+    default where the npm hosts or each PyPI host is pinned), else one on PATH. With neither the
     test skips, saying how to install it."""
     adapter = ADAPTERS[name]
-    folder = folder or (PYPI_HOSTS_BIN if adapter.pypi_package else HOSTS_BIN)
-    install = install or (PYPI_INSTALL if adapter.pypi_package else NPM_INSTALL)
+    if adapter.pypi_package:
+        venv = PYPI_VENVS[adapter.pypi_package]
+        folder = folder or ROOT / "tests" / "hosts" / venv / "bin"
+        install = install or f"the tests/hosts/{venv} .ci/run makes"
+    folder = folder or HOSTS_BIN
+    install = install or NPM_INSTALL
     local = folder / adapter.binary
     found = str(local) if local.exists() else shutil.which(adapter.binary)
     if not found:

@@ -105,7 +105,7 @@ PROSE = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1
 
 
 @settings(max_examples=300, deadline=None)
-@given(PROSE, st.sampled_from(["continue", "read-tool", "twice"]))
+@given(PROSE, st.sampled_from(["continue", "read-tool", "twice", "sandbox"]))
 def test_a_body_is_found_inside_json_strings_however_often_serialised(prose, wrapping):
     # Continue CLI hands its model JSON.stringify(content); Claude Code's and Codex's read tools
     # hand {"contents": [{..., "text": BODY}]} as a string; a host may serialise that again
@@ -115,6 +115,9 @@ def test_a_body_is_found_inside_json_strings_however_often_serialised(prose, wra
     elif wrapping == "read-tool":
         block = {"type": "function_call_output", "call_id": "c",
                  "output": json.dumps({"contents": [{"uri": "search://x", "mimeType": "text/plain", "text": prose}]})}
+    elif wrapping == "sandbox":
+        # Mistral Vibe: the text a program in its sandbox returned, as a JSON string
+        block = {"role": "tool", "tool_call_id": "c", "content": json.dumps(prose)}
     else:
         block = {"content": json.dumps([{"type": "text", "text": json.dumps(items)}])}
     assert find_body(handed(block), Body(texts=[prose])) == ("whole", "as text")

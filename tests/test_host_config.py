@@ -22,6 +22,12 @@ def argv_of(host: str, text: str) -> list[str]:
         name = words[words.index("--") - 1]
         assert name == "mcp-accept-proxy"
         return words[words.index("--") + 1:]
+    if host == "mistral-vibe":
+        tomllib = pytest.importorskip("tomllib")
+        assert text.startswith("# ~/.vibe/config.toml")
+        [entry] = tomllib.loads(text)["mcp_servers"]
+        assert entry["name"] == "mcp-accept-proxy" and entry["transport"] == "stdio"
+        return [entry["command"], *entry["args"]]
     data = snippet_json(text)
     if host == "kilo-code":
         entry = data["mcp"]["mcp-accept-proxy"]
@@ -36,7 +42,7 @@ def argv_of(host: str, text: str) -> list[str]:
     return [entry["command"], *entry["args"]]
 
 
-@pytest.mark.parametrize("host", ["claude-code", "cline", "copilot-cli", "kilo-code", "vscode", "claude-desktop", "cursor"])
+@pytest.mark.parametrize("host", ["claude-code", "cline", "copilot-cli", "kilo-code", "mistral-vibe", "vscode", "claude-desktop", "cursor"])
 def test_each_snippet_names_the_proxy(tmp_path, host):
     server = fixture_command("--protocol", "2025-11-25")
     done = run_cli("host", "config", host, "--server", server, "--out", str(tmp_path / "runs"))
@@ -53,7 +59,7 @@ def test_each_snippet_names_the_proxy(tmp_path, host):
         assert done.stdout.startswith("// ~/.cline/data/settings/cline_mcp_settings.json")
 
 
-@pytest.mark.parametrize("host", ["vscode", "claude-code", "copilot-cli", "kilo-code"])
+@pytest.mark.parametrize("host", ["vscode", "claude-code", "copilot-cli", "kilo-code", "mistral-vibe"])
 def test_the_markers_snippet_starts_the_marker_fixture_through_the_proxy(tmp_path, host):
     done = run_cli("host", "config", host, "--markers", "--out", str(tmp_path / "runs"))
     assert done.returncode == 0, done.stderr
@@ -99,7 +105,7 @@ def test_the_commands_name_the_hosts_of_the_one_registry():
     from mcp_accept.cli import app
     from mcp_accept.hosts.registry import ADAPTERS, CONFIGURABLE, HOSTS
 
-    assert CONFIGURABLE == ("claude-code", "cline", "copilot-cli", "kilo-code", "vscode", "claude-desktop", "cursor")
+    assert CONFIGURABLE == ("claude-code", "cline", "copilot-cli", "kilo-code", "mistral-vibe", "vscode", "claude-desktop", "cursor")
     assert all(adapter.name == name for name, adapter in ADAPTERS.items())
     assert {h.name for h in HOSTS} == set(CONFIGURABLE) | set(ADAPTERS)  # every host supports something
     group = get_command(app).commands["host"]

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from mcp_accept.hosts.registry import ADAPTERS
-from hostkit import HOSTS_BIN, PINNED, ROOT, processes_mentioning
+from hostkit import HOSTS_BIN, PINNED, PYPI_VENVS, ROOT, processes_mentioning
 
-# the npm hosts, and fast-agent's venv (.ci/run makes both)
-BINS = [HOSTS_BIN, ROOT / "tests" / "hosts" / "fast-agent-venv" / "bin"]
+# the npm hosts, and each PyPI host's venv (.ci/run makes them)
+BINS = [HOSTS_BIN, *(ROOT / "tests" / "hosts" / venv / "bin" for venv in PYPI_VENVS.values())]
 
 
 def matrix(tmp_path: Path, *args: str, path: str | None = None) -> tuple[subprocess.CompletedProcess, Path]:
@@ -50,6 +50,8 @@ MEASURED = {
     "fast-agent": ("2026-07-28", "mcpaccept__{tool}", "structuredContent", None, "FAIL", "FAIL", [8192, 32768]),
     "openai-agents": ("2026-07-28", "{tool}", "text twin", None, "FAIL", "PASS", None),
     "cline": ("2025-11-25", "mcpaccept__{tool}", "structuredContent, text twin", None, "FAIL", "FAIL", [1024, 8192]),
+    "mistral-vibe": ("2025-11-25", "tools.mcp_mcpaccept.{tool} in run_typescript", "structuredContent", None,
+                     "FAIL", "FAIL", [8192, 32768]),
 }
 # .ci/run installs every host and says so: then a missing one is a failure, not a smaller table
 ALL_REQUIRED = os.environ.get("MCP_ACCEPT_ALL_HOSTS") == "1"

@@ -12,6 +12,7 @@ from httpx_sse import EventSource
 
 from mcp_accept.model.script import Script, Step, ToolNaming, ToolOffer, Turn, value_for_schema
 from mcp_accept.model.server import StandIn
+from mcp_accept.hosts.registry import ADAPTERS
 
 
 def script(scheme: str = "mcp__{server}__{tool}") -> Script:
@@ -53,6 +54,31 @@ def test_a_bare_scheme_never_calls_a_name_the_host_has_itself():
     assert naming.find([ToolOffer("search_text")], "search_text")[0].name == "search_text"
     twice = naming.find([ToolOffer("search_text"), ToolOffer("search_text")], "search_text")
     assert twice[0] is None and twice[1].id == "ambiguous-tool-name"
+
+
+def test_a_server_tool_offered_only_inside_a_code_tool_is_called_through_it(tmp_path):
+    """Mistral Vibe's naming: a server's tools are functions of its run_typescript sandbox only.
+    The stand-in calls the sandbox with code that calls the server's tool, one step at a time,
+    and calls a tool of the request by its name where the host offers it."""
+    naming = ADAPTERS["mistral-vibe"].naming("srv")
+    steps = [Step("text", "search_text", {"q": "MCP"}), Step("link", "search_link", {})]
+    with StandIn(Script(steps, naming=naming), tmp_path / "model.jsonl") as model:
+        request = {"model": "m", "messages": [{"role": "user", "content": "go"}],
+                   "tools": [{"type": "function", "function": {"name": name, "parameters": {}}}
+                             for name in ("run_typescript", "bash")]}
+        first = httpx.post(model.url + "/v1/chat/completions", json=request).json()
+        call = first["choices"][0]["message"]["tool_calls"][0]
+        request["messages"] += [first["choices"][0]["message"],
+                                {"role": "tool", "tool_call_id": call["id"], "content": "{}"}]
+        second = httpx.post(model.url + "/v1/chat/completions", json=request).json()
+    assert call["function"]["name"] == "run_typescript"
+    assert json.loads(call["function"]["arguments"]) == {
+        "code": 'return await tools["mcp_srv"]["search_text"]({"q": "MCP"});'}
+    link = second["choices"][0]["message"]["tool_calls"][0]["function"]
+    assert json.loads(link["arguments"])["code"].startswith('return await tools["mcp_srv"]["search_link"]')
+    # without the sandbox in the request there is nothing to call; a host without one never uses it
+    assert naming.sandbox([ToolOffer("bash")], "search_text", {}) is None
+    assert ToolNaming(server="srv").sandbox is None
 
 
 def test_a_refused_step_is_passed_over_and_recorded(tmp_path):

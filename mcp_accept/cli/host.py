@@ -142,7 +142,7 @@ host_app = CommandGroup(help="Real hosts: host test, host matrix, host config. `
 
 @host_app.command("config")
 def host_config(
-    host: str = typer.Argument(..., metavar="HOST", help="claude-code, cline, copilot-cli, kilo-code, vscode, claude-desktop or cursor."),
+    host: str = typer.Argument(..., metavar="HOST", help="claude-code, cline, copilot-cli, kilo-code, mistral-vibe, vscode, claude-desktop or cursor."),
     server: Optional[str] = server_option("The real server's command."),
     out: Path = out_option("Folder the proxy writes its run folders under (made absolute).", default=Path("mcp-accept-runs") / "proxy"),
     name: str = typer.Option("mcp-accept-proxy", "--name", help="Name the host shows for the server."),
@@ -159,7 +159,7 @@ def host_config(
 
 @host_app.command("test")
 def host_test(
-    host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, cline, codex, continue, copilot-cli, fast-agent, gemini-cli, kilo-code, opencode, qwen-code or openai-agents."),
+    host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, cline, codex, continue, copilot-cli, fast-agent, gemini-cli, kilo-code, mistral-vibe, opencode, qwen-code or openai-agents."),
     client: Optional[str] = typer.Option(None, "--client", help="Your own program as the host, instead of HOST (its words split like a shell would, no shell); it finds the model and the MCP server in its environment (docs/hosts.md, \"Your own client\"). Needs --api."),
     api: Optional[str] = typer.Option(None, "--api", help="With --client: the model API the program speaks, anthropic, openai-chat, openai-responses or gemini; a request of another is refused and the run says so."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),

@@ -299,7 +299,12 @@ def observed_scheme(adapter: HostAdapter, profile, offers: list[ToolOffer]) -> s
     text_tool = profile.tools.get("text")
     if text_tool is None:
         return None
-    found, _refused = adapter.naming(SERVER_NAME).find(offers, text_tool.name)
+    naming = adapter.naming(SERVER_NAME)
+    found, _refused = naming.find(offers, text_tool.name)
+    if found is None and naming.sandbox is not None:
+        # offered only inside a code tool of the host's: its name there, and that tool's
+        called = naming.sandbox(offers, text_tool.name, {})
+        return f"{naming.shown('{tool}')} in {called[0].name}" if called else None
     return name_scheme(found, text_tool.name) if found is not None else None
 
 

@@ -187,7 +187,8 @@ NESTED_JSON_BYTES = 32 * 1024 * 1024
 
 
 def searchable_text(block: Any) -> str:
-    """``block_text``, and beside each string that holds JSON (an array or object) the text of
+    """``block_text``, and beside each string that holds JSON (an array, an object or a string:
+    Mistral Vibe hands what its sandbox's program returned, a text as a JSON string) the text of
     that JSON's strings, opened the same way: a body is found with its quotes, newlines and
     Unicode unescaped however many times a host serialised it."""
     out: list[str] = []
@@ -196,7 +197,7 @@ def searchable_text(block: Any) -> str:
         if isinstance(value, str):
             out.append(value)
             opened = value.lstrip()[:1]
-            if depth < NESTED_JSON_DEPTH and opened in ("[", "{") and len(value) <= NESTED_JSON_BYTES:
+            if depth < NESTED_JSON_DEPTH and opened in ("[", "{", '"') and len(value) <= NESTED_JSON_BYTES:
                 try:
                     inner = json.loads(value)
                 except (ValueError, RecursionError):

@@ -31,6 +31,10 @@ Each snippet is in the host's own format, as its documentation gives it:
   "Configuring MCP Servers"; the CLI page's ``mcp_settings.json`` is the pre-1.0 CLI's).
 * Cursor: ``.cursor/mcp.json`` (project) or ``~/.cursor/mcp.json`` (global), ``{"mcpServers":
   {NAME: {"command", "args", "env"}}}`` (https://cursor.com/docs/mcp, "Configuration").
+* Mistral Vibe: ``config.toml``, looked for in ``./.vibe/`` then ``~/.vibe/`` (``$VIBE_HOME``
+  where that is set), an ``[[mcp_servers]]`` table with ``name``, ``transport = "stdio"``,
+  ``command`` and ``args`` (https://pypi.org/project/mistral-vibe/3.0.3/, README: "Configuration
+  File Location", "MCP Server Configuration", "Custom Vibe Home Directory").
 """
 
 from __future__ import annotations
@@ -43,12 +47,13 @@ from typing import Callable
 from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.adapters.claude_code import ClaudeCode
 from mcp_accept.hosts.adapters.cline import Cline
-from mcp_accept.hosts.adapters.codex import Codex
+from mcp_accept.hosts.adapters.codex import Codex, toml_string
 from mcp_accept.hosts.adapters.continue_cli import ContinueCli
 from mcp_accept.hosts.adapters.copilot_cli import CopilotCli
 from mcp_accept.hosts.adapters.fast_agent import FastAgent
 from mcp_accept.hosts.adapters.gemini_cli import GeminiCli
 from mcp_accept.hosts.adapters.kilo_code import KiloCode
+from mcp_accept.hosts.adapters.mistral_vibe import MistralVibe
 from mcp_accept.hosts.adapters.openai_agents import OpenAIAgents
 from mcp_accept.hosts.adapters.opencode import Opencode
 from mcp_accept.hosts.adapters.qwen_code import QwenCode
@@ -95,6 +100,13 @@ def _kilo_json(name: str, argv: list[str]) -> str:
     return "// ~/.config/kilo/kilo.json (or kilo.json in the project)\n" + json.dumps(body, indent=2) + "\n"
 
 
+def _vibe_mcp_servers(name: str, argv: list[str]) -> str:
+    lines = ["# ~/.vibe/config.toml (or ./.vibe/config.toml, or $VIBE_HOME/config.toml)", "[[mcp_servers]]",
+             f"name = {toml_string(name)}", 'transport = "stdio"', f"command = {toml_string(argv[0])}",
+             "args = [" + ", ".join(toml_string(a) for a in argv[1:]) + "]"]
+    return "\n".join(lines) + "\n"
+
+
 @dataclass(frozen=True)
 class Host:
     name: str
@@ -116,6 +128,7 @@ HOSTS: tuple[Host, ...] = (
     _headless(FastAgent()),
     _headless(GeminiCli()),
     _headless(KiloCode(), _kilo_json),
+    _headless(MistralVibe(), _vibe_mcp_servers),
     _headless(OpenAIAgents()),
     _headless(Opencode()),
     _headless(QwenCode()),

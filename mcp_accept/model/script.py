@@ -138,6 +138,9 @@ class ToolNaming:
     scheme: str = "{tool}"
     product: str = "the host"
     own_tools: frozenset = frozenset()
+    # A host that offers a server's tools only as functions of a code tool of its own: the offer
+    # of that tool and its arguments that call the server's ``tool`` with ``arguments``, or None.
+    sandbox: "Callable[[list[ToolOffer], str, dict], tuple[ToolOffer, dict] | None] | None" = None
 
     def shown(self, tool: str) -> str:
         return self.scheme.replace("{server}", self.server).replace("{tool}", tool)
@@ -207,6 +210,9 @@ class Step:
         offer, refusal = naming.find(offers, self.tool or "")
         if refusal is not None:
             return refusal
+        if offer is None and self.tool and naming.sandbox is not None:
+            found = naming.sandbox(offers, self.tool, dict(self.arguments))
+            return (self.key, *found) if found else None
         return (self.key, offer, dict(self.arguments)) if offer else None
 
 

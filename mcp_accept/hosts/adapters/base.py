@@ -122,7 +122,13 @@ class HostAdapter:
 
     def naming(self, server_name: str) -> ToolNaming:
         return ToolNaming(server=server_name, scheme=self.tool_scheme, product=self.product,
-                          own_tools=frozenset(self.own_tools))
+                          own_tools=frozenset(self.own_tools), sandbox=self.sandbox_call(server_name))
+
+    def sandbox_call(self, server_name: str) -> "Callable[[list[ToolOffer], str, dict], tuple[ToolOffer, dict] | None] | None":
+        """How the model calls a server's tool where the host offers it only inside a code tool of
+        its own: a function of the offers, the tool and its arguments giving that code tool and its
+        arguments, or None (the host offers the server's tools as tools of the request)."""
+        return None
 
     def find(self, given: str | None) -> str | None:
         if given:
