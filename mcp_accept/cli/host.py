@@ -305,3 +305,23 @@ def host_matrix(
         raise typer.Exit(128 + signal.Signals[matrix["interrupted"]])
     measured = [r for r in matrix["rows"] if not r.get("error")]
     raise typer.Exit(int(ExitStatus.OK if measured else ExitStatus.SERVER))
+
+
+@host_app.command("diff")
+def host_diff(
+    a: Path = typer.Argument(..., metavar="A", help="A host matrix folder (its matrix.json) or a host test folder: the earlier one."),
+    b: Path = typer.Argument(..., metavar="B", help="A folder of the same kind: the later one."),
+    json_: bool = json_option("Print the changes as JSON instead of the table."),
+) -> None:
+    """What changed between two host matrix (or two host test) folders, cell by cell; exit 1 when something did."""
+    from mcp_accept.output.host_diff import diff_hosts, render_table
+
+    try:
+        diff = diff_hosts(a, b)
+    except InputError as exc:
+        raise fail(exc)
+    if json_:
+        typer.echo(json.dumps(diff.as_json(), ensure_ascii=False, indent=2))
+    else:
+        typer.echo(render_table(diff), nl=False)
+    raise typer.Exit(int(ExitStatus.FAILED if diff.changed else ExitStatus.OK))

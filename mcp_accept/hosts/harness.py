@@ -199,8 +199,9 @@ def _host_test(opts: HostTestOptions) -> HostOutcome:
             raise InputError("give HOST@VERSION or --host-bin, not both", field="--host-bin")
         from mcp_accept.hosts.versions import cache_root, installed
 
-        binary = installed(adapter, opts.host_version, cache_root(opts.host_cache),
-                           say=lambda text: print(f"mcp-accept: {text}", file=sys.stderr, flush=True))
+        # an install takes a while: a person watching is told; a script reads one line, if it fails
+        say = (lambda text: print(f"mcp-accept: {text}", file=sys.stderr, flush=True)) if sys.stderr.isatty() else None
+        binary = installed(adapter, opts.host_version, cache_root(opts.host_cache), say=say)
     else:
         binary = adapter.find(opts.host_bin)
     if binary is None and opts.client is None:

@@ -108,8 +108,9 @@ def _failed(adapter: HostAdapter, version: str, registry: str, done: subprocess.
     """One line: which version could not be installed, and the installer's own first error."""
     if why is None:
         lines = [line.strip() for line in (done.stderr or "").splitlines() if line.strip()]
+        # npm's first lines name an error code only; the line after says what was not found
         errors = [line for line in lines if re.match(r"(npm (error|ERR!)|ERROR:)", line)
-                  and "complete log" not in line and "A complete" not in line]
+                  and not re.match(r"npm (error|ERR!) (code|errno) ", line) and "complete log" not in line]
         why = (errors or lines or [f"exit {done.returncode}"])[0]
     return HostInstallFailed(f"{adapter.product} {version} could not be installed from {registry} "
                              f"(the host run did not happen): {why[:300]}")
