@@ -116,10 +116,14 @@ def _failed(adapter: HostAdapter, version: str, registry: str, done: subprocess.
                              f"(the host run did not happen): {why[:300]}")
 
 
-def _run(argv: list[str], adapter: HostAdapter, version: str, registry: str) -> None:
+def _run(argv: list[str], adapter: HostAdapter, version: str, registry: str, folder: Path) -> None:
+    # the installers' download caches and logs are kept in the host cache too, not in the user's HOME
+    downloads = folder.parent / ".downloads"
+    env = dict(os.environ, npm_config_cache=str(downloads / "npm"), PIP_CACHE_DIR=str(downloads / "pip"),
+               npm_config_update_notifier="false")
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=INSTALL_TIMEOUT)
+                              timeout=INSTALL_TIMEOUT, env=env)
     except FileNotFoundError:
         raise _failed(adapter, version, registry, None, f"{argv[0]} is not installed") from None
     except subprocess.TimeoutExpired:
@@ -133,7 +137,7 @@ def _npm_install(adapter: HostAdapter, version: str, folder: Path) -> None:
     try:
         # a registry that does not answer is said at once rather than after npm's default retries
         _run(["npm", "install", "--prefix", str(temp), "--no-audit", "--no-fund", "--fetch-retries=1",
-              f"{adapter.npm_package}@{version}"], adapter, version, "npm")
+              f"{adapter.npm_package}@{version}"], adapter, version, "npm", folder)
         os.rename(temp, folder / version)  # whole or absent: a run never sees half an install
     except OSError as exc:
         if not (folder / version).exists():
@@ -146,7 +150,7 @@ def _npm_install(adapter: HostAdapter, version: str, folder: Path) -> None:
 def _pypi_install(adapter: HostAdapter, version: str, folder: Path) -> None:
     place = folder / version
     shutil.rmtree(place, ignore_errors=True)  # an install stopped halfway, without its mark
-    _run([sys.executable, "-m", "venv", str(place)], adapter, version, "PyPI")
+    _run([sys.executable, "-m", "venv", str(place)], adapter, version, "PyPI", folder)
     _run([str(place / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
-          f"{adapter.pypi_package}=={version}"], adapter, version, "PyPI")
+          f"{adapter.pypi_package}=={version}"], adapter, version, "PyPI", folder)
     (place / MARK).write_text(f"{adapter.pypi_package}=={version}\n", encoding="utf-8")

@@ -1,0 +1,161 @@
+"""`host test HOST@VERSION`: an older published Claude Code installed from the npm registry into
+a host cache of the test's own, run with the options that version has, reused by the next run
+without npm; a version that does not exist is one line and exit 3; and `host diff` between two
+real runs (the same version twice: nothing changed; that version and the pinned one: what did).
+
+The registry is asked once whether it answers; without it every test here skips, saying so.
+Each step is bounded by its own timeout: the install is one npm download (about 90 MB), each
+run a few seconds of the host."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hostkit import HOSTS_BIN, PINNED, facts_of, rows_of
+
+OLD = "2.0.21"  # has no --tools and no --no-session-persistence (its claude --help)
+PACKAGE = "@anthropic-ai/claude-code"
+
+
+def _registry_answers() -> str | None:
+    """Why the tests cannot run (None: npm is installed and the registry has the version)."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        return "npm and node are needed to install a published Claude Code"
+    try:
+        done = subprocess.run(["npm", "view", f"{PACKAGE}@{OLD}", "version", "--fetch-retries=0",
+                               "--fetch-timeout=10000"], capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        return "the npm registry did not answer in 30 s"
+    if done.returncode != 0 or done.stdout.strip() != OLD:
+        return f"the npm registry is not reachable or has no {PACKAGE}@{OLD}: {done.stderr.strip()[-200:]}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    why = _registry_answers()
+    if why:
+        pytest.skip(why)
+    return tmp_path_factory.mktemp("host-cache")
+
+
+def mcp_accept(tmp_path: Path, *args: str, path: str | None = None,
+               timeout: float = 300) -> subprocess.CompletedProcess:
+    """`python -m mcp_accept ARGS` with a decoy HOME, which it must leave alone (but for its own cache)."""
+    decoy = tmp_path / "decoy-home"
+    decoy.mkdir(exist_ok=True)
+    env = dict(os.environ, HOME=str(decoy), XDG_CONFIG_HOME=str(decoy / ".config"))
+    env.pop("MCP_ACCEPT_HOST_CACHE", None)
+    if path is not None:
+        env["PATH"] = path
+    done = subprocess.run([sys.executable, "-m", "mcp_accept", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+    written = sorted(str(p.relative_to(decoy)) for p in decoy.rglob("*"))
+    assert all(w == ".cache" or w.startswith(".cache/mcp-accept") for w in written), written
+    return done
+
+
+def assert_old_version_ran(folder: Path, cache: Path) -> None:
+    facts = facts_of(folder)
+    rows, results = rows_of(folder)
+    assert facts["version"] == OLD and facts["version_asked"] == OLD
+    assert results["conditions"]["host_version"] == OLD
+    assert facts["host_exit"] == 0 and not facts["timed_out"]
+    # the server's tools reached the model: each row is filled from what it was handed
+    assert "mcp__mcpaccept__search_text" in facts["offered_tools"]
+    for row in ("H01", "H02", "H03"):
+        assert rows[row]["status"] in ("PASS", "FAIL"), rows[row]["reason"]
+        assert "no such tool" not in rows[row]["reason"]
+    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
+    # this version lists no --tools: the adapter did not pass it, and host-run.json says so
+    assert facts["own_tools_off"].startswith("none: this version has no --tools")
+    assert "Bash" in facts["offered_tools"]
+    job = json.loads((folder / "job.json").read_text())
+    assert "--tools" not in job["host_flags"] and "--mcp-config" in job["host_flags"]
+    assert Path(job["binary"]).is_relative_to(cache / "claude-code" / OLD)
+
+
+def test_an_older_published_version_is_installed_into_the_cache_and_run(cache: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = mcp_accept(tmp_path, "host", "test", f"claude-code@{OLD}", "--host-cache", str(cache),
+                      "--out", str(out))
+    assert done.returncode in (0, 1), done.stderr
+    assert_old_version_ran(out, cache)
+    assert (cache / "claude-code" / OLD / "node_modules" / ".bin" / "claude").exists()
+    # installed whole, then renamed into place: no temporary folder is left beside it
+    assert [p.name for p in (cache / "claude-code").iterdir() if not p.name.endswith(".lock")] == [OLD]
+
+
+def test_the_next_run_reuses_the_cache_without_npm(cache: Path, tmp_path: Path) -> None:
+    if not (cache / "claude-code" / OLD).is_dir():
+        pytest.skip("the install test did not run first (run the module as a whole)")
+    # an npm first on PATH that notes each install it is asked for (the cached version must ask
+    # for none) and hands anything else to the real npm (Claude Code asks it for its prefix)
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    called = tmp_path / "npm-installs"
+    (stub / "npm").write_text(f"#!/bin/sh\ncase \"$1\" in install) echo \"$@\" >> {called}; exit 1;; esac\n"
+                              f"exec {shutil.which('npm')} \"$@\"\n")
+    (stub / "npm").chmod(0o755)
+    out = tmp_path / "run"
+    done = mcp_accept(tmp_path, "host", "test", f"claude-code@{OLD}", "--host-cache", str(cache),
+                      "--out", str(out), path=os.pathsep.join([str(stub), os.environ["PATH"]]))
+    assert done.returncode in (0, 1), done.stderr
+    assert not called.exists(), called.read_text()
+    assert_old_version_ran(out, cache)
+    # two real runs of the same version: host diff finds nothing changed
+    first = tmp_path / "first"
+    again = mcp_accept(tmp_path, "host", "test", f"claude-code@{OLD}", "--host-cache", str(cache),
+                       "--out", str(first), path=os.pathsep.join([str(stub), os.environ["PATH"]]))
+    assert again.returncode in (0, 1), again.stderr
+    same = mcp_accept(tmp_path, "host", "diff", str(first), str(out))
+    assert same.returncode == 0, same.stdout
+    assert "nothing changed" in same.stdout
+
+
+def test_a_version_that_does_not_exist_is_one_line_and_exit_3(cache: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = mcp_accept(tmp_path, "host", "test", "claude-code@0.0.0-no-such-version", "--host-cache", str(cache),
+                      "--out", str(out), timeout=120)
+    assert done.returncode == 3, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "No matching version" in lines[0] and "did not happen" in lines[0], done.stderr
+    assert not out.exists()
+    assert not (cache / "claude-code" / "0.0.0-no-such-version").exists()
+    # a version that is not a version is bad input, before anything is installed
+    bad = mcp_accept(tmp_path, "host", "test", "claude-code@../elsewhere", "--host-cache", str(cache))
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+
+
+def test_host_diff_between_the_older_version_and_the_pinned_one(cache: Path, tmp_path: Path) -> None:
+    if not (HOSTS_BIN / "claude").exists():
+        pytest.skip("Claude Code is not installed: npm install --prefix tests/hosts (see .ci/run)")
+    path = os.pathsep.join([str(HOSTS_BIN), os.environ["PATH"]])
+    old, new = tmp_path / "old", tmp_path / "new"
+    for out, host in ((old, f"claude-code@{OLD}"), (new, "claude-code")):
+        done = mcp_accept(tmp_path, "host", "matrix", "--hosts", host, "--host-cache", str(cache), "--out", str(out),
+                          "--json", path=path)
+        assert done.returncode == 0, done.stderr
+    done = mcp_accept(tmp_path, "host", "diff", str(old), str(new), "--json")
+    assert done.returncode == 1, done.stderr
+    diff = json.loads(done.stdout)
+    changed = {c["cell"]: (c["a"], c["b"]) for c in diff["changes"] if c["row"] == "claude-code"}
+    pinned = PINNED[PACKAGE]
+    assert changed["version"] == (OLD, pinned)
+    assert changed["version_asked"] == (OLD, None)
+    assert diff["only_in_a"] == diff["only_in_b"] == []
+    # the same table, for a person
+    table = mcp_accept(tmp_path, "host", "diff", str(old), str(new))
+    assert table.returncode == 1 and f"| claude-code | version | {OLD} | {pinned} |" in table.stdout
+    assert mcp_accept(tmp_path, "host", "diff", str(old), str(old)).returncode == 0
+    # bad input: a folder of neither kind, and a matrix against a host test folder
+    assert mcp_accept(tmp_path, "host", "diff", str(old), str(tmp_path / "decoy-home")).returncode == 2
+    mixed = mcp_accept(tmp_path, "host", "diff", str(old), str(new / "claude-code"))
+    assert mixed.returncode == 2 and len(mixed.stderr.strip().splitlines()) == 1, mixed.stderr
