@@ -325,3 +325,46 @@ def host_diff(
     else:
         typer.echo(render_table(diff), nl=False)
     raise typer.Exit(int(ExitStatus.FAILED if diff.changed else ExitStatus.OK))
+
+
+@host_app.command("history")
+def host_history(
+    host: str = typer.Argument(..., metavar="HOST", help="A host with an adapter and a registry: claude-code, codex, continue, copilot-cli, fast-agent, gemini-cli, opencode, qwen-code or openai-agents."),
+    versions: str = typer.Option(..., "--versions", metavar="V1,V2,...", help="Published versions to run, comma-separated, each installed into the host cache (as HOST@VERSION) and reused."),
+    server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode)."),
+    url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint."),
+    profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form."),
+    out: Optional[Path] = out_option("Folder for history.json, history.md, the matrix of the versions and one host-test folder per version (default: a new folder under ./mcp-accept-runs/)."),
+    timeout: float = timeout_option("Seconds each version may take.", default=180.0, min=5.0, max=3600.0),
+    json_: bool = json_option("Print history.json instead of the Markdown table."),
+    replace: bool = typer.Option(False, "--replace", help="--out names an earlier history's folder: empty it first."),
+    host_cache: Optional[Path] = host_cache_option(),
+) -> None:
+    """Run several published versions of one host and print a table: a column per version, a row per measured cell, changes marked."""
+    import time
+
+    from mcp_accept.hosts.job import HostTestOptions
+    from mcp_accept.hosts.matrix import pick_versions, run_history
+    from mcp_accept.output.host_diff import render_history
+
+    try:
+        chosen = pick_versions(versions)
+        if profile:
+            from mcp_accept.inputs.profile import load_profile
+
+            load_profile(profile)
+        folder = out or Path("mcp-accept-runs") / time.strftime(f"history-{host}-%Y%m%dT%H%M%SZ", time.gmtime())
+        table = run_history(HostTestOptions(host=host, server=server, url=url,
+                                            profile=str(profile) if profile else None, timeout=timeout,
+                                            replace=replace, host_cache=str(host_cache) if host_cache else None),
+                            host, chosen, folder)
+    except (InputError, ServerError) as exc:
+        raise fail(exc)
+    typer.echo(json.dumps(table, ensure_ascii=False, indent=2) if json_ else render_history(table).rstrip("\n"))
+    if table["interrupted"]:
+        import signal
+
+        raise typer.Exit(128 + signal.Signals[table["interrupted"]])
+    # no version measured (each one not installed, or its run not made): as host matrix, exit 3
+    errors = next((c for c in table["cells"] if c["cell"] == "error"), None)
+    raise typer.Exit(int(ExitStatus.SERVER if errors and all(errors["values"].values()) else ExitStatus.OK))

@@ -121,5 +121,29 @@ def _run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int, m
     return matrix
 
 
+def run_history(base: HostTestOptions, host: str, versions: list[str], out: Path) -> dict:
+    """``host history``: ``host test`` of each published version of ``host`` (the matrix of them,
+    in ``out``), and ``history.json`` and ``history.md``: a column per version, a row per cell."""
+    from mcp_accept.output.host_diff import history, render_history
+
+    if host not in ADAPTERS:
+        raise InputError(f"must be one of {', '.join(ADAPTERS)} (found {host!r})", field="HOST")
+    matrix = run_matrix(base, [f"{host}@{version}" for version in versions], out)
+    table = history(matrix, host, versions)
+    atomic_write_json(out / "history.json", table)
+    atomic_write_text(out / "history.md", render_history(table))
+    return table
+
+
+def pick_versions(text: str) -> list[str]:
+    """The versions of ``--versions``, each checked as a version."""
+    versions = list(dict.fromkeys(v.strip() for v in text.split(",") if v.strip()))
+    if len(versions) < 2:
+        raise InputError(f"must name two versions or more, comma-separated (found {text!r})", field="--versions")
+    for version in versions:
+        split_host(f"x@{version}", "--versions")
+    return versions
+
+
 def _name(signum: int) -> str:
     return signal.Signals(signum).name

@@ -162,3 +162,48 @@ def render_table(diff: HostDiff, width: int = 60) -> str:
     lines.append(f"{len(diff.changes)} cell(s) changed in {changed_rows} row(s); {alone} row(s) in one folder only"
                  if diff.changed else "nothing changed")
     return "\n".join(lines) + "\n"
+
+
+HISTORY_FORMAT = "mcp-accept/host-history/1"
+
+
+def history(matrix: dict, host: str, versions: list[str]) -> dict:
+    """``host history``: a host's rows of one matrix, a version each, as one table: a row per
+    measured cell, a column per version, each cell marked where it differs between versions.
+    ``version_asked`` is the column itself, so it is not a row; a version that was not measured
+    is a column that says why."""
+    by_version = {row.get("version_asked"): row for row in matrix.get("rows") or []}
+    columns = {version: cells(by_version.get(version) or {"error": "not run"}) for version in versions}
+    names: list[str] = []
+    for found in columns.values():
+        names += [name for name in found if name not in names and name not in ("version_asked", "host", "product")]
+    # a version not measured (not installed, interrupted) says why in its column, and is left
+    # out of what counts as a change between versions
+    measured = [version for version in versions if not columns[version].get("error")]
+    rows = []
+    for name in names:
+        values = {version: columns[version].get(name) for version in versions}
+        distinct = {json.dumps(values[version], sort_keys=True) for version in measured}
+        rows.append({"cell": name, "values": values, "changed": len(distinct) > 1})
+    return {"format": HISTORY_FORMAT, "host": host, "versions": versions, "measured_at": matrix.get("measured_at"),
+            "interrupted": matrix.get("interrupted"), "cells": rows}
+
+
+def render_history(table: dict, width: int = 40) -> str:
+    """The history as Markdown: a row per cell, a column per version, changed rows marked."""
+    from mcp_accept.untrusted import plain_line
+
+    def cell(value: object) -> str:
+        text = plain_line(_shown(value)).replace("|", "\\|")
+        return text if len(text) <= width else text[:width - 1] + "…"
+
+    versions = table["versions"]
+    lines = [f"host history: {table['host']} at {', '.join(versions)}", "",
+             "| cell | " + " | ".join(cell(v) for v in versions) + " | changed |",
+             "| --- | " + " | ".join("---" for _ in versions) + " | --- |"]
+    for row in table["cells"]:
+        lines.append(f"| {cell(row['cell'])} | " + " | ".join(cell(row["values"][v]) for v in versions)
+                     + f" | {'changed' if row['changed'] else ''} |")
+    changed = sum(row["changed"] for row in table["cells"])
+    lines += ["", f"{changed} of {len(table['cells'])} cell(s) differ between the versions"]
+    return "\n".join(lines) + "\n"
