@@ -46,6 +46,12 @@ def cache(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("host-cache")
 
 
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory) -> Path:
+    """Where the first run of the older version is written, for the next test to compare with."""
+    return tmp_path_factory.mktemp("first") / "run"
+
+
 def mcp_accept(tmp_path: Path, *args: str, path: str | None = None,
                timeout: float = 300) -> subprocess.CompletedProcess:
     """`python -m mcp_accept ARGS` with a decoy HOME, which it must leave alone (but for its own cache)."""
@@ -82,8 +88,9 @@ def assert_old_version_ran(folder: Path, cache: Path) -> None:
     assert Path(job["binary"]).is_relative_to(cache / "claude-code" / OLD)
 
 
-def test_an_older_published_version_is_installed_into_the_cache_and_run(cache: Path, tmp_path: Path) -> None:
-    out = tmp_path / "run"
+def test_an_older_published_version_is_installed_into_the_cache_and_run(cache: Path, first_run: Path,
+                                                                       tmp_path: Path) -> None:
+    out = first_run
     done = mcp_accept(tmp_path, "host", "test", f"claude-code@{OLD}", "--host-cache", str(cache),
                       "--out", str(out))
     assert done.returncode in (0, 1), done.stderr
@@ -93,8 +100,8 @@ def test_an_older_published_version_is_installed_into_the_cache_and_run(cache: P
     assert [p.name for p in (cache / "claude-code").iterdir() if not p.name.endswith(".lock")] == [OLD]
 
 
-def test_the_next_run_reuses_the_cache_without_npm(cache: Path, tmp_path: Path) -> None:
-    if not (cache / "claude-code" / OLD).is_dir():
+def test_the_next_run_reuses_the_cache_without_npm(cache: Path, first_run: Path, tmp_path: Path) -> None:
+    if not (first_run / "host-run.json").is_file():
         pytest.skip("the install test did not run first (run the module as a whole)")
     # an npm first on PATH that notes each install it is asked for (the cached version must ask
     # for none) and hands anything else to the real npm (Claude Code asks it for its prefix)
@@ -111,11 +118,7 @@ def test_the_next_run_reuses_the_cache_without_npm(cache: Path, tmp_path: Path) 
     assert not called.exists(), called.read_text()
     assert_old_version_ran(out, cache)
     # two real runs of the same version: host diff finds nothing changed
-    first = tmp_path / "first"
-    again = mcp_accept(tmp_path, "host", "test", f"claude-code@{OLD}", "--host-cache", str(cache),
-                       "--out", str(first), path=os.pathsep.join([str(stub), os.environ["PATH"]]))
-    assert again.returncode in (0, 1), again.stderr
-    same = mcp_accept(tmp_path, "host", "diff", str(first), str(out))
+    same = mcp_accept(tmp_path, "host", "diff", str(first_run), str(out))
     assert same.returncode == 0, same.stdout
     assert "nothing changed" in same.stdout
 
@@ -134,28 +137,47 @@ def test_a_version_that_does_not_exist_is_one_line_and_exit_3(cache: Path, tmp_p
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
 
 
-def test_host_diff_between_the_older_version_and_the_pinned_one(cache: Path, tmp_path: Path) -> None:
+def test_host_history_and_host_diff_between_versions(cache: Path, tmp_path: Path) -> None:
+    """2.0.20 and 2.0.21 side by side: the package's CHANGELOG.md says 2.0.21 added "Support MCP
+    `structuredContent` field in tool responses", and the run shows it: 2.0.20's model was handed
+    the text twin of the structured result, 2.0.21's the structuredContent itself."""
     if not (HOSTS_BIN / "claude").exists():
         pytest.skip("Claude Code is not installed: npm install --prefix tests/hosts (see .ci/run)")
     path = os.pathsep.join([str(HOSTS_BIN), os.environ["PATH"]])
-    old, new = tmp_path / "old", tmp_path / "new"
-    for out, host in ((old, f"claude-code@{OLD}"), (new, "claude-code")):
-        done = mcp_accept(tmp_path, "host", "matrix", "--hosts", host, "--host-cache", str(cache), "--out", str(out),
-                          "--json", path=path)
-        assert done.returncode == 0, done.stderr
-    done = mcp_accept(tmp_path, "host", "diff", str(old), str(new), "--json")
+    history = tmp_path / "history"
+    done = mcp_accept(tmp_path, "host", "history", "claude-code", "--versions", f"2.0.20,{OLD}",
+                      "--host-cache", str(cache), "--out", str(history), path=path)
+    assert done.returncode == 0, done.stderr
+    table = json.loads((history / "history.json").read_text())
+    cells = {row["cell"]: row for row in table["cells"]}
+    assert cells["structured_seen"]["values"] == {"2.0.20": "text twin", OLD: "structuredContent"}
+    assert cells["structured_seen"]["changed"] and cells["version"]["changed"]
+    assert not cells["H01"]["changed"] and cells["H01"]["values"][OLD] == "PASS"
+    assert "| structured_seen | text twin | structuredContent | changed |" in done.stdout
+    # the same two runs through host diff, as host test folders
+    done = mcp_accept(tmp_path, "host", "diff", str(history / "claude-code-2.0.20"), str(history / f"claude-code-{OLD}"),
+                      "--json")
     assert done.returncode == 1, done.stderr
     diff = json.loads(done.stdout)
-    changed = {c["cell"]: (c["a"], c["b"]) for c in diff["changes"] if c["row"] == "claude-code"}
-    pinned = PINNED[PACKAGE]
-    assert changed["version"] == (OLD, pinned)
-    assert changed["version_asked"] == (OLD, None)
-    assert diff["only_in_a"] == diff["only_in_b"] == []
-    # the same table, for a person
-    table = mcp_accept(tmp_path, "host", "diff", str(old), str(new))
-    assert table.returncode == 1 and f"| claude-code | version | {OLD} | {pinned} |" in table.stdout
-    assert mcp_accept(tmp_path, "host", "diff", str(old), str(old)).returncode == 0
+    changed = {c["cell"]: (c["a"], c["b"]) for c in diff["changes"]}
+    assert changed["structured_seen"] == ("text twin", "structuredContent")
+    assert changed["version"] == ("2.0.20", OLD)
+    # two matrices, one holding the host twice: rows are told apart by version, and the version
+    # measured in both is found unchanged
+    matrix = tmp_path / "matrix"
+    done = mcp_accept(tmp_path, "host", "matrix", "--hosts", f"claude-code@{OLD},claude-code", "--host-cache",
+                      str(cache), "--out", str(matrix), "--json", path=path)
+    assert done.returncode == 0, done.stderr
+    done = mcp_accept(tmp_path, "host", "diff", str(history), str(matrix), "--json")
+    assert done.returncode == 1, done.stderr
+    diff = json.loads(done.stdout)
+    assert diff["only_in_a"] == ["claude-code@2.0.20"]
+    assert diff["only_in_b"] == [f"claude-code@{PINNED[PACKAGE]}"]
+    assert [c for c in diff["changes"] if c["row"] == f"claude-code@{OLD}"] == []
+    table = mcp_accept(tmp_path, "host", "diff", str(history), str(matrix))
+    assert table.returncode == 1 and "only in A: claude-code@2.0.20" in table.stdout
+    assert mcp_accept(tmp_path, "host", "diff", str(matrix), str(matrix)).returncode == 0
     # bad input: a folder of neither kind, and a matrix against a host test folder
-    assert mcp_accept(tmp_path, "host", "diff", str(old), str(tmp_path / "decoy-home")).returncode == 2
-    mixed = mcp_accept(tmp_path, "host", "diff", str(old), str(new / "claude-code"))
+    assert mcp_accept(tmp_path, "host", "diff", str(matrix), str(tmp_path / "decoy-home")).returncode == 2
+    mixed = mcp_accept(tmp_path, "host", "diff", str(matrix), str(matrix / "claude-code"))
     assert mixed.returncode == 2 and len(mixed.stderr.strip().splitlines()) == 1, mixed.stderr
