@@ -181,3 +181,28 @@ def test_host_history_and_host_diff_between_versions(cache: Path, tmp_path: Path
     assert mcp_accept(tmp_path, "host", "diff", str(matrix), str(tmp_path / "decoy-home")).returncode == 2
     mixed = mcp_accept(tmp_path, "host", "diff", str(matrix), str(matrix / "claude-code"))
     assert mixed.returncode == 2 and len(mixed.stderr.strip().splitlines()) == 1, mixed.stderr
+
+
+CONCURRENT = """
+import sys
+from pathlib import Path
+from mcp_accept.hosts.adapters.base import HostAdapter
+from mcp_accept.hosts.versions import installed
+
+class Semver(HostAdapter):  # a small npm package with a program of its own, to install twice at once
+    name, product, binary, npm_package = "semver", "semver", "semver", "semver"
+
+print(installed(Semver(), "7.6.0", Path(sys.argv[1])))
+"""
+
+
+def test_two_installs_of_one_version_at_once_leave_one_whole_folder(cache: Path) -> None:
+    starts = [subprocess.Popen([sys.executable, "-c", CONCURRENT, str(cache)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    outs = [proc.communicate(timeout=180) for proc in starts]
+    assert [proc.returncode for proc in starts] == [0, 0, 0], [err for _, err in outs]
+    found = {out.strip() for out, _ in outs}
+    assert found == {str(cache / "semver" / "7.6.0" / "node_modules" / ".bin" / "semver")}
+    done = subprocess.run([found.pop(), "1.2.3"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0 and done.stdout.strip() == "1.2.3"
+    assert [p.name for p in (cache / "semver").iterdir() if not p.name.endswith(".lock")] == ["7.6.0"]
