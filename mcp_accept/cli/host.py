@@ -134,6 +134,10 @@ def observe(
 
 
 
+def host_cache_option():
+    return typer.Option(None, "--host-cache", help="Folder HOST@VERSION installs published host versions into and reuses them from (default: $MCP_ACCEPT_HOST_CACHE, else mcp-accept/hosts in your user cache folder); never your project's or global packages.")
+
+
 host_app = CommandGroup(help="Real hosts: host test, host matrix, host config. `host test` runs one agent host "
                             "headless against a server and a stand-in model, `host matrix` every installed "
                             "host side by side; `host config` makes a host launch the recording proxy.",
@@ -159,7 +163,7 @@ def host_config(
 
 @host_app.command("test")
 def host_test(
-    host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, cline, codex, continue, copilot-cli, fast-agent, gemini-cli, kilo-code, mistral-vibe, opencode, qwen-code or openai-agents."),
+    host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, cline, codex, continue, copilot-cli, fast-agent, gemini-cli, kilo-code, mistral-vibe, opencode, qwen-code or openai-agents; with @VERSION (e.g. claude-code@2.0.21), that published version, installed from the host's registry into the host cache and reused."),
     client: Optional[str] = typer.Option(None, "--client", help="Your own program as the host, instead of HOST (its words split like a shell would, no shell); it finds the model and the MCP server in its environment (docs/hosts.md, \"Your own client\"). Needs --api."),
     api: Optional[str] = typer.Option(None, "--api", help="With --client: the model API the program speaks, anthropic, openai-chat, openai-responses or gemini; a request of another is refused and the run says so."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),
@@ -177,6 +181,7 @@ def host_test(
     find_threshold: bool = find_threshold_option(),
     threshold_calls: int = threshold_calls_option(),
     model_kind: Optional[str] = typer.Option(None, "--model-kind", help="Which model the host's configuration declares, where it declares what its model takes (opencode, kilo-code: vision, the default, takes images and PDFs; text takes text only). host-run.json records it under model_declared."),
+    host_cache: Optional[Path] = host_cache_option(),
 ) -> None:
     """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
     from mcp_accept.hosts.harness import HostRunInterrupted, host_test as run_host_test
@@ -187,7 +192,12 @@ def host_test(
         if transport not in ("stdio", "http"):
             raise InputError(f"must be stdio or http (found {transport!r})", field="--transport")
         host = own_client_options(host, client, api, host_bin)
-        outcome = run_host_test(HostTestOptions(host=host, client=client, api=api, server=server, url=url,
+        from mcp_accept.hosts.versions import split_host
+
+        host, version = split_host(host)
+        outcome = run_host_test(HostTestOptions(host=host, host_version=version,
+                                                host_cache=str(host_cache) if host_cache else None,
+                                                client=client, api=api, server=server, url=url,
                                                 profile=str(profile) if profile else None, host_bin=host_bin,
                                                 out=str(out) if out else None, transport=transport,
                                                 timeout=timeout, proxy=not no_proxy, replace=replace,
@@ -239,7 +249,7 @@ def own_client_options(host: Optional[str], client: Optional[str], api: Optional
 
 @host_app.command("matrix")
 def host_matrix(
-    hosts: Optional[str] = typer.Option(None, "--hosts", help="Comma-separated hosts to run (default: every host mcp-accept has an adapter for; one not installed is a row that says so)."),
+    hosts: Optional[str] = typer.Option(None, "--hosts", help="Comma-separated hosts to run, each HOST or HOST@VERSION (a published version, installed into the host cache; e.g. claude-code@2.0.21,claude-code) (default: every host mcp-accept has an adapter for; one not installed is a row that says so)."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode)."),
     url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint."),
     profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form."),
@@ -255,6 +265,7 @@ def host_matrix(
     find_threshold: bool = find_threshold_option(),
     threshold_calls: int = threshold_calls_option(),
     models: Optional[str] = typer.Option(None, "--models", metavar="KIND,...", help="Model kinds to measure, comma-separated (text, vision): a host whose configuration declares what its model takes (opencode, kilo-code) is run once per kind, each a row of its own; any other host once."),
+    host_cache: Optional[Path] = host_cache_option(),
 ) -> None:
     """Run `host test` for every installed host and write one table of what each hands its model."""
     import time
@@ -275,7 +286,8 @@ def host_matrix(
 
             load_profile(profile)
         folder = out or Path("mcp-accept-runs") / time.strftime("matrix-%Y%m%dT%H%M%SZ", time.gmtime())
-        matrix = run_matrix(HostTestOptions(host=chosen[0], server=server, url=url,
+        matrix = run_matrix(HostTestOptions(host=chosen[0].split("@")[0], server=server, url=url,
+                                            host_cache=str(host_cache) if host_cache else None,
                                             profile=str(profile) if profile else None, transport=transport,
                                             timeout=timeout, replace=replace, max_run_bytes=max_run_bytes,
                                             large_sizes=large_sizes(sizes),
@@ -293,3 +305,66 @@ def host_matrix(
         raise typer.Exit(128 + signal.Signals[matrix["interrupted"]])
     measured = [r for r in matrix["rows"] if not r.get("error")]
     raise typer.Exit(int(ExitStatus.OK if measured else ExitStatus.SERVER))
+
+
+@host_app.command("diff")
+def host_diff(
+    a: Path = typer.Argument(..., metavar="A", help="A host matrix folder (its matrix.json) or a host test folder: the earlier one."),
+    b: Path = typer.Argument(..., metavar="B", help="A folder of the same kind: the later one."),
+    json_: bool = json_option("Print the changes as JSON instead of the table."),
+) -> None:
+    """What changed between two host matrix (or two host test) folders, cell by cell; exit 1 when something did."""
+    from mcp_accept.output.host_diff import diff_hosts, render_table
+
+    try:
+        diff = diff_hosts(a, b)
+    except InputError as exc:
+        raise fail(exc)
+    if json_:
+        typer.echo(json.dumps(diff.as_json(), ensure_ascii=False, indent=2))
+    else:
+        typer.echo(render_table(diff), nl=False)
+    raise typer.Exit(int(ExitStatus.FAILED if diff.changed else ExitStatus.OK))
+
+
+@host_app.command("history")
+def host_history(
+    host: str = typer.Argument(..., metavar="HOST", help="A host with an adapter and a registry: claude-code, codex, continue, copilot-cli, fast-agent, gemini-cli, opencode, qwen-code or openai-agents."),
+    versions: str = typer.Option(..., "--versions", metavar="V1,V2,...", help="Published versions to run, comma-separated, each installed into the host cache (as HOST@VERSION) and reused."),
+    server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode)."),
+    url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint."),
+    profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form."),
+    out: Optional[Path] = out_option("Folder for history.json, history.md, the matrix of the versions and one host-test folder per version (default: a new folder under ./mcp-accept-runs/)."),
+    timeout: float = timeout_option("Seconds each version may take.", default=180.0, min=5.0, max=3600.0),
+    json_: bool = json_option("Print history.json instead of the Markdown table."),
+    replace: bool = typer.Option(False, "--replace", help="--out names an earlier history's folder: empty it first."),
+    host_cache: Optional[Path] = host_cache_option(),
+) -> None:
+    """Run several published versions of one host and print a table: a column per version, a row per measured cell, changes marked."""
+    import time
+
+    from mcp_accept.hosts.job import HostTestOptions
+    from mcp_accept.hosts.matrix import pick_versions, run_history
+    from mcp_accept.output.host_diff import render_history
+
+    try:
+        chosen = pick_versions(versions)
+        if profile:
+            from mcp_accept.inputs.profile import load_profile
+
+            load_profile(profile)
+        folder = out or Path("mcp-accept-runs") / time.strftime(f"history-{host}-%Y%m%dT%H%M%SZ", time.gmtime())
+        table = run_history(HostTestOptions(host=host, server=server, url=url,
+                                            profile=str(profile) if profile else None, timeout=timeout,
+                                            replace=replace, host_cache=str(host_cache) if host_cache else None),
+                            host, chosen, folder)
+    except (InputError, ServerError) as exc:
+        raise fail(exc)
+    typer.echo(json.dumps(table, ensure_ascii=False, indent=2) if json_ else render_history(table).rstrip("\n"))
+    if table["interrupted"]:
+        import signal
+
+        raise typer.Exit(128 + signal.Signals[table["interrupted"]])
+    # no version measured (each one not installed, or its run not made): as host matrix, exit 3
+    errors = next((c for c in table["cells"] if c["cell"] == "error"), None)
+    raise typer.Exit(int(ExitStatus.SERVER if errors and all(errors["values"].values()) else ExitStatus.OK))

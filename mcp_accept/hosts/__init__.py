@@ -12,7 +12,9 @@ PID namespace by :mod:`.netguard`, its options and the job it hands the re-execu
 :mod:`.cost` counts what each form cost it (characters, tokens, turns);
 :mod:`.threshold` finds, while the host runs, the size where it stops handing a large result whole;
 :mod:`.host_results` writes the host rows and ``host-run.json``, and
-:mod:`.matrix` runs every installed host side by side (``host matrix``).
+:mod:`.matrix` runs every installed host side by side (``host matrix``) and one host's published
+versions (``host history``), each such version installed into the host cache by :mod:`.versions`
+(``HOST@VERSION``).
 
 May import every earlier stage (``running`` included: a proxy folder is completed like a run's).
 Nothing earlier imports hosts.

@@ -135,9 +135,25 @@ def adapter_of(opts: HostTestOptions, cwd: str) -> HostAdapter:
 def host_version(adapter: HostAdapter, binary: str, folder: Path, prefix: list[str]) -> str | None:
     """What the host says its version is; ``HostInterrupted`` if a stop signal comes meanwhile
     (the check is stopped first: in a session of its own, a terminal's Ctrl-C is ours to pass on)."""
+    text = _host_says(adapter.version_argv(binary), folder, prefix)
+    found = re.search(r"\d+\.\d+(?:\.\d+)?(?:[-+][\w.]+)?", text or "")
+    return found.group(0) if found else None
+
+
+def host_flags(adapter: HostAdapter, binary: str, folder: Path, prefix: list[str]) -> list[str] | None:
+    """The options the host's ``--help`` lists, where its adapter passes options not every version
+    has (None: not asked, or no answer: the adapter then assumes the current version's)."""
+    argv = adapter.help_argv(binary)
+    text = _host_says(argv, folder, prefix) if argv else None
+    flags = sorted(set(re.findall(r"(?<![\w-])--[A-Za-z][\w-]*", text or "")))
+    return flags or None
+
+
+def _host_says(argv: list[str], folder: Path, prefix: list[str]) -> str | None:
+    """What the host prints on stdout for ``argv`` (its version, its help), in its private HOME."""
     ctx = HostContext(folder=folder, model_url="http://127.0.0.1:9", server_name=SERVER_NAME)
     try:
-        proc = subprocess.Popen([*prefix, *adapter.version_argv(binary)], stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen([*prefix, *argv], stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ctx.base_env(), cwd=ctx.work,
                                 start_new_session=True)
     except OSError:
@@ -152,9 +168,7 @@ def host_version(adapter: HostAdapter, binary: str, folder: Path, prefix: list[s
             proc.stdout.close()
     if proc.returncode != 0:
         return None
-    text = out.decode("utf-8", "replace").strip()
-    found = re.search(r"\d+\.\d+(?:\.\d+)?(?:[-+][\w.]+)?", text)
-    return found.group(0) if found else None
+    return out.decode("utf-8", "replace").strip()
 
 
 def default_folder(host: str) -> Path:
@@ -180,7 +194,16 @@ def _host_test(opts: HostTestOptions) -> HostOutcome:
         from mcp_accept.inputs.profile import load_profile
 
         load_profile(opts.profile)  # bad input is said before anything starts
-    binary = adapter.find(opts.host_bin)
+    if opts.host_version is not None:
+        if opts.host_bin:
+            raise InputError("give HOST@VERSION or --host-bin, not both", field="--host-bin")
+        from mcp_accept.hosts.versions import cache_root, installed
+
+        # an install takes a while: a person watching is told; a script reads one line, if it fails
+        say = (lambda text: print(f"mcp-accept: {text}", file=sys.stderr, flush=True)) if sys.stderr.isatty() else None
+        binary = installed(adapter, opts.host_version, cache_root(opts.host_cache), say=say)
+    else:
+        binary = adapter.find(opts.host_bin)
     if binary is None and opts.client is None:
         where = f"at {opts.host_bin}" if opts.host_bin else f"on PATH ({adapter.binary})"
         how = (f"pip install {adapter.pypi_package}=={adapter.tested_version}" if adapter.pypi_package
@@ -199,8 +222,9 @@ def _host_test(opts: HostTestOptions) -> HostOutcome:
             stop_signals.check()  # a Ctrl-C also ends the namespace probe: its answer is not taken
             # a program of the user's has no version to ask for; one not found is said in its folder
             version = host_version(adapter, binary, folder, prefix or []) if opts.client is None else None
+            flags = host_flags(adapter, binary, folder, prefix or []) if opts.client is None else None
             job = HostJob(options=opts, cwd=os.getcwd(), binary=os.path.abspath(binary) if binary else "",
-                          version=version,
+                          version=version, host_flags=flags,
                           guard=netguard.NETNS if prefix else netguard.SETTINGS_ONLY)
             job.write(folder / "job.json")
             stop_signals.check()
@@ -475,7 +499,8 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
     stand_in = StandIn(script, folder / "model.jsonl", redactor, key=key, budget=budget,
                        api=adapter.api if opts.client else None).start()
     ctx = HostContext(folder=folder, model_url=stand_in.url, server_name=SERVER_NAME, model_key=key,
-                      model_kind=opts.model_kind)
+                      model_kind=opts.model_kind,
+                      host_flags=frozenset(job.host_flags) if job.host_flags else None)
     logs = []
     host = None
     code, timed_out, host_seconds, interrupted = None, False, 0.0, None

@@ -190,6 +190,8 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
     client = (facts.get("client_info") or {}).get("value") or {}
     host_facts = {
         "host": adapter.name, "product": adapter.product, "version": job.version,
+        # HOST@VERSION: the published version asked for, run from the host cache (None: the one installed)
+        "version_asked": job.options.host_version,
         "api": view.api, "tool_name_scheme": observed_scheme(adapter, profile, offers), "offered_tools": view.offers,
         "client_info": client or None,
         "client_capabilities": (facts.get("client_capabilities") or {}).get("value"),
@@ -200,7 +202,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
         "proxy": job.options.proxy,
         "network_guard": job.guard, "connects": connects,
         "offline_settings": adapter.offline, "settings_sources": list(adapter.sources),
-        "own_tools_off": adapter.own_tools_off, "refused_calls": view.refused,
+        "own_tools_off": adapter.tools_off(frozenset(job.host_flags) if job.host_flags else None), "refused_calls": view.refused,
         "server_isolation": job.server_isolation, "forged_requests": view.forged,
         "host_exit": host_exit, "timed_out": timed_out, "host_seconds": round(host_seconds, 2),
         "model_requests": view.requests, "side_calls": view.side_calls,

@@ -72,6 +72,8 @@ class HostTestOptions:
     max_run_bytes: int = RUN_BYTES  # past it the host is stopped and nothing more is written
     client: str | None = None  # --client: the user's own program is the host (``host`` is then "client")
     api: str | None = None  # --api: the model API that program speaks, by its name in API_NAMES
+    host_version: str | None = None  # HOST@VERSION: that published version, installed into the host cache
+    host_cache: str | None = None  # --host-cache: where published versions are installed (None: the default)
 
     @property
     def over_http(self) -> bool:
@@ -89,10 +91,11 @@ class HostJob:
     binary: str
     version: str | None
     guard: str
+    host_flags: list[str] | None = None  # the options the host's --help lists, where the adapter reads it
 
     def write(self, path: Path) -> None:
         atomic_write_json(path, {"options": asdict(self.options), "cwd": self.cwd, "binary": self.binary,
-                                 "version": self.version, "guard": self.guard})
+                                 "version": self.version, "guard": self.guard, "host_flags": self.host_flags})
 
     @property
     def server_isolation(self) -> str:
@@ -109,4 +112,4 @@ class HostJob:
     def read(cls, path: Path) -> "HostJob":
         data = json.loads(path.read_text(encoding="utf-8"))
         return cls(options=HostTestOptions(**data["options"]), cwd=data["cwd"], binary=data["binary"],
-                   version=data.get("version"), guard=data["guard"])
+                   version=data.get("version"), guard=data["guard"], host_flags=data.get("host_flags"))

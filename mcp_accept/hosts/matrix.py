@@ -19,18 +19,21 @@ from mcp_accept.hosts.registry import ADAPTERS
 from mcp_accept.hosts import stop_signals
 from mcp_accept.hosts.harness import HostMissing, HostRunInterrupted, fresh_folder, host_test
 from mcp_accept.hosts.job import HostTestOptions
+from mcp_accept.hosts.versions import split_host
 from mcp_accept.output.host_matrix import row_of
 
 FORMAT = "mcp-accept/host-matrix/1"
 
 
 def pick_hosts(names: str | None) -> list[str]:
+    """The hosts of ``--hosts``, each ``HOST`` or ``HOST@VERSION``, checked (default: every one)."""
     if not names:
         return list(ADAPTERS)
-    chosen = [n.strip() for n in names.split(",") if n.strip()]
-    unknown = [n for n in chosen if n not in ADAPTERS]
+    chosen = list(dict.fromkeys(n.strip() for n in names.split(",") if n.strip()))
+    unknown = [n for n in chosen if split_host(n, "--hosts")[0] not in ADAPTERS]
     if unknown or not chosen:
-        raise InputError(f"must name hosts among {', '.join(ADAPTERS)} (found {names!r})", field="--hosts")
+        raise InputError(f"must name hosts among {', '.join(ADAPTERS)}, each optionally @VERSION "
+                         f"(found {names!r})", field="--hosts")
     return chosen
 
 
@@ -50,7 +53,7 @@ def runs_of(hosts: list[str], models: list[str] | None) -> list[tuple[str, str |
     once per kind of ``models`` it can declare, any other host once."""
     runs = []
     for host in hosts:
-        kinds = [k for k in models or [] if k in ADAPTERS[host].model_kinds]
+        kinds = [k for k in models or [] if k in ADAPTERS[split_host(host)[0]].model_kinds]
         runs += [(host, kind) for kind in kinds] or [(host, None)]
     return runs
 
@@ -71,18 +74,23 @@ def _run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int, m
 
     def one(run: tuple[str, str | None]) -> dict:
         row = measure(*run)
+        version = split_host(run[0])[1]
+        if version is not None:
+            row["version_asked"] = version
         if run[1] is not None:
             row["model_kind"] = run[1]
         return row
 
-    def measure(host: str, kind: str | None) -> dict:
-        folder = out / (f"{host}-{kind}" if kind else host)
+    def measure(asked: str, kind: str | None) -> dict:
+        host, version = split_host(asked)
+        folder = out / "-".join(filter(None, (host, version, kind)))
         product = ADAPTERS[host].product
         if stop_signals.requested():
             return row_of(host, None, error=f"not run: interrupted by {_name(stop_signals.requested())}",
                           product=product)
         try:
-            outcome = host_test(replace(base, host=host, out=str(folder), host_bin=None, model_kind=kind))
+            outcome = host_test(replace(base, host=host, host_version=version, out=str(folder), host_bin=None,
+                                        model_kind=kind))
         except HostMissing as exc:
             return row_of(host, None, error=f"not installed: {exc}", product=product)
         except (InputError, ServerError) as exc:
@@ -111,6 +119,30 @@ def _run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int, m
         atomic_write_text(out / f"matrix{suffix}.md", render_markdown(matrix, lang))
         atomic_write_text(out / f"matrix{suffix}.html", render_html(matrix, lang))
     return matrix
+
+
+def run_history(base: HostTestOptions, host: str, versions: list[str], out: Path) -> dict:
+    """``host history``: ``host test`` of each published version of ``host`` (the matrix of them,
+    in ``out``), and ``history.json`` and ``history.md``: a column per version, a row per cell."""
+    from mcp_accept.output.host_diff import history, render_history
+
+    if host not in ADAPTERS:
+        raise InputError(f"must be one of {', '.join(ADAPTERS)} (found {host!r})", field="HOST")
+    matrix = run_matrix(base, [f"{host}@{version}" for version in versions], out)
+    table = history(matrix, host, versions)
+    atomic_write_json(out / "history.json", table)
+    atomic_write_text(out / "history.md", render_history(table))
+    return table
+
+
+def pick_versions(text: str) -> list[str]:
+    """The versions of ``--versions``, each checked as a version."""
+    versions = list(dict.fromkeys(v.strip() for v in text.split(",") if v.strip()))
+    if len(versions) < 2:
+        raise InputError(f"must name two versions or more, comma-separated (found {text!r})", field="--versions")
+    for version in versions:
+        split_host(f"x@{version}", "--versions")
+    return versions
 
 
 def _name(signum: int) -> str:

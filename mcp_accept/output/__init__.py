@@ -4,8 +4,9 @@
 filled sheet (:mod:`.render`: ``sheet.md``, Jinja, labels), reports over many runs (:mod:`.runs` loads
 them, :mod:`.report` renders them through the reporter classes of :mod:`.reporters`),
 ``mcp-accept diff`` (:mod:`.diff`) and the Japanese texts (:mod:`.i18n`); what ``host test``
-prints (:mod:`.host_run`) and the cross-host table of ``host matrix`` (:mod:`.host_matrix`),
-both read from finished host-test folders.
+prints (:mod:`.host_run`), the cross-host table of ``host matrix`` (:mod:`.host_matrix`), and
+``host diff`` and ``host history``'s table (:mod:`.host_diff`), all read from finished host-test
+folders.
 
 May import: ``errors``, ``data``, ``untrusted``, ``protocol``, ``evidence``, ``checks`` (statuses and rule
 kinds) and ``inputs`` (to read run folders back). Never transport, running or hosts.

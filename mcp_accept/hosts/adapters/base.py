@@ -37,6 +37,13 @@ class HostContext:
     # that carry it, so a request from anything else (a server under test that found the
     # stand-in's port) is refused and recorded, never taken for the host's.
     model_key: str = field(default_factory=lambda: new_model_key())
+    # The options the host's own ``--help`` lists (``HostAdapter.help_argv``), so that an adapter
+    # passes a version only the options it has; None: not read, the current version's are assumed.
+    host_flags: frozenset | None = None
+
+    def offers(self, flag: str) -> bool:
+        """Whether the host at this run's version has the command-line option ``flag``."""
+        return self.host_flags is None or flag in self.host_flags
 
     @property
     def home(self) -> Path:
@@ -139,6 +146,21 @@ class HostAdapter:
 
     def version_argv(self, binary: str) -> list[str]:
         return [binary, "--version"]
+
+    def help_argv(self, binary: str) -> list[str] | None:
+        """The command that lists the host's options, where the adapter passes an option that
+        not every version has (None: the adapter passes every version the same options)."""
+        return None
+
+    def tools_off(self, host_flags: frozenset | None) -> str:
+        """How the host's own tools were switched off in a run with these options."""
+        return self.own_tools_off
+
+    def installed_binary(self, place: Path) -> Path:
+        """The host's program in a folder ``mcp_accept.hosts.versions`` installed it into."""
+        if self.pypi_package:
+            return place / "bin" / self.binary
+        return place / "node_modules" / ".bin" / self.binary
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         raise NotImplementedError

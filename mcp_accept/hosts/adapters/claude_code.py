@@ -18,6 +18,13 @@ Settings and where they come from:
   CLAUDE.md is read from the folders above the working folder, nor memory from an earlier run;
   ``ENABLE_TOOL_SEARCH=false`` keeps the MCP tools in the request's tool list (with tool search
   on, they are named only in a reminder text and fetched through a search tool).
+
+Versions differ in their options: 2.0.21 (npm) lists neither ``--tools`` nor
+``--no-session-persistence`` in ``claude --help``, and refuses a run given either; the package's
+CHANGELOG.md dates ``--tools`` from the 2.0 series (2.1.0: "Added ``--tools`` flag support in
+interactive mode"). So the adapter reads the version's own ``--help`` (``help_argv``) and passes
+each of these only to a version that lists it; without ``--tools`` the built-in tools stay offered
+beside the server's, which the stand-in never calls (their names have no ``mcp__`` prefix).
 """
 
 from __future__ import annotations
@@ -73,9 +80,21 @@ class ClaudeCode(HostAdapter):
             encoding="utf-8")
         argv = [binary, "-p", ctx.prompt, "--model", MODEL, "--output-format", "stream-json", "--verbose",
                 "--mcp-config", str(config), "--strict-mcp-config",
-                "--allowedTools", ",".join([f"mcp__{ctx.server_name}", *RESOURCE_TOOLS]),
-                "--tools", ",".join(RESOURCE_TOOLS), "--no-session-persistence"]
+                "--allowedTools", ",".join([f"mcp__{ctx.server_name}", *RESOURCE_TOOLS])]
+        if ctx.offers("--tools"):
+            argv += ["--tools", ",".join(RESOURCE_TOOLS)]
+        if ctx.offers("--no-session-persistence"):
+            argv += ["--no-session-persistence"]
         return Launch(argv, env, ctx.work, [config, state])
+
+    def help_argv(self, binary: str) -> list[str]:
+        return [binary, "--help"]
+
+    def tools_off(self, host_flags: frozenset | None) -> str:
+        if host_flags is None or "--tools" in host_flags:
+            return self.own_tools_off
+        return ("none: this version has no --tools; its built-in tools are offered beside the server's, "
+                "and the stand-in calls only mcp__ tools")
 
     def resource_reader(self, server_name: str):
         def pick(offers: list[ToolOffer], uri: str):

@@ -64,6 +64,9 @@ class OpenAIAgents(HostAdapter):
             return None
         return sys.executable
 
+    def installed_binary(self, place: Path) -> Path:
+        return place / "bin" / "python"  # the environment's interpreter has the SDK
+
     def version_argv(self, binary: str) -> list[str]:
         return [binary, "-c", VERSION_CODE]
 

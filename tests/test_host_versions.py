@@ -1,0 +1,208 @@
+"""`host test HOST@VERSION`: an older published Claude Code installed from the npm registry into
+a host cache of the test's own, run with the options that version has, reused by the next run
+without npm; a version that does not exist is one line and exit 3; and `host diff` between two
+real runs (the same version twice: nothing changed; that version and the pinned one: what did).
+
+The registry is asked once whether it answers; without it every test here skips, saying so.
+Each step is bounded by its own timeout: the install is one npm download (about 90 MB), each
+run a few seconds of the host."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hostkit import HOSTS_BIN, PINNED, facts_of, rows_of
+
+OLD = "2.0.21"  # has no --tools and no --no-session-persistence (its claude --help)
+PACKAGE = "@anthropic-ai/claude-code"
+
+
+def _registry_answers() -> str | None:
+    """Why the tests cannot run (None: npm is installed and the registry has the version)."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        return "npm and node are needed to install a published Claude Code"
+    try:
+        done = subprocess.run(["npm", "view", f"{PACKAGE}@{OLD}", "version", "--fetch-retries=0",
+                               "--fetch-timeout=10000"], capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        return "the npm registry did not answer in 30 s"
+    if done.returncode != 0 or done.stdout.strip() != OLD:
+        return f"the npm registry is not reachable or has no {PACKAGE}@{OLD}: {done.stderr.strip()[-200:]}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    why = _registry_answers()
+    if why:
+        pytest.skip(why)
+    return tmp_path_factory.mktemp("host-cache")
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory) -> Path:
+    """Where the first run of the older version is written, for the next test to compare with."""
+    return tmp_path_factory.mktemp("first") / "run"
+
+
+def mcp_accept(tmp_path: Path, *args: str, path: str | None = None,
+               timeout: float = 300) -> subprocess.CompletedProcess:
+    """`python -m mcp_accept ARGS` with a decoy HOME, which it must leave alone (but for its own cache)."""
+    decoy = tmp_path / "decoy-home"
+    decoy.mkdir(exist_ok=True)
+    env = dict(os.environ, HOME=str(decoy), XDG_CONFIG_HOME=str(decoy / ".config"))
+    env.pop("MCP_ACCEPT_HOST_CACHE", None)
+    if path is not None:
+        env["PATH"] = path
+    done = subprocess.run([sys.executable, "-m", "mcp_accept", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+    written = sorted(str(p.relative_to(decoy)) for p in decoy.rglob("*"))
+    assert all(w == ".cache" or w.startswith(".cache/mcp-accept") for w in written), written
+    return done
+
+
+def assert_old_version_ran(folder: Path, cache: Path) -> None:
+    facts = facts_of(folder)
+    rows, results = rows_of(folder)
+    assert facts["version"] == OLD and facts["version_asked"] == OLD
+    assert results["conditions"]["host_version"] == OLD
+    assert facts["host_exit"] == 0 and not facts["timed_out"]
+    # the server's tools reached the model: each row is filled from what it was handed
+    assert "mcp__mcpaccept__search_text" in facts["offered_tools"]
+    for row in ("H01", "H02", "H03"):
+        assert rows[row]["status"] in ("PASS", "FAIL"), rows[row]["reason"]
+        assert "no such tool" not in rows[row]["reason"]
+    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
+    # this version lists no --tools: the adapter did not pass it, and host-run.json says so
+    assert facts["own_tools_off"].startswith("none: this version has no --tools")
+    assert "Bash" in facts["offered_tools"]
+    job = json.loads((folder / "job.json").read_text())
+    assert "--tools" not in job["host_flags"] and "--mcp-config" in job["host_flags"]
+    assert Path(job["binary"]).is_relative_to(cache / "claude-code" / OLD)
+
+
+def test_an_older_published_version_is_installed_into_the_cache_and_run(cache: Path, first_run: Path,
+                                                                       tmp_path: Path) -> None:
+    out = first_run
+    done = mcp_accept(tmp_path, "host", "test", f"claude-code@{OLD}", "--host-cache", str(cache),
+                      "--out", str(out))
+    assert done.returncode in (0, 1), done.stderr
+    assert_old_version_ran(out, cache)
+    assert (cache / "claude-code" / OLD / "node_modules" / ".bin" / "claude").exists()
+    # installed whole, then renamed into place: no temporary folder is left beside it
+    assert [p.name for p in (cache / "claude-code").iterdir() if not p.name.endswith(".lock")] == [OLD]
+
+
+def test_the_next_run_reuses_the_cache_without_npm(cache: Path, first_run: Path, tmp_path: Path) -> None:
+    if not (first_run / "host-run.json").is_file():
+        pytest.skip("the install test did not run first (run the module as a whole)")
+    # an npm first on PATH that notes each install it is asked for (the cached version must ask
+    # for none) and hands anything else to the real npm (Claude Code asks it for its prefix)
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    called = tmp_path / "npm-installs"
+    (stub / "npm").write_text(f"#!/bin/sh\ncase \"$1\" in install) echo \"$@\" >> {called}; exit 1;; esac\n"
+                              f"exec {shutil.which('npm')} \"$@\"\n")
+    (stub / "npm").chmod(0o755)
+    out = tmp_path / "run"
+    done = mcp_accept(tmp_path, "host", "test", f"claude-code@{OLD}", "--host-cache", str(cache),
+                      "--out", str(out), path=os.pathsep.join([str(stub), os.environ["PATH"]]))
+    assert done.returncode in (0, 1), done.stderr
+    assert not called.exists(), called.read_text()
+    assert_old_version_ran(out, cache)
+    # two real runs of the same version: host diff finds nothing changed
+    same = mcp_accept(tmp_path, "host", "diff", str(first_run), str(out))
+    assert same.returncode == 0, same.stdout
+    assert "nothing changed" in same.stdout
+
+
+def test_a_version_that_does_not_exist_is_one_line_and_exit_3(cache: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = mcp_accept(tmp_path, "host", "test", "claude-code@0.0.0-no-such-version", "--host-cache", str(cache),
+                      "--out", str(out), timeout=120)
+    assert done.returncode == 3, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "No matching version" in lines[0] and "did not happen" in lines[0], done.stderr
+    assert not out.exists()
+    assert not (cache / "claude-code" / "0.0.0-no-such-version").exists()
+    # a version that is not a version is bad input, before anything is installed
+    bad = mcp_accept(tmp_path, "host", "test", "claude-code@../elsewhere", "--host-cache", str(cache))
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+
+
+def test_host_history_and_host_diff_between_versions(cache: Path, tmp_path: Path) -> None:
+    """2.0.20 and 2.0.21 side by side: the package's CHANGELOG.md says 2.0.21 added "Support MCP
+    `structuredContent` field in tool responses", and the run shows it: 2.0.20's model was handed
+    the text twin of the structured result, 2.0.21's the structuredContent itself."""
+    if not (HOSTS_BIN / "claude").exists():
+        pytest.skip("Claude Code is not installed: npm install --prefix tests/hosts (see .ci/run)")
+    path = os.pathsep.join([str(HOSTS_BIN), os.environ["PATH"]])
+    history = tmp_path / "history"
+    done = mcp_accept(tmp_path, "host", "history", "claude-code", "--versions", f"2.0.20,{OLD}",
+                      "--host-cache", str(cache), "--out", str(history), path=path)
+    assert done.returncode == 0, done.stderr
+    table = json.loads((history / "history.json").read_text())
+    cells = {row["cell"]: row for row in table["cells"]}
+    assert cells["structured_seen"]["values"] == {"2.0.20": "text twin", OLD: "structuredContent"}
+    assert cells["structured_seen"]["changed"] and cells["version"]["changed"]
+    assert not cells["H01"]["changed"] and cells["H01"]["values"][OLD] == "PASS"
+    assert "| structured_seen | text twin | structuredContent | changed |" in done.stdout
+    # the same two runs through host diff, as host test folders
+    done = mcp_accept(tmp_path, "host", "diff", str(history / "claude-code-2.0.20"), str(history / f"claude-code-{OLD}"),
+                      "--json")
+    assert done.returncode == 1, done.stderr
+    diff = json.loads(done.stdout)
+    changed = {c["cell"]: (c["a"], c["b"]) for c in diff["changes"]}
+    assert changed["structured_seen"] == ("text twin", "structuredContent")
+    assert changed["version"] == ("2.0.20", OLD)
+    # two matrices, one holding the host twice: rows are told apart by version, and the version
+    # measured in both is found unchanged
+    matrix = tmp_path / "matrix"
+    done = mcp_accept(tmp_path, "host", "matrix", "--hosts", f"claude-code@{OLD},claude-code", "--host-cache",
+                      str(cache), "--out", str(matrix), "--json", path=path)
+    assert done.returncode == 0, done.stderr
+    done = mcp_accept(tmp_path, "host", "diff", str(history), str(matrix), "--json")
+    assert done.returncode == 1, done.stderr
+    diff = json.loads(done.stdout)
+    assert diff["only_in_a"] == ["claude-code@2.0.20"]
+    assert diff["only_in_b"] == [f"claude-code@{PINNED[PACKAGE]}"]
+    assert [c for c in diff["changes"] if c["row"] == f"claude-code@{OLD}"] == []
+    table = mcp_accept(tmp_path, "host", "diff", str(history), str(matrix))
+    assert table.returncode == 1 and "only in A: claude-code@2.0.20" in table.stdout
+    assert mcp_accept(tmp_path, "host", "diff", str(matrix), str(matrix)).returncode == 0
+    # bad input: a folder of neither kind, and a matrix against a host test folder
+    assert mcp_accept(tmp_path, "host", "diff", str(matrix), str(tmp_path / "decoy-home")).returncode == 2
+    mixed = mcp_accept(tmp_path, "host", "diff", str(matrix), str(matrix / "claude-code"))
+    assert mixed.returncode == 2 and len(mixed.stderr.strip().splitlines()) == 1, mixed.stderr
+
+
+CONCURRENT = """
+import sys
+from pathlib import Path
+from mcp_accept.hosts.adapters.base import HostAdapter
+from mcp_accept.hosts.versions import installed
+
+class Semver(HostAdapter):  # a small npm package with a program of its own, to install twice at once
+    name, product, binary, npm_package = "semver", "semver", "semver", "semver"
+
+print(installed(Semver(), "7.6.0", Path(sys.argv[1])))
+"""
+
+
+def test_two_installs_of_one_version_at_once_leave_one_whole_folder(cache: Path) -> None:
+    starts = [subprocess.Popen([sys.executable, "-c", CONCURRENT, str(cache)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    outs = [proc.communicate(timeout=180) for proc in starts]
+    assert [proc.returncode for proc in starts] == [0, 0, 0], [err for _, err in outs]
+    found = {out.strip() for out, _ in outs}
+    assert found == {str(cache / "semver" / "7.6.0" / "node_modules" / ".bin" / "semver")}
+    done = subprocess.run([found.pop(), "1.2.3"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0 and done.stdout.strip() == "1.2.3"
+    assert [p.name for p in (cache / "semver").iterdir() if not p.name.endswith(".lock")] == ["7.6.0"]
