@@ -30,6 +30,8 @@ SHELLS = {
     "fast-agent": ("execute", True),
     # a framework's driver: its agent is given no tool of its own, so no shell to mistake
     "openai-agents": (None, False),
+    "pydantic-ai": (None, False),
+    "langchain": (None, False),
 }
 
 

@@ -38,8 +38,10 @@ from mcp_accept.hosts.adapters.continue_cli import ContinueCli
 from mcp_accept.hosts.adapters.copilot_cli import CopilotCli
 from mcp_accept.hosts.adapters.fast_agent import FastAgent
 from mcp_accept.hosts.adapters.gemini_cli import GeminiCli
+from mcp_accept.hosts.adapters.langchain import LangChain
 from mcp_accept.hosts.adapters.openai_agents import OpenAIAgents
 from mcp_accept.hosts.adapters.opencode import Opencode
+from mcp_accept.hosts.adapters.pydantic_ai import PydanticAI
 from mcp_accept.hosts.adapters.qwen_code import QwenCode
 
 DESKTOP_CONFIG = {
@@ -92,8 +94,10 @@ HOSTS: tuple[Host, ...] = (
     _headless(CopilotCli(), _copilot_mcp_config),
     _headless(FastAgent()),
     _headless(GeminiCli()),
+    _headless(LangChain()),
     _headless(OpenAIAgents()),
     _headless(Opencode()),
+    _headless(PydanticAI()),
     _headless(QwenCode()),
     Host("vscode", _vscode),
     Host("claude-desktop", _mcp_servers(
