@@ -13,7 +13,10 @@ of the run outlives it. The environment missing: the tests skip and say how to m
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hostkit import (ROOT, assert_forms_whole, assert_offline, call_id_of, facts_of, model_requests, prepare_stdio,
@@ -123,3 +126,22 @@ def test_the_driver_runs_with_the_contracts_environment(tmp_path):
     # LangChain's own variable would win over OPENAI_BASE_URL: the run's environment never has it
     assert "OPENAI_API_BASE" not in launch.env and "LANGSMITH_TRACING" not in launch.env
     assert "import mcp_accept" not in open(launch.argv[1]).read()
+
+
+def test_the_interpreter_is_a_python3_on_path_that_has_the_framework(tmp_path, monkeypatch):
+    venv_bin = interpreter().rsplit("/", 1)[0]
+    # a python3 without it comes first on PATH and is passed over
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), venv_bin]))
+    assert ADAPTERS["langchain"].find(None) == str(VENV_PYTHON)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert ADAPTERS["langchain"].find(None) is None
+
+
+def test_no_interpreter_with_the_framework_is_one_line_and_exit_3(tmp_path):
+    env = dict(os.environ, PATH=str(Path(sys.executable).parent))
+    done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "test", "langchain", "--out", str(tmp_path / "run")],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 3, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "LangChain is not installed" in done.stderr
+    assert "pip install langchain-mcp-adapters==0.3.2 langchain==1.5.2 langchain-openai==1.8.1" in done.stderr
