@@ -4,7 +4,7 @@ between the markers `<!-- host-matrix:start -->` and `<!-- host-matrix:end -->`,
 column beside each row where the host's own documentation says otherwise than the measurement.
 
 Run from the project's root, with the hosts installed (`npm ci --prefix tests/hosts`, and
-fast-agent and LangChain as .ci/run installs them): python scripts/host_matrix_docs.py [--jobs N]
+fast-agent, LangChain and Google ADK as .ci/run installs them): python scripts/host_matrix_docs.py [--jobs N]
 (`--from DIR` writes the table of a `host matrix --out DIR` already measured).
 """
 
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "hosts.md"
 START, END = "<!-- host-matrix:start -->", "<!-- host-matrix:end -->"
 BINS = [ROOT / "tests" / "hosts" / "node_modules" / ".bin", ROOT / "tests" / "hosts" / "fast-agent-venv" / "bin",
-        ROOT / "tests" / "hosts" / "langchain-venv" / "bin"]
+        ROOT / "tests" / "hosts" / "langchain-venv" / "bin", ROOT / "tests" / "hosts" / "google-adk-venv" / "bin"]
 NOTES_HEADER = "Its documentation says otherwise"
 # Where a host's own documentation contradicts what was measured (each adapter's module docstring
 # cites the pages); checked again whenever the table is measured at new versions.

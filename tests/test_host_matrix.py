@@ -17,8 +17,8 @@ import pytest
 from mcp_accept.hosts.registry import ADAPTERS
 from hostkit import HOSTS_BIN, PINNED, ROOT, processes_mentioning
 
-# the npm hosts, fast-agent's venv and LangChain's (.ci/run makes them)
-BINS = [HOSTS_BIN, ROOT / "tests" / "hosts" / "fast-agent-venv" / "bin", ROOT / "tests" / "hosts" / "langchain-venv" / "bin"]
+# the npm hosts, and the venvs of fast-agent, LangChain and Google ADK (.ci/run makes them)
+BINS = [HOSTS_BIN, *(ROOT / "tests" / "hosts" / f"{name}-venv" / "bin" for name in ("fast-agent", "langchain", "google-adk"))]
 SEARCHED = os.pathsep.join([*map(str, BINS), os.environ["PATH"]])
 
 
@@ -50,6 +50,7 @@ MEASURED = {
     "fast-agent": ("2026-07-28", "mcpaccept__{tool}", "structuredContent", None, "FAIL", "FAIL", [8192, 32768]),
     "openai-agents": ("2026-07-28", "{tool}", "text twin", None, "FAIL", "PASS", None),
     "pydantic-ai": ("2026-07-28", "{tool}", "structuredContent", None, "FAIL", "PASS", None),
+    "google-adk": ("2025-11-25", "{tool}", "structuredContent, text twin", None, "FAIL", "PASS", None),
     # its run ends at the resource_link (ChatOpenAI refuses the file block it becomes): no link
     # row, no large sizes
     "langchain": ("2025-11-25", "{tool}", "text twin", None, "UNOBTAINABLE", "UNOBTAINABLE", None),
@@ -59,8 +60,8 @@ ALL_REQUIRED = os.environ.get("MCP_ACCEPT_ALL_HOSTS") == "1"
 
 
 # Frameworks run by a driver: installed where the interpreter running mcp-accept has them, or a
-# python3 on the PATH host matrix runs with (LangChain's venv).
-DRIVEN = ("langchain", "openai-agents", "pydantic-ai")
+# python3 on the PATH host matrix runs with (LangChain's and Google ADK's venvs).
+DRIVEN = ("google-adk", "langchain", "openai-agents", "pydantic-ai")
 
 
 def installed() -> list[str]:

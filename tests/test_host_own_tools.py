@@ -32,6 +32,7 @@ SHELLS = {
     "openai-agents": (None, False),
     "pydantic-ai": (None, False),
     "langchain": (None, False),
+    "google-adk": (None, False),
 }
 
 

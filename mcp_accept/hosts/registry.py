@@ -38,6 +38,7 @@ from mcp_accept.hosts.adapters.continue_cli import ContinueCli
 from mcp_accept.hosts.adapters.copilot_cli import CopilotCli
 from mcp_accept.hosts.adapters.fast_agent import FastAgent
 from mcp_accept.hosts.adapters.gemini_cli import GeminiCli
+from mcp_accept.hosts.adapters.google_adk import GoogleAdk
 from mcp_accept.hosts.adapters.langchain import LangChain
 from mcp_accept.hosts.adapters.openai_agents import OpenAIAgents
 from mcp_accept.hosts.adapters.opencode import Opencode
@@ -94,6 +95,7 @@ HOSTS: tuple[Host, ...] = (
     _headless(CopilotCli(), _copilot_mcp_config),
     _headless(FastAgent()),
     _headless(GeminiCli()),
+    _headless(GoogleAdk()),
     _headless(LangChain()),
     _headless(OpenAIAgents()),
     _headless(Opencode()),
