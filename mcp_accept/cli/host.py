@@ -159,7 +159,7 @@ def host_config(
 
 @host_app.command("test")
 def host_test(
-    host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, codex, continue, copilot-cli, fast-agent, gemini-cli, opencode, qwen-code; or a framework run by its driver: openai-agents, pydantic-ai, langchain, google-adk."),
+    host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, codex, continue, copilot-cli, fast-agent, gemini-cli, opencode, qwen-code, openai-agents, pydantic-ai, langchain or google-adk."),
     client: Optional[str] = typer.Option(None, "--client", help="Your own program as the host, instead of HOST (its words split like a shell would, no shell); it finds the model and the MCP server in its environment (docs/hosts.md, \"Your own client\"). Needs --api."),
     api: Optional[str] = typer.Option(None, "--api", help="With --client: the model API the program speaks, anthropic, openai-chat, openai-responses or gemini; a request of another is refused and the run says so."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),
