@@ -1,7 +1,8 @@
 """The OpenAI Agents SDK for Python (PyPI ``openai-agents``), a framework rather than a program:
 ``host test openai-agents`` runs the driver :mod:`mcp_accept.hosts.drivers.openai_agents` (an
 ``Agent`` with the server in its ``mcp_servers``, run by ``Runner.run``) with an interpreter that
-has the SDK: this one, or the one ``--host-bin`` names.
+has the SDK: the one ``--host-bin`` names, this one, or a ``python3`` on PATH
+(:class:`DrivenFramework`).
 
 Settings and where they come from (the SDK's documentation at
 https://openai.github.io/openai-agents-python/, and its source at the tested version):
