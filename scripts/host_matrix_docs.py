@@ -4,7 +4,7 @@ between the markers `<!-- host-matrix:start -->` and `<!-- host-matrix:end -->`,
 column beside each row where the host's own documentation says otherwise than the measurement.
 
 Run from the project's root, with the hosts installed (`npm ci --prefix tests/hosts`, and
-fast-agent as .ci/run installs it): python scripts/host_matrix_docs.py [--jobs N]
+fast-agent, LangChain and Google ADK as .ci/run installs them): python scripts/host_matrix_docs.py [--jobs N]
 (`--from DIR` writes the table of a `host matrix --out DIR` already measured).
 """
 
@@ -21,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "hosts.md"
 START, END = "<!-- host-matrix:start -->", "<!-- host-matrix:end -->"
-BINS = [ROOT / "tests" / "hosts" / "node_modules" / ".bin", ROOT / "tests" / "hosts" / "fast-agent-venv" / "bin"]
+BINS = [ROOT / "tests" / "hosts" / "node_modules" / ".bin", ROOT / "tests" / "hosts" / "fast-agent-venv" / "bin",
+        ROOT / "tests" / "hosts" / "langchain-venv" / "bin", ROOT / "tests" / "hosts" / "google-adk-venv" / "bin"]
 NOTES_HEADER = "Its documentation says otherwise"
 # Where a host's own documentation contradicts what was measured (each adapter's module docstring
 # cites the pages); checked again whenever the table is measured at new versions.
@@ -38,6 +39,9 @@ NOTES = {
     "copilot-cli": "\"GitHub authentication is not required\" with a custom provider (`copilot help "
                    "providers`); it asks for no sign-in, yet connects to api.github.com at start unless "
                    "`COPILOT_OFFLINE=true`.",
+    "langchain": "The adapters document a `resource_link` as converted to a file block of its URI; "
+                 "`ChatOpenAI` (Chat Completions) refuses it (\"does not support file URLs\") and the agent's run "
+                 "ends with an error.",
     "continue": "\"ask\" tools are documented as left out headless; every MCP tool is offered and runs.",
     "fast-agent": "\"Complete, end-to-end tested MCP Feature support\", yet the model gets no way to read "
                   "a `resource_link` (only its name and URI as text), and a result past 16,000 bytes "

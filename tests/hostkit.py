@@ -173,6 +173,13 @@ def tool_calls(folder: Path, facts: dict) -> list[dict]:
             if e["dir"] == "out" and (e.get("message") or {}).get("method") == "tools/call"]
 
 
+def results_by_tool(folder: Path, facts: dict) -> dict[str, dict]:
+    """What the server answered each tool the host called, by the tool's name, from the proxy's record."""
+    answered = {e["message"].get("id"): e["message"].get("result") for e in wire(folder, facts)
+                if e["dir"] == "in" and isinstance(e.get("message"), dict) and "result" in e["message"]}
+    return {e["message"]["params"]["name"]: answered[e["message"]["id"]] for e in tool_calls(folder, facts)}
+
+
 def assert_offline(facts: dict) -> None:
     """The host ran in its network namespace and, where strace can tell, connected to loopback
     only (its stand-in model on 127.0.0.1), never anywhere else."""

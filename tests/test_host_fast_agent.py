@@ -18,7 +18,7 @@ from pathlib import Path
 
 from hostkit import (ROOT, assert_forms_whole, assert_offline, assert_pinned_run, call_id_of, facts_of, host_bin,
                      model_log, model_requests, observed, prepare_stdio, processes_mentioning, rows_of, run_host,
-                     run_over_http, tool_calls, wire)
+                     results_by_tool, run_over_http, tool_calls, wire)
 
 from mcp_accept.hosts.registry import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostContext
@@ -146,9 +146,7 @@ def test_fast_agent_with_a_server_that_is_not_the_fixture(tmp_path):
     last = model_requests(folder)[-1]["message"]["messages"]
     handed = {b["tool_use_id"]: b for m in last if isinstance(m["content"], list)
               for b in m["content"] if b.get("type") == "tool_result"}
-    answered = {(e["message"].get("id")): e["message"].get("result") for e in wire(folder, facts)
-                if e["dir"] == "in" and isinstance(e.get("message"), dict) and "result" in e["message"]}
-    called = {e["message"]["params"]["name"]: answered[e["message"]["id"]] for e in tool_calls(folder, facts)}
+    called = results_by_tool(folder, facts)
     structured = handed[call_id_of(folder, "structured")]["content"]
     # in place of the text twin, structuredContent serialised anew (its keys in another order)
     assert [b["type"] for b in structured] == ["text"]

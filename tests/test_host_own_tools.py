@@ -34,6 +34,9 @@ SHELLS = {
     "mistral-vibe": ("bash", True),
     # a framework's driver: its agent is given no tool of its own, so no shell to mistake
     "openai-agents": (None, False),
+    "pydantic-ai": (None, False),
+    "langchain": (None, False),
+    "google-adk": (None, False),
 }
 # Hosts whose own shell no setting takes away: it stays among the tools offered.
 SHELL_KEPT = {"mistral-vibe"}

@@ -206,8 +206,7 @@ def _host_test(opts: HostTestOptions) -> HostOutcome:
         binary = adapter.find(opts.host_bin)
     if binary is None and opts.client is None:
         where = f"at {opts.host_bin}" if opts.host_bin else f"on PATH ({adapter.binary})"
-        how = (f"pip install {adapter.pypi_package}=={adapter.tested_version}" if adapter.pypi_package
-               else f"npm install -g {adapter.npm_package}@{adapter.tested_version}")
+        how = adapter.install_hint()
         raise HostMissing(f"{adapter.product} is not installed {where}: install it with `{how}` "
                           "or give --host-bin PATH")
     folder = Path(opts.out) if opts.out else default_folder(adapter.name)

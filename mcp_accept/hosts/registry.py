@@ -52,10 +52,13 @@ from mcp_accept.hosts.adapters.continue_cli import ContinueCli
 from mcp_accept.hosts.adapters.copilot_cli import CopilotCli
 from mcp_accept.hosts.adapters.fast_agent import FastAgent
 from mcp_accept.hosts.adapters.gemini_cli import GeminiCli
+from mcp_accept.hosts.adapters.google_adk import GoogleAdk
 from mcp_accept.hosts.adapters.kilo_code import KiloCode
+from mcp_accept.hosts.adapters.langchain import LangChain
 from mcp_accept.hosts.adapters.mistral_vibe import MistralVibe
 from mcp_accept.hosts.adapters.openai_agents import OpenAIAgents
 from mcp_accept.hosts.adapters.opencode import Opencode
+from mcp_accept.hosts.adapters.pydantic_ai import PydanticAI
 from mcp_accept.hosts.adapters.qwen_code import QwenCode
 
 DESKTOP_CONFIG = {
@@ -127,10 +130,13 @@ HOSTS: tuple[Host, ...] = (
     _headless(CopilotCli(), _copilot_mcp_config),
     _headless(FastAgent()),
     _headless(GeminiCli()),
+    _headless(GoogleAdk()),
     _headless(KiloCode(), _kilo_json),
+    _headless(LangChain()),
     _headless(MistralVibe(), _vibe_mcp_servers),
     _headless(OpenAIAgents()),
     _headless(Opencode()),
+    _headless(PydanticAI()),
     _headless(QwenCode()),
     Host("vscode", _vscode),
     Host("claude-desktop", _mcp_servers(

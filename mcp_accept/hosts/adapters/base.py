@@ -162,6 +162,12 @@ class HostAdapter:
             return place / "bin" / self.binary
         return place / "node_modules" / ".bin" / self.binary
 
+    def install_hint(self) -> str:
+        """The command that installs the host at the version the adapter was tested with."""
+        if self.pypi_package:
+            return f"pip install {self.pypi_package}=={self.tested_version}"
+        return f"npm install -g {self.npm_package}@{self.tested_version}"
+
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         raise NotImplementedError
 

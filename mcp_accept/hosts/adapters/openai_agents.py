@@ -1,7 +1,8 @@
 """The OpenAI Agents SDK for Python (PyPI ``openai-agents``), a framework rather than a program:
 ``host test openai-agents`` runs the driver :mod:`mcp_accept.hosts.drivers.openai_agents` (an
 ``Agent`` with the server in its ``mcp_servers``, run by ``Runner.run``) with an interpreter that
-has the SDK: this one, or the one ``--host-bin`` names.
+has the SDK: the one ``--host-bin`` names, this one, or a ``python3`` on PATH
+(:class:`DrivenFramework`).
 
 Settings and where they come from (the SDK's documentation at
 https://openai.github.io/openai-agents-python/, and its source at the tested version):
@@ -23,54 +24,24 @@ https://openai.github.io/openai-agents-python/, and its source at the tested ver
 
 from __future__ import annotations
 
-import importlib.metadata
-import os
-import sys
-from pathlib import Path
-
-from mcp_accept.hosts import drivers
-from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch
-from mcp_accept.hosts.own_client import MODEL, contract_env
-
-DRIVER = Path(drivers.__file__).parent / "openai_agents.py"
-VERSION_CODE = "import importlib.metadata as m; print(m.version('openai-agents'))"
+from mcp_accept.hosts.adapters.framework import DrivenFramework
 
 
-class OpenAIAgents(HostAdapter):
+class OpenAIAgents(DrivenFramework):
     name = "openai-agents"
     product = "OpenAI Agents SDK"
-    # no program of its own: found as an interpreter that has the package (see ``find``)
+    # no program of its own: found as an interpreter that has the package (DrivenFramework.find)
     binary = "openai-agents"
     pypi_package = "openai-agents"
+    distribution = "openai-agents"
+    driver = "openai_agents.py"
     tested_version = "0.24.0"
     api = "openai-responses"
-    model = MODEL
     sources = ("https://openai.github.io/openai-agents-python/mcp/",
                "https://openai.github.io/openai-agents-python/tracing/",
                "https://github.com/openai/openai-agents-python/blob/v0.24.0/src/agents/mcp/server.py",
                "https://github.com/openai/openai-agents-python/blob/v0.24.0/src/agents/tracing/provider.py")
     offline = "tracing off: set_tracing_disabled(True), OPENAI_AGENTS_DISABLE_TRACING=1"
-    tool_scheme = "{tool}"
-    own_tools_off = "none to switch off: the driver's agent is given no tool but its MCP server's"
 
-    def find(self, given: str | None) -> str | None:
-        """An interpreter that has the SDK: ``given`` (``--host-bin``), else this one."""
-        if given:
-            path = Path(given).absolute()
-            return str(path) if path.is_file() and os.access(path, os.X_OK) else None
-        try:
-            importlib.metadata.version(self.pypi_package)
-        except importlib.metadata.PackageNotFoundError:
-            return None
-        return sys.executable
-
-    def installed_binary(self, place: Path) -> Path:
-        return place / "bin" / "python"  # the environment's interpreter has the SDK
-
-    def version_argv(self, binary: str) -> list[str]:
-        return [binary, "-c", VERSION_CODE]
-
-    def prepare(self, ctx: HostContext, binary: str) -> Launch:
-        env, config = contract_env(ctx, "openai-responses")
-        env["OPENAI_AGENTS_DISABLE_TRACING"] = "1"
-        return Launch([binary, str(DRIVER)], env, ctx.work, [config])
+    def extra_env(self) -> dict[str, str]:
+        return {"OPENAI_AGENTS_DISABLE_TRACING": "1"}
