@@ -20,6 +20,7 @@ import pytest
 
 from mcp_accept.hosts.registry import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostContext, Launch
+from mcp_accept.hosts.adapters.framework import DrivenFramework
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTS_BIN = ROOT / "tests" / "hosts" / "node_modules" / ".bin"
@@ -32,6 +33,23 @@ FORMS = ("text", "structured", "embedded")
 # Each PyPI host lives in a virtual environment of its own (.ci/run makes them): their pinned
 # dependencies differ, and one host's packages must not change what another hands its model.
 PYPI_VENVS = {"fast-agent-mcp": "fast-agent-venv", "mistral-vibe": "vibe-venv"}
+# Frameworks whose dependencies conflict with the project's have one too; the others are in the
+# project's own environment.
+FRAMEWORK_VENVS = ("langchain-venv", "google-adk-venv")
+
+
+def framework_interpreter(adapter) -> str:
+    """An interpreter that has framework ADAPTER's package: this one, else one of the framework
+    venvs .ci/run makes; with none the test skips, saying how to install it."""
+    from unittest import mock
+
+    bins = [ROOT / "tests" / "hosts" / venv / "bin" for venv in FRAMEWORK_VENVS]
+    path = os.pathsep.join([*(str(b) for b in bins if b.is_dir()), os.environ.get("PATH", "")])
+    with mock.patch.dict(os.environ, PATH=path):
+        found = adapter.find(None)
+    if not found:
+        pytest.skip(f"{adapter.product} is not installed: {adapter.install_hint()}")
+    return found
 
 
 def host_bin(name: str, folder: Path | None = None, install: str | None = None) -> str:
@@ -39,6 +57,8 @@ def host_bin(name: str, folder: Path | None = None, install: str | None = None) 
     default where the npm hosts or each PyPI host is pinned), else one on PATH. With neither the
     test skips, saying how to install it."""
     adapter = ADAPTERS[name]
+    if isinstance(adapter, DrivenFramework):
+        return framework_interpreter(adapter)
     if adapter.pypi_package:
         venv = PYPI_VENVS[adapter.pypi_package]
         folder = folder or ROOT / "tests" / "hosts" / venv / "bin"
