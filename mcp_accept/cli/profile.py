@@ -53,16 +53,18 @@ def profile_init(
         text, mapped = redactor.text(text), redactor.text(mapped)
     except (InputError, ServerError) as exc:
         raise fail(type(exc)(redactor.text(str(exc))) if isinstance(exc, ServerError) else exc)
-    typer.echo(mapped, err=True)
     if json_:
         import yaml
 
         text = json.dumps(yaml.safe_load(text), ensure_ascii=False, indent=2) + "\n"
     if out is None:
+        typer.echo(mapped, err=True)
         typer.echo(text, nl=False)
         return
     try:
         atomic_write_text(out, text)
     except OSError as exc:
         raise fail(InputError(f"cannot write: {exc.strerror or exc}", file=str(out), field="--out"))
+    # what was mapped is said once the file is written: a refused write says one line only
+    typer.echo(mapped, err=True)
     typer.echo(f"wrote {out}")

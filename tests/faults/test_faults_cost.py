@@ -65,7 +65,8 @@ def test_costly_schema_is_bounded(name: str, tmp_path: Path) -> None:
         (tmp_path / "structured.json").write_text(json.dumps(structured))
         extra += ["--structured", tmp_path / "structured.json"]
     folder = tmp_path / "run"
-    got = measured(["run", "--server", hostile(*extra), "--out", str(folder), "--timeout", "10",
+    # every FAIL makes exit 1 here (--fail-on app): the hostile schema is what is judged
+    got = measured(["run", "--server", hostile(*extra), "--out", str(folder), "--timeout", "10", "--fail-on", "app",
                     "--max-bytes", str(256 * 1024 * 1024)], tmp_path / "console")
     assert got["code"] == 1, (got["stdout"][-2000:], got["stderr"][-2000:])
     results = assert_complete(folder)

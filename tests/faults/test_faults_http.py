@@ -65,7 +65,7 @@ def test_http_fault(name: str, tmp_path: Path, held_port) -> None:
     server_args, code, rows, violation, still_pass = CASES[name]
     folder, pidfile = tmp_path / "run", tmp_path / "pids"
     proc = run_cli("run", *http_args(held_port(), *server_args, "--pidfile", pidfile), "--out", str(folder),
-                   *FAST, "--max-bytes", str(MIB), timeout=120)
+                   *FAST, "--max-bytes", str(MIB), "--fail-on", "app", timeout=120)  # every FAIL makes exit 1
     assert proc.returncode == code, (proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:])
     results = assert_complete(folder, proc, transport=HTTP)
     for row_id, (want, text) in rows.items():

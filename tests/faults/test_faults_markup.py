@@ -106,7 +106,7 @@ def test_run_prints_the_cause_and_the_name_as_text(runs, tmp_path):
     assert_inert(done.stdout + done.stderr)
     assert plain_line(f"mcp-accept: {MARKUP} (stdio, ") in done.stdout.splitlines()[0]
     (t01,) = [line for line in done.stdout.splitlines() if line.startswith("T01 ")]
-    assert t01.split()[2:5] == ["FAIL", "meaning", "[app]:"], t01
+    assert t01.split()[2:5] == ["FAIL", "meaning", "[profile]:"], t01
 
 
 def test_the_terminal_table_shows_reasons_with_their_rule_kind(runs):
@@ -137,7 +137,7 @@ def test_diff_shows_reasons_as_text_with_their_rule_kind(runs):
         line = next(line for line in done.stdout.splitlines() if line.startswith(f"{row_id} "))
         shown = plain_line(shorten(reason, REASON_CAP))
         assert shown in line and shown.endswith(" ..."), line  # cut at a space, not inside a word
-    assert "meaning [app]: " in done.stdout  # T01, as the server really failed it
+    assert "meaning [profile]: " in done.stdout  # T01, as the server really failed it
     assert done.stdout.splitlines()[-1].endswith("2 regressions: S01, S02.")
 
 
@@ -212,7 +212,7 @@ def test_junit_parses_and_carries_the_text(runs):
                 if isinstance(r, Failure)}
     assert failures["S01"] == plain_line(EDITED["S01"][1])
     assert "]]> &amp;" in failures["S01"] and "<script>" in failures["S01"]
-    assert failures["S02"].startswith("type [should]: ") and failures["T01"].startswith("meaning [app]: ")
+    assert failures["S02"].startswith("type [should]: ") and failures["T01"].startswith("meaning [profile]: ")
     assert by_suite[1].name.startswith("no host recorded / " + plain_line(MARKUP))
 
 
@@ -278,7 +278,7 @@ def test_run_verbose_shows_the_server_text_and_each_check_as_text(runs, tmp_path
     assert_inert(done.stdout + done.stderr)
     assert plain_line(f"mcp-accept: {MARKUP} (stdio, ") in done.stdout.splitlines()[0]
     checks = [line.strip() for line in done.stdout.splitlines() if line.strip().startswith("- ")]
-    assert checks and all(re.search(r"\((wire|type|meaning|sdk), (must|should|app)", c) for c in checks), checks[:3]
+    assert checks and all(re.search(r"\((wire|type|meaning|sdk), (must|profile|should|app)", c) for c in checks), checks[:3]
     from mcp_accept.output.console import VERBOSE, Environment, print_run
 
     out = io.StringIO()

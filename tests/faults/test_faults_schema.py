@@ -69,7 +69,7 @@ def run_schema(tmp_path: Path, schema, *extra: str):
     own validator must not fetch, read or hang either."""
     folder = tmp_path / "run"
     proc = run_cli("run", "--server", server("--output-schema", json.dumps(schema)), "--out", str(folder),
-                   *FAST, *extra, "--sdk")
+                   *FAST, *extra, "--sdk", "--fail-on", "app")  # every FAIL makes exit 1
     return proc, folder
 
 
@@ -140,7 +140,8 @@ def long_query_profile(tmp_path: Path) -> Path:
     args = json.dumps({"q": LONG_QUERY})
     path.write_text("profile: long-query\ntools:\n" + "".join(
         f"  {form}: {{name: search_{form}, arguments: {args}}}\n"
-        for form in ("text", "structured", "embedded", "link")) + "reference: null\n", encoding="utf-8")
+        for form in ("text", "structured", "embedded", "link")) + "reference: null\nsame_document: true\n",
+        encoding="utf-8")
     return path
 
 

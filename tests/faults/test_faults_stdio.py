@@ -162,11 +162,12 @@ def test_deep_json_in_text_bodies_is_not_compared(tmp_path: Path) -> None:
         "  text: {name: search_text, arguments: {q: MCP}}\n"
         "  embedded: {name: search_embedded, arguments: {q: MCP}}\n"
         "  link: {name: search_link, arguments: {q: MCP}}\n"
-        "reference: null\n", encoding="utf-8")
+        "reference: null\n"
+        "same_document: true\n", encoding="utf-8")
     folder = tmp_path / "run"
     targets = "tools/call:search_text,tools/call:search_embedded,resources/read:search://results/demo-v1"
     proc = run_cli("run", "--server", server("--mode", "deep-text", "--depth", "900", "--on", targets),
-                   "--profile", str(profile), "--out", str(folder), *FAST)
+                   "--profile", str(profile), "--out", str(folder), *FAST, "--fail-on", "app")
     assert proc.returncode == 1, proc.stderr[-3000:]
     results = assert_complete(folder, proc)
     for row_id in ("T01", "E01", "L02", "X01"):
