@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "hosts.md"
 START, END = "<!-- host-matrix:start -->", "<!-- host-matrix:end -->"
 BINS = [ROOT / "tests" / "hosts" / "node_modules" / ".bin", ROOT / "tests" / "hosts" / "fast-agent-venv" / "bin",
+        ROOT / "tests" / "hosts" / "vibe-venv" / "bin",
         ROOT / "tests" / "hosts" / "langchain-venv" / "bin", ROOT / "tests" / "hosts" / "google-adk-venv" / "bin"]
 NOTES_HEADER = "Its documentation says otherwise"
 # Where a host's own documentation contradicts what was measured (each adapter's module docstring
