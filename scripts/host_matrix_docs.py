@@ -43,6 +43,8 @@ NOTES = {
     "langchain": "The adapters document a `resource_link` as converted to a file block of its URI; "
                  "`ChatOpenAI` (Chat Completions) refuses it (\"does not support file URLs\") and the agent's run "
                  "ends with an error.",
+    "kilo-code": "Its page \"Using MCP in the CLI\" gives `~/.kilocode/cli/global/settings/mcp_settings.json`; 7.7.7 reads the `mcp` key of `kilo.json`.",
+    "mistral-vibe": "Its README names MCP tools `{server_name}_{tool_name}`; 3.0.3 offers none as a tool of the request, only as `tools.mcp_NAME.TOOL` inside its `run_typescript` tool.",
     "continue": "\"ask\" tools are documented as left out headless; every MCP tool is offered and runs.",
     "fast-agent": "\"Complete, end-to-end tested MCP Feature support\", yet the model gets no way to read "
                   "a `resource_link` (only its name and URI as text), and a result past 16,000 bytes "
