@@ -117,7 +117,8 @@ def test_a_real_host_is_stopped_at_the_bound_and_model_jsonl_stays_within_it(tmp
     assert (folder / "model.jsonl").stat().st_size <= 2 * MiB
     for line in (folder / "model.jsonl").read_bytes().splitlines():
         assert isinstance(json.loads(line), dict)  # whole lines only
-    # slack: what Gemini CLI writes between two looks 0.1 s apart and while it stops, at most
-    # one saved result of 1 MiB (its largest) and a turn of its chat file
-    assert bound["bytes"] <= 3 * MiB
+    # slack: what other processes write between two looks 0.1 s apart and while the host stops:
+    # one result of 1 MiB (the fixture's largest) can land twice in that time, in the proxy's
+    # wire.jsonl and in the file Gemini CLI saves it to, with a turn of its chat file
+    assert bound["bytes"] <= 4 * MiB
     assert facts["model_requests"] > 0
