@@ -11,18 +11,9 @@ import sys
 
 import pytest
 
-from hostkit import HOSTS_BIN, facts_of, host_bin, processes_mentioning, wire
+from hostkit import HOSTS_BIN, facts_of, host_bin, image_stretch, processes_mentioning
 
 from mcp_accept.hosts.registry import ADAPTERS
-
-
-def image_stretch(folder) -> str:
-    """A stretch of the PNG the server sent, from the proxy's wire: past the header every PNG shares."""
-    for entry in wire(folder, facts_of(folder)):
-        for item in ((entry.get("message") or {}).get("result") or {}).get("content") or []:
-            if item.get("type") == "image":
-                return item["data"][60:120]
-    raise AssertionError("the server sent no image")
 
 
 @pytest.mark.parametrize("host", ["opencode", "kilo-code"])
