@@ -72,3 +72,21 @@ def test_a_model_kind_the_host_cannot_declare_is_refused(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "matrix", "--models", "sepia",
                            "--out", str(tmp_path / "m")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--models" in done.stderr and not (tmp_path / "m").exists()
+
+
+def test_fast_agent_model_kinds_are_what_its_model_database_says():
+    # the adapter's table of names, against fast-agent's own ModelInfo for each (its model database)
+    python = Path(host_bin("fast-agent")).parent / "python"
+    adapter = ADAPTERS["fast-agent"]
+    for kind in (None, *adapter.model_kinds):
+        declared = adapter.declared_model(kind)
+        provider, name = declared["model"].split(".", 1)
+        done = subprocess.run([str(python), "-c", (
+            "import json, sys\nfrom fast_agent.llm.model_info import ModelInfo\n"
+            "from fast_agent.llm.provider_types import Provider\n"
+            "info = ModelInfo.from_name(sys.argv[1], Provider(sys.argv[2]))\n"
+            "print(json.dumps([info.context_window, info.supports_mime('image/png', resource_source='embedded'),"
+            " info.supports_mime('application/pdf', resource_source='embedded')]))"), name, provider],
+            capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == [declared["context_tokens"], declared["images"], declared["pdfs"]], kind
