@@ -84,6 +84,16 @@ REASONS: dict[str, str] = {
     "wire.stdout-noise": "#{seq} {noise}",
     "run.stdout-noise": "see run: the server could not be spoken to: {noise}",
     "run.profile-unlisted": "see run: the profile names a tool the server does not list",
+    # host test: what became of a result's image item and embedded blob (host_results.media_outcome)
+    "host.media.image": "the image",
+    "host.media.blob": "the embedded blob",
+    "host.media.part": "{what} reached the model as a media part of its request ({at})",
+    "host.media.beside": "{what} reached the model as a media part attached beside the result ({at})",
+    "host.media.as-text": "the bytes of {what} reached the model as text (base64 inside JSON text at {at}), "
+                          "not as an image or file part",
+    "host.media.text-only": "the bytes of {what} did not reach the model: only the text beside it did",
+    "host.media.no-bytes": "the bytes of {what} did not reach the model",
+    "host.media.not-handed": "neither the bytes of {what} nor the text beside it reached the model",
 }
 
 

@@ -114,7 +114,7 @@ def rows_of(folder: Path) -> tuple[dict, dict]:
     return {row["id"]: row for row in results["rows"]}, results
 
 
-def facts_of(folder: Path) -> dict:
+def facts_of(folder) -> dict:
     """What `host test` recorded of the host itself (host-run.json): version, exit, connects, ..."""
     return json.loads((folder / "host-run.json").read_text())
 
@@ -185,6 +185,15 @@ def wire(folder: Path, facts: dict) -> list[dict]:
     """Every message the recording proxy saw between the host and the server (its wire.jsonl)."""
     text = (folder / facts["proxy_folder"] / "wire.jsonl").read_text()
     return [json.loads(line) for line in text.splitlines()]
+
+
+def image_stretch(folder: Path) -> str:
+    """A stretch of the PNG the server sent, from the proxy's wire: past the header every PNG shares."""
+    for entry in wire(folder, facts_of(folder)):
+        for item in ((entry.get("message") or {}).get("result") or {}).get("content") or []:
+            if item.get("type") == "image":
+                return item["data"][60:120]
+    raise AssertionError("the server sent no image")
 
 
 def tool_calls(folder: Path, facts: dict) -> list[dict]:

@@ -7,7 +7,8 @@ import json
 import re
 import sys
 
-from hostkit import ROOT, facts_of, model_log, observed, processes_mentioning, rows_of, run_host, wire
+from hostkit import (ROOT, call_id_of, facts_of, model_log, model_requests, observed, processes_mentioning,
+                     rows_of, run_host, wire)
 
 from mcp_accept.hosts.threshold import next_size
 
@@ -141,4 +142,40 @@ def test_threshold_on_a_server_that_is_not_the_fixture(tmp_path):
             bodies[sizes.pop(message["id"])] = message["result"]["content"][0]["text"]
     assert bodies[low][-64:] in first_handed(folder, low)
     assert bodies[high][-64:] not in first_handed(folder, high)
+    assert not processes_mentioning(str(folder))
+
+
+def chat_result(folder, size: int) -> str:
+    """The tool message of the call of ``large-SIZE`` (OpenAI Chat Completions) as the first
+    request that held it handed it."""
+    wanted = call_id_of(folder, f"large-{size}")
+    for entry in model_requests(folder):
+        for message in entry["message"].get("messages") or []:
+            if message.get("role") == "tool" and message.get("tool_call_id") == wanted:
+                return strings(message["content"])
+    raise AssertionError(f"no request holds the result of large-{size}")
+
+
+def test_mistral_vibe_threshold_through_its_sandbox(tmp_path):
+    # Mistral Vibe offers the server's tools only inside its run_typescript tool: each extra
+    # call is a program asking for the next size, and a large call is told from the others by it
+    folder = run_host(tmp_path, "mistral-vibe", "--large-sizes", "8192,32768", "--find-threshold")
+    search = assert_bisection(folder, 16, [8192, 32768])
+    assert search["found"] and search["ended"] == "found"
+    low, high = search["whole_up_to_bytes"], search["not_whole_from_bytes"]
+    calls = [((e.get("http") or {}).get("action") or {}) for e in model_log(folder) if e["dir"] == "out"]
+    tried = [c for c in calls if c.get("step", "").startswith("large-")]
+    assert {c["call"] for c in tried} == {"run_typescript"}
+    assert all(f'({{"bytes": {c["step"][6:]}}})' in c["arguments"]["code"] for c in tried)
+    # model.jsonl: the program's output of LOW bytes reached the model whole (16,000 characters
+    # at most); the one of HIGH bytes is past Vibe's 16,000 and was saved to a file, its head
+    # and tail in its place
+    markers = json.loads((folder / "fixture-log" / "markers.json").read_text())["host_tools"]["large"]
+    whole, instead = chat_result(folder, low), chat_result(folder, high)
+    assert markers["head"] in whole and markers["tail"] in whole and len(whole) <= 16000
+    assert instead.startswith("<system>The tool output is large.") and "<truncated-output>" in instead
+    assert "Max size before saving: 16000 characters" in instead
+    output = int(re.search(r"Output size: (\d+) characters", instead).group(1))
+    assert output > 16000 and len(instead) < output
+    assert f"at {high} bytes, to the byte" in rows_of(folder)[0]["H03"]["reason"]
     assert not processes_mentioning(str(folder))

@@ -180,7 +180,7 @@ def host_test(
     sizes: Optional[str] = large_sizes_option(),
     find_threshold: bool = find_threshold_option(),
     threshold_calls: int = threshold_calls_option(),
-    model_kind: Optional[str] = typer.Option(None, "--model-kind", help="Which model the host's configuration declares, where it declares what its model takes (opencode, kilo-code: vision, the default, takes images and PDFs; text takes text only). host-run.json records it under model_declared."),
+    model_kind: Optional[str] = typer.Option(None, "--model-kind", help="Which model the host is configured with, where what the host hands its model depends on it: opencode, kilo-code declare it (vision, the default, takes images and PDFs; text takes text only); fast-agent and qwen-code decide from the model's name (fast-agent: vision openai.gpt-4.1, text openai.o3-mini, by default anthropic.claude-sonnet-4-0; qwen-code: text qwen3-coder-plus, the default, vision qwen3-vl-plus). host-run.json records it under model_declared."),
     host_cache: Optional[Path] = host_cache_option(),
 ) -> None:
     """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
@@ -264,7 +264,7 @@ def host_matrix(
     sizes: Optional[str] = large_sizes_option(),
     find_threshold: bool = find_threshold_option(),
     threshold_calls: int = threshold_calls_option(),
-    models: Optional[str] = typer.Option(None, "--models", metavar="KIND,...", help="Model kinds to measure, comma-separated (text, vision): a host whose configuration declares what its model takes (opencode, kilo-code) is run once per kind, each a row of its own; any other host once."),
+    models: Optional[str] = typer.Option(None, "--models", metavar="KIND,...", help="Model kinds to measure, comma-separated (text, vision): a host whose handling depends on its model (opencode, kilo-code, fast-agent, qwen-code) is run once per kind, each a row of its own; any other host once."),
     host_cache: Optional[Path] = host_cache_option(),
 ) -> None:
     """Run `host test` for every installed host and write one table of what each hands its model."""

@@ -17,6 +17,7 @@ from mcp_accept.hosts.job import LARGE_SIZES, SERVER_NAME, HostJob
 from mcp_accept.hosts.observe import REQUEST_LOG_CAPTURE
 from mcp_accept.model.script import ToolOffer, name_scheme
 from mcp_accept.protocol import LATEST_LEGACY, META_VERSION
+from mcp_accept.reasons import Reason, reason
 
 
 MEDIA_KINDS = {"application/pdf": "pdf", "image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif",
@@ -325,13 +326,43 @@ def extra_forms(view: model_view.ModelView, exchanges: list, profile, heads: dic
             # or only the text about them
             extra[key] = {"handed": model_view.quote(handed), "step": step, "tool": carrier.get("tool"),
                           "token": model_view.reach(handed.text, heads.get(key, set()), tails.get(key, set()))}
+            request = None
             for kind, needle in carrier.get("kinds", {}).items():
                 extra[key][f"{kind}_data_handed"] = needle in handed.text
                 # some hosts attach a result's media in a message of their own after it
                 extra[key][f"{kind}_data_in_request"] = needle in view.last_request
+                # as a media part the API reads as an image or file, or as base64 characters
+                # inside the text the model reads
+                if extra[key][f"{kind}_data_handed"]:
+                    extra[key][f"{kind}_routes"] = model_view.media_routes(handed.block, needle)
+                elif extra[key][f"{kind}_data_in_request"]:
+                    request = request if request is not None else json.loads(view.last_request)
+                    extra[key][f"{kind}_beside_routes"] = model_view.media_routes(request, needle)
+                said = media_outcome(extra[key], key, kind)
+                if said is not None:
+                    extra[key].setdefault("outcome", {})[kind] = said.as_json()
         else:
             extra[key] = {"handed": None}
     return extra
+
+
+def media_outcome(found: dict, key: str, kind: str) -> Reason | None:
+    """What became of the ``kind`` bytes of an image item or embedded blob (``key``), from
+    :func:`extra_forms`' facts: a media part in the result or beside it, base64 read as text,
+    only the text about it, or nothing."""
+    what = reason(f"host.media.{key}")
+    for routes, part in ((found.get(f"{kind}_routes"), "host.media.part"),
+                         (found.get(f"{kind}_beside_routes"), "host.media.beside")):
+        if routes:
+            parts = [r["at"] for r in routes if r["as"] == model_view.MEDIA_AS_PART]
+            if parts:
+                return reason(part, what=what, at=parts[0])
+            return reason("host.media.as-text", what=what, at=routes[0]["at"])
+    if found.get("token") == "whole":
+        return reason("host.media.text-only", what=what)
+    if found.get("token") == model_view.NO_TOKENS:  # not the fixture: no text of its own to look for
+        return reason("host.media.no-bytes", what=what)
+    return reason("host.media.not-handed", what=what)
 
 
 def model_and_settings(adapter: HostAdapter, job: HostJob, view: model_view.ModelView) -> str:

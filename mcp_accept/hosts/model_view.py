@@ -742,3 +742,59 @@ def find_body(handed: Handed, body: Body) -> tuple[str, str]:
         if len(needle) > _NEEDLE_HEAD and needle[:_NEEDLE_HEAD] in text:
             return "cut", "its start as text"
     return "absent", "neither as text nor as a JSON value"
+
+
+# --------------------------------------------------------------------------- media
+# Where each model API takes bytes as media, not as text: Anthropic's image and document
+# blocks (``source.data``: https://docs.anthropic.com/en/docs/build-with-claude/vision,
+# .../pdf-support), OpenAI Chat's ``image_url`` and ``file`` parts and the Responses API's
+# ``input_image`` and ``input_file`` items (https://platform.openai.com/docs/guides/images-vision,
+# .../pdf-files), Gemini's ``inlineData`` parts (https://ai.google.dev/gemini-api/docs/image-understanding).
+# Base64 anywhere else in a request (a JSON text, a JSON value of a function response) is
+# characters the model reads as text, however image-like the object around it looks.
+MEDIA_AS_PART, MEDIA_AS_TEXT = "media part", "text"
+
+
+def _media_strings(part: dict) -> list:
+    """The strings one part of a request hands its model as media bytes (none: no media part)."""
+    kind, source = part.get("type"), part.get("source")
+    if kind in ("image", "document") and isinstance(source, dict):
+        return [source.get("data")]
+    if kind == "image_url":
+        url = part.get("image_url")
+        return [url.get("url") if isinstance(url, dict) else url]
+    if kind == "input_image":
+        return [part.get("image_url")]
+    if kind == "file":
+        return [(part.get("file") or {}).get("file_data") if isinstance(part.get("file"), dict) else None]
+    if kind == "input_file":
+        return [part.get("file_data")]
+    inline = part.get("inlineData", part.get("inline_data"))
+    return [inline.get("data")] if isinstance(inline, dict) else []
+
+
+def media_routes(value: Any, needle: str, limit: int = 8) -> list[dict]:
+    """How a stretch of a base64 body reached the model in ``value`` (a result block, or a whole
+    request): ``{"as": "media part" | "text", "at": JSON path}`` for each place it is, the first
+    ``limit``. A media part's bytes are not searched for text again."""
+    found: list[dict] = []
+
+    def walk(item: Any, path: str) -> None:
+        if len(found) >= limit:
+            return
+        if isinstance(item, str):
+            if needle in item:
+                found.append({"as": MEDIA_AS_TEXT, "at": path or "."})
+        elif isinstance(item, dict):
+            media = [s for s in _media_strings(item) if isinstance(s, str) and needle in s]
+            if media:
+                found.append({"as": MEDIA_AS_PART, "at": path or "."})
+                return
+            for key, inner in item.items():
+                walk(inner, f"{path}.{key}")
+        elif isinstance(item, list):
+            for index, inner in enumerate(item):
+                walk(inner, f"{path}[{index}]")
+
+    walk(value, "")
+    return found

@@ -55,9 +55,11 @@ class ThresholdSearch:
     def _chooser(self, index: int):
         def choose(offers: list[ToolOffer], turn: Turn):
             offer, _refused = self.naming.find(offers, self.tool)
-            if offer is None:
+            if offer is None and self.naming.sandbox is None:
                 return None
-            calls = [c for c in turn.calls if c.name == offer.name]
+            calls = self.large_calls(offers, turn, offer)
+            if calls is None:
+                return None
             # each result is judged as the request that first holds it hands it, as H03 judges
             # it: a host may replace older results later in the conversation
             for position, call in enumerate(calls[:len(self.fixed)]):
@@ -66,8 +68,34 @@ class ThresholdSearch:
             size = self.size_of(len(self.fixed) + index, calls)
             if size is None:
                 return None
-            return f"large-{size}", offer, with_size(self.arguments, size)
+            if offer is not None:
+                return f"large-{size}", offer, with_size(self.arguments, size)
+            found = self.naming.sandbox(offers, self.tool, with_size(self.arguments, size))
+            return (f"large-{size}", *found) if found else None
         return choose
+
+    def large_calls(self, offers: list[ToolOffer], turn: Turn, offer: ToolOffer | None) -> list | None:
+        """The large calls of the conversation so far, in order; None where the host offers the
+        tool by no route. Offered as a tool, they are the calls of that tool. Offered only inside
+        a code tool of the host's (Mistral Vibe's ``run_typescript``), every step calls that one
+        tool: a large call is one whose arguments are the program that asks for the size due at
+        its place (the fixed sizes, then each one the judgements before it give)."""
+        if offer is not None:
+            return [c for c in turn.calls if c.name == offer.name]
+        sizes, found = list(self.fixed), []
+        for call in turn.calls:
+            position = len(found)
+            if position >= len(sizes):
+                size = next_size(sizes, [self.judge(k, sizes[k], found[k]) for k in range(position)])
+                if size is None:
+                    break
+                sizes.append(size)
+            wanted = self.naming.sandbox(offers, self.tool, with_size(self.arguments, sizes[position]))
+            if wanted is None:
+                return None
+            if call.name == wanted[0].name and call.arguments == wanted[1]:
+                found.append(call)
+        return found
 
     def size_of(self, position: int, calls: list) -> int | None:
         """The size the large call at ``position`` asks for, from the judgements of the calls

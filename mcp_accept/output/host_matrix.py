@@ -106,11 +106,20 @@ def refused_versions(attempts: list[dict]) -> list[str]:
 def _extra(found: dict | None, kind: str) -> str | None:
     if not found or found.get("handed") is None:
         return None
+    # the routes host test recorded: a media part, or base64 characters the model reads as text
+    # (files written before it recorded them say "bytes handed" as they did)
     if found.get(f"{kind}_data_handed"):
-        return "bytes handed"
+        return "bytes handed" if _as_part(found.get(f"{kind}_routes")) else AS_TEXT
     if found.get(f"{kind}_data_in_request"):
-        return "bytes attached beside the result"
+        return "bytes attached beside the result" if _as_part(found.get(f"{kind}_beside_routes")) else AS_TEXT
     return "text only" if found.get("token") == "whole" else "not handed"
+
+
+AS_TEXT = "bytes as text (base64 in JSON)"
+
+
+def _as_part(routes: list | None) -> bool:
+    return routes is None or any(r.get("as") == "media part" for r in routes)
 
 
 # Every fixed word a cell may hold, in Japanese; what a host or server wrote (a tool name, a
@@ -119,6 +128,7 @@ VALUE_JA = {
     "whole": "全体", "cut": "途中で切断", "cut in the middle": "中間を省略", "absent": "なし",
     "neither": "どちらも渡されない", "text twin": "テキストの対", "structuredContent": "structuredContent",
     "unknown": "不明", "bytes handed": "バイト列を渡す", "bytes attached beside the result": "結果の横にバイト列を添付",
+    AS_TEXT: "バイト列をテキストとして渡す（JSON内のbase64）",
     "text only": "テキストのみ", "not handed": "渡さない", "saved to a file": "ファイルに保存",
     "saved to a file with a preview": "プレビュー付きでファイルに保存",
     "saved to a file with a head-and-tail preview": "先頭と末尾のプレビュー付きでファイルに保存",
@@ -234,6 +244,12 @@ def advice(matrix: dict) -> list[dict]:
         tool = [name(r) for r in links if r.get("link_handed") != "whole" and r.get("link_body_via_tool") == "whole"]
         found.append({"id": "link.reached", "inline": inline, "read_tool": tool,
                       "never": sorted(name(r) for r in links if name(r) not in inline + tool)})
+    images = {name(r): r["image"] for r in rows if r.get("image")}
+    if images:
+        part = ("bytes handed", "bytes attached beside the result")
+        found.append({"id": "image.bytes", "part": [h for h, v in images.items() if v in part],
+                      "as_text": [h for h, v in images.items() if v == AS_TEXT],
+                      "not": [h for h, v in images.items() if v not in part and v != AS_TEXT]})
     costs = {}
     for r in rows:
         cost = r.get("cost") or {}
@@ -257,6 +273,10 @@ ADVICE_TEXT = {
            "link.never": "; never on {hosts}: hand the body inline too where the model needs it",
            "link.cost": "Does a resource_link save tokens? Against the same body embedded: {hosts}.",
            "link.cost.host": "{host} {link} tokens in {turns} turns against {embedded} in one",
+           "image.bytes": "image: its bytes reached the model as an image on {n} of {m} hosts ({part}){as_text}{never}.",
+           "image.as_text": "; as base64 text inside JSON on {hosts}: that model reads characters, not a picture, and "
+                            "pays for them in tokens",
+           "image.never": "; not at all on {hosts}: say what the image shows in a text item too",
            "others": "; not by {hosts}", "none": "none"},
     "ja": {"form.whole": "{form}: {m} ホスト中 {n} ホストが全体を渡す{others}。",
            "structured.twin_only": "structuredContent: {n} ホスト（{hosts}）はテキストの対だけをモデルに見せる。"
@@ -268,6 +288,10 @@ ADVICE_TEXT = {
            "link.never": "。{hosts} では届かない。モデルに必要ならば本文もインラインで渡すこと",
            "link.cost": "resource_link でトークンは減るか。同じ本文を埋め込んだ場合との比較: {hosts}。",
            "link.cost.host": "{host} は {turns} ターンで {link} トークン、埋め込みは 1 ターンで {embedded}",
+           "image.bytes": "画像: {m} ホスト中 {n} ホストでバイト列が画像としてモデルに届いた（{part}）{as_text}{never}。",
+           "image.as_text": "。{hosts} ではJSON内のbase64テキストとして届く: モデルが読むのは画像ではなく文字列で、"
+                            "その分のトークンを消費する",
+           "image.never": "。{hosts} では届かない: 画像が示す内容をテキスト項目でも書くこと",
            "others": "（渡さない: {hosts}）", "none": "なし"},
 }
 
@@ -291,6 +315,12 @@ def advice_lines(items: list[dict], lang: str = "en") -> list[str]:
             never = words["link.never"].format(hosts=listed(item["never"])) if item["never"] else ""
             lines.append(words["link.reached"].format(n=n, m=n + len(item["never"]), inline=listed(item["inline"]),
                                                       tool=listed(item["read_tool"]), never=never))
+        elif item["id"] == "image.bytes":
+            n = len(item["part"])
+            as_text = words["image.as_text"].format(hosts=listed(item["as_text"])) if item["as_text"] else ""
+            never = words["image.never"].format(hosts=listed(item["not"])) if item["not"] else ""
+            lines.append(words["image.bytes"].format(n=n, m=n + len(item["as_text"]) + len(item["not"]),
+                                                     part=listed(item["part"]), as_text=as_text, never=never))
         elif item["id"] == "link.cost":
             hosts = "; ".join(words["link.cost.host"].format(host=h, link=c["link"], turns=c["link_turns"],
                                                              embedded=c["embedded"]) for h, c in item["hosts"].items())

@@ -32,18 +32,38 @@ def print_host_test(outcome, env: Environment | None = None) -> None:
         return
     env.stdout.write(plain_line(title) + "\n" + "".join(
         line + "\n" for line in plain_columns([tuple(plain_line(x) for x in r) for r in rows], env.width)))
-    quirks = host_quirks(outcome.folder)
+    facts = _facts(outcome.folder)
+    quirks = host_quirks(outcome.folder, facts)
     if quirks:
         env.echo(plain_line("host quirks (tolerated, recorded in host-run.json): " + "; ".join(quirks)))
+    media = media_outcomes(facts)
+    if media:
+        env.echo(plain_line("media: " + "; ".join(media)))
     env.echo(plain_line(summary))
 
 
-def host_quirks(folder) -> list[str]:
+def _facts(folder) -> dict:
+    try:
+        return json.loads((Path(folder) / "host-run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def host_quirks(folder, facts: dict | None = None) -> list[str]:
     """What the host did that the spec tolerates (a refused version probe, a killed server, late
     cancellations), in a few words each, from the run's host-run.json."""
-    try:
-        facts = json.loads((Path(folder) / "host-run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
+    facts = _facts(folder) if facts is None else facts
     return [str(q.get("quirk")) + (f" ({q['detail']})" if q.get("detail") else "")
             for q in facts.get("host_quirks") or [] if isinstance(q, dict)]
+
+
+def media_outcomes(facts: dict, lang: str = "en") -> list[str]:
+    """What became of the result's image and embedded blob, each kind of bytes (png, pdf, ...)
+    once, from host-run.json's ``extra_forms``."""
+    from mcp_accept.reasons import Reason
+
+    said = []
+    for found in (facts.get("extra_forms") or {}).values():
+        for kind, outcome in ((found or {}).get("outcome") or {}).items():
+            said.append(f"{kind}: {Reason.from_json(outcome).render(lang)}")
+    return said

@@ -19,6 +19,18 @@ and its CLI ``src/fast_agent/cli/main.py``, ``src/fast_agent/cli/commands/go.py`
   ``anthropic.claude-sonnet-4-0`` (the provider named, nothing guessed from the model's name);
   its prompt caching (``anthropic.cache_mode``, default ``auto``) is left as shipped, so the
   model is handed what a user's would be, ``cache_control`` marks included;
+* what the model takes follows its name alone: fast-agent looks the name up in its model database
+  (``src/fast_agent/llm/model_database.py``: ``ModelDatabase.MODELS``, each entry's ``tokenizes``,
+  the MIME types it takes) and drops what the model does not take from what it hands over, a
+  placeholder text in its place (``_block_supported`` and ``_filter_block_list`` in
+  ``src/fast_agent/agents/llm_decorator.py``; an unknown name is text only, ``ModelInfo.from_name``
+  in ``src/fast_agent/llm/model_info.py``). ``--model-kind`` names one of two models the database
+  knows, both through the ``openai`` provider (Chat Completions at ``openai.base_url``,
+  ``src/fast_agent/llm/provider/openai/llm_openai.py``), so that only the name differs: ``vision``
+  ``openai.gpt-4.1`` (``OPENAI_4_1_SERIES``: ``OPENAI_MULTIMODAL``, text, images and PDFs, context
+  1,047,576 tokens), ``text`` ``openai.o3-mini`` (``OPENAI_O3_MINI_SERIES``: ``TEXT_ONLY``, context
+  200,000 tokens). Without it the model is ``anthropic.claude-sonnet-4-0``
+  (``ANTHROPIC_SONNET_4_LEGACY``: ``ANTHROPIC_MULTIMODAL``, text, images and PDFs);
 * MCP: ``mcp.servers.NAME`` with ``command``/``args`` or ``transport: http`` and ``url``, enabled
   by ``--servers NAME``; tools reach the model as ``NAME__TOOL`` (``src/fast_agent/mcp/common.py``:
   ``SEP = "__"``, cut to 64 characters). Tools run without asking. It offers the model no tool to
@@ -53,6 +65,11 @@ import json
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch
 
 MODEL = "anthropic.claude-sonnet-4-0"
+# --model-kind: a model fast-agent's database knows, the MIME types it takes there, its context
+# window (src/fast_agent/llm/model_database.py: OPENAI_4_1_SERIES, OPENAI_O3_MINI_SERIES,
+# ANTHROPIC_SONNET_4_LEGACY)
+MODELS = {None: (MODEL, True, True, 200000), "vision": ("openai.gpt-4.1", True, True, 1047576),
+          "text": ("openai.o3-mini", False, False, 200000)}
 
 
 class FastAgent(HostAdapter):
@@ -64,6 +81,7 @@ class FastAgent(HostAdapter):
     tested_version = "0.10.48"
     api = "anthropic-messages"
     model = MODEL
+    model_kinds = ("vision", "text")
     sources = ("https://pypi.org/project/fast-agent-mcp/0.10.48/ (sdist: src/fast_agent/config.py)",
                "https://pypi.org/project/fast-agent-mcp/0.10.48/ (sdist: src/fast_agent/home.py)",
                "https://pypi.org/project/fast-agent-mcp/0.10.48/ (sdist: src/fast_agent/cli/commands/go.py)",
@@ -73,7 +91,13 @@ class FastAgent(HostAdapter):
     own_tools_off = "--no-shell (its shell, execute, and its file tools; measured: only the MCP servers' tools offered)"
     large_result_setting = "shell_execution.output_byte_limit (fast-agent.yaml; default 16,000 bytes, head and tail kept)"
 
+    def declared_model(self, kind: str | None) -> dict:
+        model, images, pdfs, context = MODELS[kind]
+        return {"model": model, "kind": kind, "images": images, "pdfs": pdfs, "context_tokens": context,
+                "declared_in": "the model name: fast-agent's model database (llm/model_database.py) says what it takes"}
+
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
+        model = MODELS[ctx.model_kind][0]
         env = ctx.base_env()
         env["OTEL_SDK_DISABLED"] = "true"
         env["HF_HUB_OFFLINE"] = "1"
@@ -84,8 +108,9 @@ class FastAgent(HostAdapter):
         folder = ctx.folder / "host-config"
         folder.mkdir(parents=True, exist_ok=True)
         config = {
-            "default_model": MODEL,
+            "default_model": model,
             "anthropic": {"base_url": ctx.model_url},
+            "openai": {"base_url": ctx.model_url + "/v1"},
             "otel": {"enabled": False},
             "session_history": False,
             "logger": {"type": "file", "path": str(folder / "fastagent.jsonl"), "level": "warning",
@@ -96,7 +121,8 @@ class FastAgent(HostAdapter):
         config_path = folder / "fast-agent.yaml"
         config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
         secrets_path = folder / "fast-agent.secrets.yaml"
-        secrets_path.write_text(json.dumps({"anthropic": {"api_key": ctx.model_key}}), encoding="utf-8")
+        secrets_path.write_text(json.dumps({"anthropic": {"api_key": ctx.model_key},
+                                            "openai": {"api_key": ctx.model_key}}), encoding="utf-8")
         argv = [binary, "--no-update-check", "go", "--config-path", str(config_path), "--no-home",
-                "--servers", ctx.server_name, "--model", MODEL, "--no-shell", "--message", ctx.prompt, "--quiet"]
+                "--servers", ctx.server_name, "--model", model, "--no-shell", "--message", ctx.prompt, "--quiet"]
         return Launch(argv, env, ctx.work, [config_path, secrets_path])

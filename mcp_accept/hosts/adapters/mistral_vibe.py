@@ -27,6 +27,10 @@ model ``vibe/core/config/models.py`` and ``vibe/core/config/vibe_schema.py``):
   (:meth:`MistralVibe.sandbox_call`), and the program's value is what the model is handed. It
   does not search first, so it also calls a tool the server may not have (the fixture's image
   and blob tools): the sandbox answers that it "is not a function", and the server sees nothing;
+* a program's output past 16,000 characters is saved to a file and the model handed its head and
+  tail (``_LARGE_OUTPUT_MAX_TOKENS = 4_000`` and ``_LARGE_OUTPUT_VISIBLE_TOKENS = 2_000`` tokens of
+  four characters, ``RustFilesystemLargeOutputPolicy`` in ``vibe/app_server/_runtime.py``):
+  constants, no setting moves them, so ``large_result_setting`` names none;
 * headless: ``vibe --prompt PROMPT --auto-approve --output streaming`` (README, "Programmatic
   Mode"), the session's entries as JSON lines on stdout; ``session_logging.enabled = false``
   and ``generate_titles = false`` keep it from saving the session and asking for a title;

@@ -7,6 +7,18 @@ they come from:
   ``security.auth.selectedType = "openai"`` (without it the host asks for ``/auth``) and
   ``model.name``: https://github.com/QwenLM/qwen-code/blob/main/docs/users/configuration/auth.md
   ("Option 3: API Key");
+* what the model takes follows its name alone where ``settings.json`` declares no modalities:
+  ``defaultModalities(model)`` (packages/core/src/core/modalityDefaults.ts, in the bundle
+  ``chunks/chunk-P5OXAI4R.js`` of 0.24.4) matches the name against ``MODALITY_PATTERNS``; each
+  request's history is slimmed to those modalities first (``getRequestHistoryForRoute`` in
+  packages/core/src/core/llm-chat.ts, ``slimCompactionInput`` and ``supportsMimeType`` in
+  packages/core/src/services/compactionInputSlimming.ts): media the model does not take becomes
+  a text placeholder, ``[image: image/png]``, ``[document: application/pdf]``; what is left the
+  OpenAI converter (packages/core/src/core/openaiContentGenerator/converter.ts,
+  ``createMediaContentPart``) hands as an ``image_url`` or ``file`` part. ``--model-kind``
+  picks the name: ``text`` (the default) ``qwen3-coder-plus`` (``/^qwen3-coder-/``: text only;
+  context 1,000,000 tokens, packages/core/src/core/tokenLimits.ts), ``vision`` ``qwen3-vl-plus``
+  (``/^qwen3-vl-/``: image and video, no PDF; context 262,144 tokens, ``/^qwen/``);
 * ``~/.qwen/settings.json`` (the private HOME's) with ``mcpServers.NAME``: ``command``/``args``
   or ``httpUrl``, ``trust: true`` (no confirmation), ``timeout``:
   https://github.com/QwenLM/qwen-code/blob/main/docs/users/features/mcp.md; tools reach the
@@ -47,6 +59,9 @@ from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch, off
 from mcp_accept.model.script import ToolOffer
 
 MODEL = "qwen3-coder-plus"
+# --model-kind: the model name, and what Qwen Code's defaultModalities and tokenLimit give it
+# (images, PDFs, context tokens; see the docstring)
+MODELS = {"text": (MODEL, False, False, 1000000), "vision": ("qwen3-vl-plus", True, False, 262144)}
 READ_TOOL = "read_mcp_resource"
 # Built-ins that ``tools.core`` does not gate (agents, goals, skills, the deferred-tool bridge):
 # ``tools.disabled`` keeps them out of the registry.
@@ -62,6 +77,7 @@ class QwenCode(HostAdapter):
     tested_version = "0.24.4"
     api = "openai-chat"
     model = MODEL
+    model_kinds = ("text", "vision")
     sources = ("https://github.com/QwenLM/qwen-code/blob/main/docs/users/configuration/auth.md",
                "https://github.com/QwenLM/qwen-code/blob/main/docs/users/configuration/settings.md",
                "https://github.com/QwenLM/qwen-code/blob/main/docs/users/features/mcp.md",
@@ -73,10 +89,17 @@ class QwenCode(HostAdapter):
     own_tools_off = (f"tools.core = [{READ_TOOL}] (the core tools: shell, files, search), tools.disabled = "
                      f"[{', '.join(OUTSIDE_CORE)}] (the built-ins tools.core does not gate)")
 
+    def declared_model(self, kind: str | None) -> dict:
+        kind = kind or self.model_kinds[0]
+        model, images, pdfs, context = MODELS[kind]
+        return {"model": model, "kind": kind, "images": images, "pdfs": pdfs, "context_tokens": context,
+                "declared_in": "the model name: Qwen Code's defaultModalities and tokenLimit say what it takes"}
+
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
+        model = MODELS[ctx.model_kind or self.model_kinds[0]][0]
         env = ctx.base_env()
         env.update({"OPENAI_BASE_URL": ctx.model_url + "/v1", "OPENAI_API_KEY": ctx.model_key,
-                    "OPENAI_MODEL": MODEL, "QWEN_CODE_NO_RELAUNCH": "true",
+                    "OPENAI_MODEL": model, "QWEN_CODE_NO_RELAUNCH": "true",
                     "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"})
         if ctx.mcp_url:
             server = {"httpUrl": ctx.mcp_url}
@@ -85,7 +108,7 @@ class QwenCode(HostAdapter):
         server.update({"trust": True, "timeout": 60000, "alwaysLoadTools": True})
         settings = {
             "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
-            "model": {"name": MODEL},
+            "model": {"name": model},
             "privacy": {"usageStatisticsEnabled": False},
             "telemetry": {"enabled": False, "logPrompts": False},
             "general": {"enableAutoUpdate": False},
@@ -96,7 +119,7 @@ class QwenCode(HostAdapter):
         path = ctx.home / ".qwen" / "settings.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
-        argv = [binary, "-m", MODEL, "--approval-mode", "yolo", "--output-format", "stream-json", ctx.prompt]
+        argv = [binary, "-m", model, "--approval-mode", "yolo", "--output-format", "stream-json", ctx.prompt]
         return Launch(argv, env, ctx.work, [path])
 
     def resource_reader(self, server_name: str):
