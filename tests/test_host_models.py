@@ -56,6 +56,13 @@ def test_a_text_only_and_a_vision_capable_model(tmp_path, host):
             asked = {e["message"]["model"] for e in model_requests(folder)}
             assert asked == {declared["model"].split(".", 1)[-1]}, asked
             assert (json.dumps(TEXT_PLACEHOLDER[host])[1:-1] in log) == (not vision), kind
+        if host == "fast-agent":
+            # its openai provider answers an embedded resource with "[Tool completed successfully]"
+            # and hands the body in a user message right after: found there, never "absent"
+            h01 = json.loads((folder / "rows" / "H01.json").read_text())["observed"]["forms"]["embedded"]
+            after = [m for e in model_requests(folder) for m in e["message"]["messages"]
+                     if m["role"] == "user" and "<fastagent:file" in json.dumps(m)]
+            assert after and h01["reached"] == "whole" and h01["where"].startswith("beside the result"), h01
         assert not processes_mentioning(str(folder))
     assert rows["vision"]["image"] == "bytes attached beside the result"
     assert rows["text"]["image"] == "text only"

@@ -46,6 +46,7 @@ class Handed:
     request_seq: int | None = None  # the request that first held the result
     later_seq: int | None = None  # the last request, where it holds another block in its place
     later_characters: int | None = None  # that block's length, as text (block_text)
+    beside: list = field(default_factory=list)  # what the host added beside the result in its turn
 
 
 @dataclass
@@ -134,7 +135,7 @@ def read_view(entries: Iterable[dict]) -> ModelView:
         handed = Handed(step=action.get("step"), tool=action.get("call"), arguments=action.get("arguments"))
         if index in first:
             exchange, handed.request_seq = first[index]
-            handed.answered, handed.block = True, exchange.result
+            handed.answered, handed.block, handed.beside = True, exchange.result, list(exchange.beside)
             handed.text = json.dumps(exchange.result, ensure_ascii=False)
             last = calls[index] if index < len(calls) else None
             if last is not None and last.answered and last.result != exchange.result:
@@ -215,8 +216,24 @@ def searchable_text(block: Any) -> str:
     return "\n".join(out)
 
 
-def quote(handed: Handed) -> str:
+def handed_text(handed: Handed) -> str:
+    """The result as text, and what the host added beside it."""
     text = block_text(handed.block)
+    return text + "\n" + block_text(handed.beside) if handed.beside else text
+
+
+def reach_handed(handed: Handed, heads: set[str], tails: set[str]) -> tuple[str, str | None]:
+    """:func:`reach` over the result, else over what the host added beside it (then ``BESIDE``)."""
+    best = reach(handed.text, heads, tails)
+    if best != "whole" and handed.beside:
+        beside = reach(json.dumps(handed.beside, ensure_ascii=False), heads, tails)
+        if beside == "whole" or (beside == "cut" and best == "absent"):
+            return beside, BESIDE
+    return best, None
+
+
+def quote(handed: Handed) -> str:
+    text = handed_text(handed)
     return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + f"… ({len(text)} characters in all)"
 
 
@@ -317,6 +334,10 @@ def _structured_by_body(handed: Handed, body: "Body") -> dict:
             "how": how, "quote": quote(handed)}
 
 
+# where a body was found when the host handed it in a message of its own after the result
+BESIDE = "beside the result, in what the host added after it"
+
+
 def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None) -> RowVerdict:
     bodies = bodies or {}
     forms: dict[str, dict] = {}
@@ -340,9 +361,11 @@ def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None) -
                 parts.append(f"structured: {best}; the model saw {' and '.join(seen) if seen else 'neither'}"
                              f" (structuredContent {as_sc}, text twin {as_twin})")
             else:
-                best = reach(handed.text, heads.get(form, set()), tails.get(form, set()))
+                best, where = reach_handed(handed, heads.get(form, set()), tails.get(form, set()))
                 forms[form] = {"reached": best, "found": "marker tokens", "quote": quote(handed)}
-                parts.append(f"{form}: {best}")
+                if where:
+                    forms[form]["where"] = where
+                parts.append(f"{form}: {best}" + (f" ({where})" if where else ""))
         elif form in bodies:
             if form == "structured":
                 forms[form] = _structured_by_body(handed, bodies[form])
@@ -363,7 +386,7 @@ def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None) -
         handed = view.steps.get(form)
         if handed is not None and handed.answered:
             entry["exact"] = exact(handed)
-            entry["cost"] = cost([block_text(handed.block)], 1 if entry.get("reached") in ("whole", "cut") else None)
+            entry["cost"] = cost([handed_text(handed)], 1 if entry.get("reached") in ("whole", "cut") else None)
     status = FAIL if FAIL in statuses else (UNOBTAINABLE if UNOBTAINABLE in statuses else PASS)
     return RowVerdict(status, "; ".join(parts), {"forms": forms})
 
@@ -378,7 +401,7 @@ def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_
     body = (bodies or {}).get("link")
     read = view.steps.get("link-read")
     if link_heads:
-        inline = reach(handed.text, link_heads, link_tails)
+        inline = reach_handed(handed, link_heads, link_tails)[0]
         via_tool = reach(read.text, link_heads, link_tails) if read is not None and read.answered else None
     elif body is not None:
         inline = find_body(handed, body)[0]
@@ -399,7 +422,7 @@ def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_
     # the link's result, and the read tool's when the body came only through it: two turns
     through_tool = inline not in ("whole", "cut") and read is not None and read.answered \
         and via_tool in ("whole", "cut")
-    observed["cost"] = cost([block_text(handed.block)] + ([block_text(read.block)] if through_tool else []),
+    observed["cost"] = cost([handed_text(handed)] + ([block_text(read.block)] if through_tool else []),
                             2 if through_tool else (1 if inline in ("whole", "cut") else None))
     route = []
     if inline == "whole":
@@ -411,7 +434,7 @@ def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_
              + (f"; body through it: {via_tool}" if via_tool else ""))
     if route:
         return RowVerdict(PASS, f"the body reached the model ({'; '.join(route)}); {facts}", observed)
-    if read_tool and read is None and not URI.search(block_text(handed.block)):
+    if read_tool and read is None and not URI.search(handed_text(handed)):
         return RowVerdict(FAIL, f"the body never reached the model: the host handed it no URI to read "
                           f"with {read_tool}; {facts}", observed)
     if read_tool and (read is None or not read.answered):
@@ -723,10 +746,19 @@ def json_values_in(text: str, limit: int = 2000) -> list[Any]:
 
 
 def find_body(handed: Handed, body: Body) -> tuple[str, str]:
-    """(``whole`` | ``cut`` | ``absent``, how it was found) for a server's body in what was handed."""
+    """(``whole`` | ``cut`` | ``absent``, how it was found) for a server's body in what was handed:
+    in the result, else in what the host added beside it."""
+    found = _find_in(searchable_text(handed.block), body)
+    if found[0] != "whole" and handed.beside:
+        beside = _find_in(searchable_text(handed.beside), body)
+        if beside[0] == "whole" or (beside[0] == "cut" and found[0] == "absent"):
+            return beside[0], f"{beside[1]}, {BESIDE}"
+    return found
+
+
+def _find_in(text: str, body: Body) -> tuple[str, str]:
     from mcp_accept.checks.base import same_json
 
-    text = searchable_text(handed.block)
     for needle in body.texts:
         if needle and needle in text:
             return "whole", "as text"

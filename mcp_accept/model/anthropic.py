@@ -38,7 +38,13 @@ def parse(path: str, body: dict) -> Turn:
         if isinstance(tool, dict) and isinstance(tool.get("name"), str):
             turn.offers.append(ToolOffer(tool["name"], description=str(tool.get("description") or "")))
     for message in items(body.get("messages")):
-        if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") == "assistant":
+            turn.spoke()
+        if not isinstance(message.get("content"), list):
+            if message.get("role") == "user":
+                turn.added(message)
             continue
         for block in message["content"]:
             if not isinstance(block, dict):
@@ -47,6 +53,8 @@ def parse(path: str, body: dict) -> Turn:
                 turn.called(str(block.get("id")), str(block.get("name")), block.get("input"))
             elif message.get("role") == "user" and block.get("type") == "tool_result":
                 turn.answered(str(block.get("tool_use_id")), block)
+            elif message.get("role") == "user":
+                turn.added(block)
     if not turn.offers and not turn.calls:
         turn.side = "no tools"
     return turn

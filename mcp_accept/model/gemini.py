@@ -46,6 +46,8 @@ def parse(path: str, body: dict) -> Turn:
     for content in items(body.get("contents")):
         if not isinstance(content, dict):
             continue
+        if content.get("role") == "model":
+            turn.spoke()
         for part in items(content.get("parts")):
             if not isinstance(part, dict):
                 continue
@@ -59,8 +61,10 @@ def parse(path: str, body: dict) -> Turn:
                 exchange = next((e for e in open_calls if response.get("id") and e.call_id == response.get("id")),
                                 None) or next((e for e in open_calls if e.name == response.get("name")), None)
                 if exchange is not None:
-                    exchange.result, exchange.answered = part, True
+                    turn.handed(exchange, part)
                     open_calls.remove(exchange)
+            elif content.get("role") != "model":
+                turn.added(part)
     if not turn.offers and not turn.calls:
         turn.side = "no tools"
         config = fields(body.get("generationConfig"))

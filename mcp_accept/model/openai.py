@@ -91,6 +91,10 @@ def _parse_responses(body: dict, turn: Turn) -> None:
             turn.called(str(item.get("call_id")), str(item.get("name")), _arguments(item.get("arguments")))
         elif item.get("type") == "function_call_output":
             turn.answered(str(item.get("call_id")), item)
+        elif item.get("role") == "assistant":
+            turn.spoke()
+        elif item.get("role") == "user":
+            turn.added(item)
 
 
 def _parse_chat(body: dict, turn: Turn) -> None:
@@ -102,11 +106,14 @@ def _parse_chat(body: dict, turn: Turn) -> None:
         if not isinstance(message, dict):
             continue
         if message.get("role") == "assistant":
+            turn.spoke()
             for call in map(fields, items(message.get("tool_calls"))):
                 function = fields(call.get("function"))
                 turn.called(str(call.get("id")), str(function.get("name")), _arguments(function.get("arguments")))
         elif message.get("role") == "tool":
             turn.answered(str(message.get("tool_call_id")), message)
+        elif message.get("role") == "user":
+            turn.added(message)
 
 
 def respond(turn: Turn, action: CallTool | Say | None, body: dict) -> Answer:

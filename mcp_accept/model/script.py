@@ -61,6 +61,9 @@ class Exchange:
     arguments: Any
     result: Any = None  # the result block exactly as the host sent it (a JSON value)
     answered: bool = False
+    # what the host put beside the result, in the same turn: a user message after it (fast-agent
+    # hands an embedded resource that way), a block beside it in its message
+    beside: list = field(default_factory=list)
 
 
 @dataclass
@@ -77,17 +80,36 @@ class Turn:
     # what the request lets the model do with its tools: "auto", "none" (it must not call one),
     # "required" (it must call one), or "tool:NAME" (it must call that one)
     tool_choice: str = "auto"
+    # the results handed since the model last spoke: what the host adds before it speaks again
+    # stands beside them
+    _open: list = field(default_factory=list, repr=False)
 
     def called(self, call_id: str, name: str, arguments: Any) -> None:
         """The conversation holds the model's call ``call_id`` of tool ``name``."""
         self.calls.append(Exchange(call_id, name, arguments))
+        self._open = []
 
     def answered(self, call_id: str, result: Any) -> None:
         """The conversation holds the host's ``result`` for call ``call_id`` (the latest call
         of that id before it); a result for no call is left out."""
         exchange = next((e for e in reversed(self.calls) if e.call_id == call_id), None)
         if exchange is not None:
-            exchange.result, exchange.answered = result, True
+            self.handed(exchange, result)
+
+    def handed(self, exchange: Exchange, result: Any) -> None:
+        """The host handed ``result`` back for ``exchange``."""
+        exchange.result, exchange.answered = result, True
+        self._open.append(exchange)
+
+    def added(self, block: Any) -> None:
+        """The host added ``block`` to the conversation after results and before the model spoke
+        again: it stands beside each of them."""
+        for exchange in self._open:
+            exchange.beside.append(block)
+
+    def spoke(self) -> None:
+        """The model spoke (a message with no tool call): nothing after it stands beside a result."""
+        self._open = []
 
 
 def tool_choice(mode: Any, name: Any = None) -> str:
