@@ -2,7 +2,7 @@
 
     pytest --mcp-server "python server.py"            # or --mcp-url URL
            [--mcp-profile FILE] [--mcp-protocol auto|VERSION] [--mcp-sheet FILE] [--mcp-out DIR]
-           [--mcp-sdk]
+           [--mcp-sdk] [--mcp-env NAME[=VALUE]]... [--mcp-inherit-env]
 
 The sheet runs once (in this process, through :func:`mcp_accept.running.execute.run`) when the
 first row item runs; every row then reports from the same run folder: PASS passes, FAIL
@@ -37,7 +37,8 @@ import pytest
 
 from mcp_accept.protocol import VERSIONS_IN_WORDS
 
-OPTIONS = ("mcp_server", "mcp_url", "mcp_profile", "mcp_protocol", "mcp_sheet", "mcp_out", "mcp_sdk")
+OPTIONS = ("mcp_server", "mcp_url", "mcp_profile", "mcp_protocol", "mcp_sheet", "mcp_out", "mcp_sdk",
+           "mcp_env", "mcp_inherit_env")
 SKIP_STATUSES = ("UNOBTAINABLE", "PENDING")
 
 
@@ -48,6 +49,13 @@ def pytest_addoption(parser) -> None:
                          "Turns each row of the sheet into a test item.")
     group.addoption("--mcp-url", dest="mcp_url", default=None, metavar="URL",
                     help="Streamable HTTP endpoint of the MCP server.")
+    group.addoption("--mcp-env", dest="mcp_env", action="append", default=[], metavar="NAME[=VALUE]",
+                    help="For the server the run starts: NAME passes your variable through, NAME=VALUE "
+                         "sets one (masked in the evidence); without it the server is given only the "
+                         "MCP SDKs' default variables (HOME, LOGNAME, PATH, SHELL, TERM, USER). "
+                         "Repeatable.")
+    group.addoption("--mcp-inherit-env", dest="mcp_inherit_env", action="store_true", default=False,
+                    help="Give the server the run starts your whole environment, keys and tokens included.")
     group.addoption("--mcp-profile", dest="mcp_profile", default=None, metavar="FILE",
                     help="Profile mapping the sheet's rows onto the server's tools.")
     group.addoption("--mcp-protocol", dest="mcp_protocol", default="auto", metavar="VERSION",
@@ -123,7 +131,8 @@ class SheetPlugin:
 
         return RunOptions(server=get("mcp_server"), url=get("mcp_url"), protocol=get("mcp_protocol"),
                           profile=path(get("mcp_profile")), sheet=path(get("mcp_sheet")), out=self.folder,
-                          sdk=get("mcp_sdk"))
+                          sdk=get("mcp_sdk"), env=list(get("mcp_env") or ()),
+                          inherit_env=bool(get("mcp_inherit_env")))
 
     def _load_sheet(self):
         """Check the options and read the sheet at start-up: a mistake is a usage error

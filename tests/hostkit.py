@@ -147,6 +147,238 @@ def assert_pinned_run(facts: dict, results: dict, version: str, name: str | None
         assert facts["api"] == api
 
 
+def run_pinned(tmp_path: Path, name: str, version: str, api: str,
+               binary: str | None = None) -> tuple[Path, dict, dict, dict]:
+    """Run NAME against the fixture and check it ran as pinned (:func:`assert_pinned_run`, with the
+    model API it speaks). Returns the run folder, its rows by id, results.json and host-run.json."""
+    folder = run_host(tmp_path, name, binary=binary)
+    rows, results = rows_of(folder)
+    facts = facts_of(folder)
+    assert_pinned_run(facts, results, version, name, api=api)
+    return folder, rows, results, facts
+
+
+def run_over_http_offering(tmp_path: Path, name: str, tools: set | list, scheme: str | None = None,
+                           binary: str | None = None, offline: bool = True) -> tuple[Path, dict, dict]:
+    """:func:`run_over_http`, and the host offered its model TOOLS (a set: in any order; a list:
+    in that order), named by SCHEME when given; with OFFLINE, it reached nothing but loopback
+    (:func:`assert_offline`) and the fixture's link was read by no route (H02 failed)."""
+    folder, rows, facts = run_over_http(tmp_path, name, binary)
+    if scheme is not None:
+        assert facts["tool_name_scheme"] == scheme
+    offered = set(facts["offered_tools"]) if isinstance(tools, set) else facts["offered_tools"]
+    assert offered == tools
+    if offline:
+        assert_offline(facts)
+        assert rows["H02"]["status"] == "FAIL"
+    return folder, rows, facts
+
+
+def extras_interpreter(distribution: str, install: str) -> str:
+    """This interpreter, which has a framework's DISTRIBUTION where the test extras are installed;
+    without it the test skips, saying INSTALL."""
+    import importlib.metadata
+
+    try:
+        importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip(install)
+    return sys.executable
+
+
+# The fixture's tools in marker mode, as each host names them by its scheme (fixture_tools).
+FIXTURE_TOOL_NAMES = ("search_text", "search_structured", "search_embedded", "search_link", "search_large",
+                 "search_image", "search_blob")
+
+
+def fixture_tools(scheme: str) -> set[str]:
+    return {scheme.format(tool=tool) for tool in FIXTURE_TOOL_NAMES}
+
+
+# The shapes server's own bodies under the names of the fixture's forms: prose, a structured result
+# whose tool declares no outputSchema (its text twin says total 2, its structuredContent 3),
+# Markdown and a link; no large tool, so H03 cannot be measured.
+SHAPES = ROOT / "tests" / "servers" / "shapes_server.py"
+STALE_PROFILE = {"profile": "shapes-stale", "tools": {
+    "text": {"name": "summary_prose", "body": "text"},
+    "structured": {"name": "stats_stale"},
+    "embedded": {"name": "report_markdown", "mime_type": "text/markdown"},
+    "link": {"name": "report_json_link", "body": "bytes"}}}
+
+
+def run_on_shapes(tmp_path: Path, name: str, *args: str, profile: dict | str = STALE_PROFILE,
+                  binary: str | None = None) -> tuple[Path, dict, dict, dict]:
+    """Run NAME against the shapes server (a server that is not the fixture) under PROFILE (a
+    mapping, or a profile's YAML text) and check the sheet names that server. Returns the run
+    folder, its rows by id, results.json and host-run.json."""
+    import yaml
+
+    written = tmp_path / "shapes.yaml"
+    written.write_text(profile if isinstance(profile, str) else yaml.safe_dump(profile))
+    folder = run_host(tmp_path, name, "--server", f"{sys.executable} {SHAPES}", "--profile", str(written), *args,
+                      binary=binary)
+    rows, results = rows_of(folder)
+    facts = facts_of(folder)
+    assert results["conditions"]["server_name"] != "mcp-accept-fixture"
+    assert_offline(facts)
+    return folder, rows, results, facts
+
+
+def assert_shapes_forms(folder: Path, rows: dict, found: bool = True, passed: bool = True) -> dict:
+    """Under :data:`STALE_PROFILE`: (with PASSED) H01 passed, the text and the embedded result
+    reached the model whole (with FOUND, the text as the server's own body), H02 failed and H03
+    could not be measured. Returns H01's forms."""
+    if passed:
+        assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
+    forms = observed(folder, "H01")["forms"]
+    if found:
+        assert forms["text"]["found"].startswith("the server's own body")
+    assert forms["text"]["reached"] == "whole" and forms["embedded"]["reached"] == "whole"
+    assert rows["H02"]["status"] == "FAIL" and rows["H03"]["status"] == "UNOBTAINABLE"
+    return forms
+
+
+def handed_by_call(requests: list[dict]) -> dict[str, object]:
+    """What the last request (Chat Completions) handed the model for each call: its tool message's
+    content, by call id."""
+    return {m.get("tool_call_id"): m.get("content") for m in requests[-1]["message"]["messages"]
+            if m.get("role") == "tool"}
+
+
+def handed_and_after(folder: Path) -> tuple[dict, dict]:
+    """From the longest conversation the host sent (Chat Completions; a side call holds no tool
+    message): what each scripted step's tool message handed the model, and the JSON of the user
+    message right after it ("" where none follows: where a host moves a result's media)."""
+    step = call_ids(folder)
+    messages = max((r["message"].get("messages") or [] for r in model_requests(folder)), key=len)
+    tool_messages = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
+    handed = {key: tool_messages[call]["content"] for key, call in step.items()}
+    after = {}
+    for index, message in enumerate(messages[:-1]):
+        if message.get("role") == "tool" and messages[index + 1].get("role") == "user":
+            after[message["tool_call_id"]] = json.dumps(messages[index + 1]["content"])
+    return handed, {key: after.get(call, "") for key, call in step.items()}
+
+
+def assert_ai_sdk_handed(folder: Path, rows: dict) -> tuple[dict, dict]:
+    """What opencode and Kilo Code (one code base) hand their model of the fixture's forms: every
+    form whole, of the structured result only its text twin; the link dropped
+    (:func:`assert_link_dropped`); the image's text in its tool message and its PNG in a user
+    message after it; nothing of the blob's in its tool message. Returns :func:`handed_and_after`'s
+    two mappings, for the host's own checks."""
+    handed, after = handed_and_after(folder)
+    forms = assert_forms_whole(folder, rows)
+    assert forms["structured"]["model_saw"] == ["text twin"]
+    assert forms["structured"]["structuredContent"] == "absent"
+    assert_link_dropped(folder, rows, handed)
+    assert "MKI-" in handed["image"]
+    assert after["image"].startswith('[{"type": "text", "text": "Attached media from tool result:"}')
+    assert "data:image/png;base64,iVBORw0KGgo" in after["image"]
+    assert handed["blob"] == ""
+    return handed, after
+
+
+def scripted_requests(folder: Path, facts: dict, path: str) -> list[dict]:
+    """The host's requests to its model: all to PATH, one per scripted call and one for the final
+    text, and no side request. Returns them."""
+    requests = model_requests(folder)
+    assert all(r["http"]["path"] == path for r in requests)
+    assert len(requests) == 13 and facts["side_calls"] == []
+    return requests
+
+
+def assert_link_unread(folder: Path, rows: dict, read_tool: str | None = None, body_absent: bool = True) -> dict:
+    """H02 failed: the host did not read the link by itself, and offered READ_TOOL (None: no tool
+    that reads a resource); with BODY_ABSENT, the link's result carried no body. Returns H02's
+    observation."""
+    h02 = observed(folder, "H02")
+    assert rows["H02"]["status"] == "FAIL", rows["H02"]["reason"]
+    assert h02["host_read_by_itself"] is False and h02["read_tool_offered"] == read_tool
+    if body_absent:
+        assert h02["body_in_link_result"] == "absent"
+    return h02
+
+
+def assert_link_dropped(folder: Path, rows: dict, handed: dict) -> None:
+    """The host dropped the resource_link item: the model was handed an empty result, with no URI
+    to give the host's read_mcp_resource, so the body reached it by no route (a FAIL saying so)."""
+    assert handed["link"] == ""
+    h02 = assert_link_unread(folder, rows, "read_mcp_resource")
+    assert h02["body_via_read_tool"] is None
+    assert "no URI" in rows["H02"]["reason"], rows["H02"]["reason"]
+
+
+LARGE_SIZES = (1024, 8192, 32768, 65536, 262144, 1048576)
+
+
+def assert_large_saved(folder: Path, rows: dict, bracket: tuple[int, int], handling: str, saved_to: str,
+                       characters: range, saved_whole: bool = False) -> dict:
+    """H03 failed: every size up to BRACKET[0] reached the model whole; from BRACKET[1] the host
+    saved the result to a file under SAVED_TO (the whole of it, with SAVED_WHOLE) and handed a
+    preview of a length in CHARACTERS, HANDLING as the row says. Returns the sizes by bytes."""
+    h03 = observed(folder, "H03")
+    assert rows["H03"]["status"] == "FAIL", rows["H03"]["reason"]
+    assert h03["threshold_bracket_bytes"] == list(bracket)
+    sizes = {s["bytes"]: s for s in h03["sizes"]}
+    whole = [b for b in LARGE_SIZES if b <= bracket[0]]
+    assert [sizes[b]["handling"] for b in whole] == ["whole"] * len(whole)
+    for size in (b for b in LARGE_SIZES if b >= bracket[1]):
+        assert sizes[size]["handling"] == handling, sizes[size]
+        assert sizes[size]["saved_to"].startswith(saved_to)
+        assert sizes[size]["handed_characters"] in characters
+        if saved_whole:
+            assert sizes[size]["saved_file_whole"] is True
+    return sizes
+
+
+def assert_every_size_whole(folder: Path, rows: dict) -> None:
+    """H03 passed: every large size reached the model whole, 1 MiB too."""
+    assert rows["H03"]["status"] == "PASS", rows["H03"]["reason"]
+    assert all(s["handling"] == "whole" for s in observed(folder, "H03")["sizes"])
+
+
+def assert_responses_driver(folder: Path, facts: dict, tools: list[str], user_agent: str) -> list[dict]:
+    """A framework's driver offered its model the server's TOOLS under their own names and nothing
+    else, asked the Responses API once per call and once for the final text, each request from
+    the framework itself (its User-Agent starts USER_AGENT), and printed "done". Returns the
+    requests."""
+    assert facts["offered_tools"] == tools and facts["tool_name_scheme"] == "{tool}"
+    requests = model_requests(folder)
+    assert len(requests) == 13 and facts["side_calls"] == []
+    assert {r["http"]["path"] for r in requests} == {"/v1/responses"}
+    assert all(r["http"]["headers"]["user-agent"].startswith(user_agent) for r in requests)
+    assert (folder / "host-stdout.txt").read_text().strip() == "done"
+    return requests
+
+
+def assert_ai_sdk_config(ctx: HostContext, folder: str, plugin: str) -> dict:
+    """What opencode and Kilo Code (one code base) are configured with, in their config folder
+    FOLDER of the private HOME: the stand-in as an OpenAI-compatible provider for both models,
+    the proxy as a local MCP server, every permission denied first, and the plugin PLUGIN
+    pre-seeded in the folder's package-lock.json (so nothing is installed). Returns the config."""
+    config = json.loads((ctx.home / ".config" / folder / f"{folder}.json").read_text())
+    provider = config["provider"]["mcpaccept"]
+    assert provider["npm"] == "@ai-sdk/openai-compatible"
+    assert provider["options"]["baseURL"] == "http://127.0.0.1:5/v1"
+    assert config["model"] == config["small_model"] == "mcpaccept/stand-in"
+    assert config["mcp"]["mcpaccept"] == {"type": "local", "command": ctx.mcp_command, "enabled": True,
+                                          "timeout": 60000}
+    assert next(iter(config["permission"].items())) == ("*", "deny")
+    lock = json.loads((ctx.home / ".config" / folder / "package-lock.json").read_text())
+    assert plugin in lock["packages"][""]["dependencies"]
+    return config
+
+
+def assert_ai_sdk_remote(tmp_path: Path, name: str, folder: str) -> None:
+    """For a Streamable HTTP run, host NAME (opencode, Kilo Code) is given the proxy's URL as a
+    remote MCP server, with no OAuth."""
+    http = HostContext(folder=tmp_path / "http", model_url="http://127.0.0.1:5", server_name="mcpaccept",
+                       mcp_url="http://127.0.0.1:6/mcp")
+    ADAPTERS[name].prepare(http, "/bin/true")
+    remote = json.loads((http.home / ".config" / folder / f"{folder}.json").read_text())["mcp"]["mcpaccept"]
+    assert remote["type"] == "remote" and remote["url"] == "http://127.0.0.1:6/mcp" and remote["oauth"] is False
+
+
 def prepare_stdio(tmp_path: Path, name: str) -> tuple[HostContext, Launch]:
     """What host NAME's adapter writes and would launch for a stdio run in tmp_path/run (the
     host binary /bin/true: nothing runs), for checks that its files and environment stay in
@@ -154,6 +386,17 @@ def prepare_stdio(tmp_path: Path, name: str) -> tuple[HostContext, Launch]:
     ctx = HostContext(folder=tmp_path / "run", model_url="http://127.0.0.1:5", server_name="mcpaccept",
                       mcp_command=[sys.executable, "-m", "mcp_accept", "proxy"])
     return ctx, ADAPTERS[name].prepare(ctx, "/bin/true")
+
+
+def prepare_driver(tmp_path: Path, name: str, driver: str) -> tuple[HostContext, Launch]:
+    """:func:`prepare_stdio` for framework NAME: the interpreter runs its DRIVER program by its file,
+    which imports nothing of mcp-accept, and is handed the proxy's command in the environment the
+    drivers' contract names."""
+    ctx, launch = prepare_stdio(tmp_path, name)
+    assert launch.argv[1].endswith(f"mcp_accept/hosts/drivers/{driver}")
+    assert json.loads(launch.env["MCP_ACCEPT_SERVER_COMMAND"]) == ctx.mcp_command
+    assert "import mcp_accept" not in Path(launch.argv[1]).read_text()
+    return ctx, launch
 
 
 def model_log(folder: Path) -> list[dict]:
@@ -200,6 +443,15 @@ def tool_calls(folder: Path, facts: dict) -> list[dict]:
     """The host's ``tools/call`` requests as the proxy recorded them, HTTP headers and all."""
     return [e for e in wire(folder, facts)
             if e["dir"] == "out" and (e.get("message") or {}).get("method") == "tools/call"]
+
+
+def assert_version_header(folder: Path, facts: dict, version: str) -> list[dict]:
+    """Over Streamable HTTP the host sent MCP-Protocol-Version: VERSION (its header's name in any
+    case) with every tools/call it made, and made some. Returns those calls."""
+    calls = tool_calls(folder, facts)
+    assert calls and all({k.lower(): v for k, v in e["http"]["headers"]}.get("mcp-protocol-version")
+                         == version for e in calls)
+    return calls
 
 
 def results_by_tool(folder: Path, facts: dict) -> dict[str, dict]:

@@ -113,3 +113,14 @@ def test_the_sdk_input_runs_with_the_sdk_layer(tmp_path):
     results = json.loads((tmp_path / "sdk" / "mcp-accept-run" / "results.json").read_text(encoding="utf-8"))
     assert results["invocation"]["options"]["sdk"] is True
     assert "sdk.off" not in sdk_reasons(tmp_path / "sdk" / "mcp-accept-run")
+
+
+def test_the_env_input_gives_the_server_the_named_variables(tmp_path, monkeypatch):
+    monkeypatch.setenv("MCPA_ACTION_KEY", "mcpa-action-key-9a8b7c6d5e")
+    monkeypatch.setenv("MCPA_ACTION_DECOY", "mcpa-action-decoy-1f2e3d4c")
+    server = f"{sys.executable} {ROOT / 'tests' / 'servers' / 'env_server.py'}"
+    done, outputs, _ = run_step(tmp_path, server=server, env="MCPA_ACTION_KEY 'MCPA_ACTION_SET=with space'")
+    assert done.returncode == 0, done.stderr
+    stderr = (tmp_path / "mcp-accept-run" / "stderr.log").read_text(encoding="utf-8")
+    assert '"MCPA_ACTION_KEY": "[REDACTED]"' in stderr and '"MCPA_ACTION_SET": "[REDACTED]"' in stderr
+    assert "MCPA_ACTION_DECOY" not in stderr and "mcpa-action-key-9a8b7c6d5e" not in stderr

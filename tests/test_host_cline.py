@@ -13,29 +13,17 @@ from __future__ import annotations
 import json
 import sys
 
-import yaml
-
-from hostkit import (PINNED, ROOT, assert_forms_whole, assert_offline, assert_pinned_run, call_id_of, facts_of,
-                     model_requests, observed, prepare_stdio, processes_mentioning, rows_of, run_host, run_over_http)
+from hostkit import (PINNED, assert_forms_whole, assert_link_unread, assert_offline, assert_shapes_forms,
+                     call_id_of, handed_by_call, model_requests, observed, prepare_stdio, processes_mentioning,
+                     fixture_tools, run_on_shapes, run_over_http_offering, run_pinned, scripted_requests)
 
 PACKAGE = "cline"
 SCHEME = "mcpaccept__{tool}"
-FIXTURE_TOOLS = {f"mcpaccept__search_{t}" for t in ("text", "structured", "embedded", "link", "image", "blob",
-                                                     "large")}
-SHAPES = ROOT / "tests" / "servers" / "shapes_server.py"
-
-
-def handed_by_call(requests: list[dict]) -> dict[str, object]:
-    """What the last request handed the model for each call: its tool message's content."""
-    return {m.get("tool_call_id"): m.get("content") for m in requests[-1]["message"]["messages"]
-            if m.get("role") == "tool"}
+FIXTURE_TOOLS = fixture_tools(SCHEME)
 
 
 def test_cline_fills_the_host_rows_offline(tmp_path):
-    folder = run_host(tmp_path, "cline")
-    rows, results = rows_of(folder)
-    facts = facts_of(folder)
-    assert_pinned_run(facts, results, PINNED[PACKAGE], "cline", api="openai-chat")
+    folder, rows, results, facts = run_pinned(tmp_path, "cline", PINNED[PACKAGE], "openai-chat")
     # the agent's MCP client is @cline/core's, which names itself with no version of its own
     assert facts["client_info"]["name"] == "@cline/core"
     # no feature-flag poll, no telemetry, no update check, no model catalog: the stand-in's port is
@@ -43,11 +31,9 @@ def test_cline_fills_the_host_rows_offline(tmp_path):
     assert_offline(facts)
     # global-settings.json disabledTools: the server's tools and nothing of the host's own
     assert facts["tool_name_scheme"] == SCHEME and set(facts["offered_tools"]) == FIXTURE_TOOLS
-    requests = model_requests(folder)
-    assert all(r["http"]["path"] == "/v1/chat/completions" for r in requests)
-    assert all(r["message"]["model"] == "gpt-4.1" for r in requests)
     # one request per scripted call and one for the final text, no side request
-    assert len(requests) == 13 and facts["side_calls"] == []
+    requests = scripted_requests(folder, facts, "/v1/chat/completions")
+    assert all(r["message"]["model"] == "gpt-4.1" for r in requests)
     # H01: every form whole; each result is handed as the whole CallToolResult in JSON, so the
     # structured one carries both its text twin and its structuredContent
     forms = assert_forms_whole(folder, rows)
@@ -56,9 +42,7 @@ def test_cline_fills_the_host_rows_offline(tmp_path):
     structured = json.loads(handed[call_id_of(folder, "structured")])
     assert "[MKS-" in json.dumps(structured["structuredContent"]) and "[MKW-" in structured["content"][0]["text"]
     # H02: the link alone carries no body, and the host has no tool that reads a resource
-    h02 = observed(folder, "H02")
-    assert h02["body_in_link_result"] == "absent" and h02["host_read_by_itself"] is False
-    assert h02["read_tool_offered"] is None and rows["H02"]["status"] == "FAIL"
+    assert_link_unread(folder, rows)
     # H03: whole at 1 KiB; from 8 KiB about 8,000 characters, the middle cut out and replaced by
     # "...[truncated N chars]..."
     h03 = observed(folder, "H03")
@@ -91,35 +75,18 @@ def test_cline_fills_the_host_rows_offline(tmp_path):
 
 
 def test_cline_over_streamable_http(tmp_path):
-    folder, rows, facts = run_over_http(tmp_path, "cline")
-    assert facts["tool_name_scheme"] == SCHEME and set(facts["offered_tools"]) == FIXTURE_TOOLS
-    assert_offline(facts)
-    assert rows["H02"]["status"] == "FAIL"
+    folder, rows, facts = run_over_http_offering(tmp_path, "cline", FIXTURE_TOOLS, SCHEME)
     assert not processes_mentioning(str(folder))
 
 
 def test_cline_with_a_server_that_is_not_the_fixture(tmp_path):
     """A structured result whose tool declares no outputSchema: its content and its
     structuredContent both reach the model, as the JSON of the whole result."""
-    profile = tmp_path / "stale.yaml"
-    profile.write_text(yaml.safe_dump({"profile": "shapes-stale", "tools": {
-        "text": {"name": "summary_prose", "body": "text"},
-        "structured": {"name": "stats_stale"},
-        "embedded": {"name": "report_markdown", "mime_type": "text/markdown"},
-        "link": {"name": "report_json_link", "body": "bytes"}}}))
-    folder = run_host(tmp_path, "cline", "--server", f"{sys.executable} {SHAPES}", "--profile", str(profile))
-    rows, results = rows_of(folder)
-    facts = facts_of(folder)
-    assert results["conditions"]["server_name"] != "mcp-accept-fixture"
-    assert_offline(facts)
-    forms = observed(folder, "H01")["forms"]
-    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
-    assert forms["text"]["found"].startswith("the server's own body") and forms["text"]["reached"] == "whole"
-    assert forms["embedded"]["reached"] == "whole"
+    folder, rows, _, facts = run_on_shapes(tmp_path, "cline")
+    assert_shapes_forms(folder, rows)
     structured = json.loads(handed_by_call(model_requests(folder))[call_id_of(folder, "structured")])
     assert structured["structuredContent"]["total"] == 3
     assert json.loads(structured["content"][0]["text"]) == structured["structuredContent"]
-    assert rows["H02"]["status"] == "FAIL" and rows["H03"]["status"] == "UNOBTAINABLE"
     assert not processes_mentioning(str(folder))
 
 

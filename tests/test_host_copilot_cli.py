@@ -14,40 +14,26 @@ from __future__ import annotations
 import json
 import sys
 
-import yaml
-
-from hostkit import (PINNED, ROOT, assert_forms_whole, assert_offline, assert_pinned_run, call_id_of, facts_of,
-                     model_requests, observed, prepare_stdio, processes_mentioning, rows_of, run_host, run_over_http,
+from hostkit import (PINNED, assert_forms_whole, assert_large_saved, assert_link_unread, assert_offline,
+                     assert_shapes_forms, call_id_of, fixture_tools, handed_by_call, model_requests, prepare_stdio,
+                     processes_mentioning, run_on_shapes, run_over_http_offering, run_pinned, scripted_requests,
                      tool_calls)
 
 PACKAGE = "@github/copilot"
 SCHEME = "mcpaccept-{tool}"
-FIXTURE_TOOLS = {f"mcpaccept-search_{t}" for t in ("text", "structured", "embedded", "link", "image", "blob",
-                                                    "large")}
-SHAPES = ROOT / "tests" / "servers" / "shapes_server.py"
-
-
-def handed_by_call(requests: list[dict]) -> dict[str, str]:
-    """What the last request handed the model for each call: its tool message's content."""
-    return {m.get("tool_call_id"): m.get("content") for m in requests[-1]["message"]["messages"]
-            if m.get("role") == "tool"}
+FIXTURE_TOOLS = fixture_tools(SCHEME)
 
 
 def test_copilot_cli_fills_the_host_rows_offline(tmp_path):
-    folder = run_host(tmp_path, "copilot-cli")
-    rows, results = rows_of(folder)
-    facts = facts_of(folder)
-    assert_pinned_run(facts, results, PINNED[PACKAGE], "copilot-cli", api="openai-chat")
+    folder, rows, results, facts = run_pinned(tmp_path, "copilot-cli", PINNED[PACKAGE], "openai-chat")
     assert facts["client_info"] == {"name": "copilot-cli", "version": PINNED[PACKAGE]}
     assert results["conditions"]["protocol_version_on_wire"] == "2026-07-28"
     # no GitHub sign-in, no telemetry, no update check: the stand-in's port is all it reached
     assert_offline(facts)
     # --available-tools=mcpaccept: the server's tools and nothing of the host's own
     assert facts["tool_name_scheme"] == SCHEME and set(facts["offered_tools"]) == FIXTURE_TOOLS
-    requests = model_requests(folder)
-    assert all(r["http"]["path"] == "/v1/chat/completions" for r in requests)
     # one request per scripted call and one for the final text, no side request
-    assert len(requests) == 13 and facts["side_calls"] == []
+    requests = scripted_requests(folder, facts, "/v1/chat/completions")
     # H01: every form whole; the structured result (its tool declares an outputSchema) is handed as
     # its text twin, a blank line, then the structuredContent: both reach the model
     forms = assert_forms_whole(folder, rows)
@@ -56,19 +42,10 @@ def test_copilot_cli_fills_the_host_rows_offline(tmp_path):
     twin, structured = handed[call_id_of(folder, "structured")].split("\n\n")
     assert "[MKW-" in twin and "[MKS-" in structured and "[MKS-" not in twin
     # H02: the link alone carries no body, and the host has no tool that reads a resource
-    h02 = observed(folder, "H02")
-    assert h02["body_in_link_result"] == "absent" and h02["host_read_by_itself"] is False
-    assert h02["read_tool_offered"] is None and rows["H02"]["status"] == "FAIL"
+    assert_link_unread(folder, rows)
     # H03: whole up to 8 KiB; from 32 KiB "Output too large to read at once": a 500-character
     # preview and the file it saved in the private HOME's TMPDIR
-    h03 = observed(folder, "H03")
-    assert rows["H03"]["status"] == "FAIL", rows["H03"]["reason"]
-    assert h03["threshold_bracket_bytes"] == [8192, 32768]
-    sizes = {s["bytes"]: s for s in h03["sizes"]}
-    assert [sizes[b]["handling"] for b in (1024, 8192)] == ["whole", "whole"]
-    for size in (32768, 65536, 262144, 1048576):
-        assert sizes[size]["handling"] == "saved to a file with a preview", sizes[size]
-        assert sizes[size]["saved_to"].startswith("home/tmp/") and sizes[size]["handed_characters"] < 1000
+    assert_large_saved(folder, rows, (8192, 32768), "saved to a file with a preview", "home/tmp/", range(1000))
     assert handed[call_id_of(folder, "large-1048576")].startswith("Output too large to read at once (1.0 MB).")
     # the image's bytes never reach the model, only the text beside it
     image = facts["extra_forms"]["image"]
@@ -83,10 +60,7 @@ def test_copilot_cli_fills_the_host_rows_offline(tmp_path):
 
 
 def test_copilot_cli_over_streamable_http(tmp_path):
-    folder, rows, facts = run_over_http(tmp_path, "copilot-cli")
-    assert facts["tool_name_scheme"] == SCHEME and set(facts["offered_tools"]) == FIXTURE_TOOLS
-    assert_offline(facts)
-    assert rows["H02"]["status"] == "FAIL"
+    folder, rows, facts = run_over_http_offering(tmp_path, "copilot-cli", FIXTURE_TOOLS, SCHEME)
     # this version sends MCP-Protocol-Version on every request after initialize by itself
     calls = tool_calls(folder, facts)
     assert calls and all(dict(e["http"]["headers"]).get("mcp-protocol-version") == "2026-07-28" for e in calls)
@@ -96,24 +70,10 @@ def test_copilot_cli_over_streamable_http(tmp_path):
 def test_copilot_cli_with_a_server_that_is_not_the_fixture(tmp_path):
     """A structured result whose tool declares no outputSchema and whose text twin disagrees with
     it (total 2 against 3): only the structuredContent reaches the model."""
-    profile = tmp_path / "stale.yaml"
-    profile.write_text(yaml.safe_dump({"profile": "shapes-stale", "tools": {
-        "text": {"name": "summary_prose", "body": "text"},
-        "structured": {"name": "stats_stale"},
-        "embedded": {"name": "report_markdown", "mime_type": "text/markdown"},
-        "link": {"name": "report_json_link", "body": "bytes"}}}))
-    folder = run_host(tmp_path, "copilot-cli", "--server", f"{sys.executable} {SHAPES}", "--profile", str(profile))
-    rows, results = rows_of(folder)
-    facts = facts_of(folder)
-    assert results["conditions"]["server_name"] != "mcp-accept-fixture"
-    assert_offline(facts)
-    forms = observed(folder, "H01")["forms"]
-    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
-    assert forms["text"]["found"].startswith("the server's own body") and forms["text"]["reached"] == "whole"
-    assert forms["embedded"]["reached"] == "whole"
+    folder, rows, _, facts = run_on_shapes(tmp_path, "copilot-cli")
+    assert_shapes_forms(folder, rows)
     structured = json.loads(handed_by_call(model_requests(folder))[call_id_of(folder, "structured")])
     assert structured["total"] == 3  # the structuredContent's; the text twin (total 2) is not handed
-    assert rows["H02"]["status"] == "FAIL" and rows["H03"]["status"] == "UNOBTAINABLE"
     assert not processes_mentioning(str(folder))
 
 

@@ -16,10 +16,9 @@ from __future__ import annotations
 import json
 import sys
 
-import yaml
-
-from hostkit import (ROOT, assert_forms_whole, assert_offline, assert_pinned_run, call_id_of, facts_of,
-                     model_requests, observed, prepare_stdio, processes_mentioning, rows_of, run_host, run_over_http)
+from hostkit import (assert_forms_whole, assert_large_saved, assert_link_unread, assert_offline, assert_shapes_forms,
+                     call_id_of, handed_by_call, model_requests, prepare_stdio, processes_mentioning, run_on_shapes,
+                     run_over_http_offering, run_pinned, scripted_requests)
 
 from mcp_accept.hosts.registry import ADAPTERS
 
@@ -27,30 +26,18 @@ VERSION = ADAPTERS["mistral-vibe"].tested_version
 SCHEME = "tools.mcp_mcpaccept.{tool} in run_typescript"
 # its own tools that no setting takes away, beside the sandbox and its search
 OFFERED = {"search_tool_functions", "run_typescript", "read_file", "write_file", "edit", "bash", "skill"}
-SHAPES = ROOT / "tests" / "servers" / "shapes_server.py"
-
-
-def handed_by_call(requests: list[dict]) -> dict[str, str]:
-    """What the last request handed the model for each call: its tool message's content."""
-    return {m.get("tool_call_id"): m.get("content") for m in requests[-1]["message"]["messages"]
-            if m.get("role") == "tool"}
 
 
 def test_mistral_vibe_fills_the_host_rows_offline(tmp_path):
-    folder = run_host(tmp_path, "mistral-vibe")
-    rows, results = rows_of(folder)
-    facts = facts_of(folder)
-    assert_pinned_run(facts, results, VERSION, "mistral-vibe", api="openai-chat")
+    folder, rows, results, facts = run_pinned(tmp_path, "mistral-vibe", VERSION, "openai-chat")
     assert facts["protocol_version"] == "2025-11-25"
     # no telemetry, update check, experiments or Mistral sign-in: the stand-in's port is all it reached
     assert_offline(facts)
     assert facts["tool_name_scheme"] == SCHEME and set(facts["offered_tools"]) == OFFERED
-    requests = model_requests(folder)
-    assert all(r["http"]["path"] == "/v1/chat/completions" for r in requests)
+    # one request per scripted call and one for the final text, no side request (no title)
+    requests = scripted_requests(folder, facts, "/v1/chat/completions")
     # the system prompt names the server's group among those its search finds
     assert "- mcp_mcpaccept" in requests[0]["message"]["messages"][0]["content"]
-    # one request per scripted call and one for the final text, no side request (no title)
-    assert len(requests) == 13 and facts["side_calls"] == []
     calls = [json.loads(tc["function"]["arguments"])["code"] for r in requests
              for m in r["message"]["messages"] if m.get("role") == "assistant" for tc in m.get("tool_calls") or []]
     assert calls and all(c.startswith('return await tools["mcp_mcpaccept"]["search_') for c in calls)
@@ -60,19 +47,11 @@ def test_mistral_vibe_fills_the_host_rows_offline(tmp_path):
     handed = handed_by_call(requests)
     assert "[MKS-" in handed[call_id_of(folder, "structured")] and "[MKW-" not in handed[call_id_of(folder, "structured")]
     # H02: the link is handed as "[resource: URI]", and it has no tool that reads a resource
-    h02 = observed(folder, "H02")
-    assert h02["body_in_link_result"] == "absent" and h02["host_read_by_itself"] is False
-    assert h02["read_tool_offered"] is None and rows["H02"]["status"] == "FAIL"
+    assert_link_unread(folder, rows)
     assert handed[call_id_of(folder, "link")].startswith("[resource: search://")
     # H03: whole up to 8 KiB; from 32 KiB saved to a file in the private HOME's TMPDIR, a preview handed
-    h03 = observed(folder, "H03")
-    assert rows["H03"]["status"] == "FAIL", rows["H03"]["reason"]
-    assert h03["threshold_bracket_bytes"] == [8192, 32768]
-    sizes = {s["bytes"]: s for s in h03["sizes"]}
-    assert [sizes[b]["handling"] for b in (1024, 8192)] == ["whole", "whole"]
-    for size in (32768, 65536, 262144, 1048576):
-        assert sizes[size]["handling"] == "saved to a file with a head-and-tail preview", sizes[size]
-        assert sizes[size]["saved_to"].startswith("home/tmp/") and sizes[size]["handed_characters"] < 10000
+    assert_large_saved(folder, rows, (8192, 32768), "saved to a file with a head-and-tail preview", "home/tmp/",
+                       range(10000))
     # the image's and the blob's bytes never reach the model
     assert facts["extra_forms"]["image"]["png_data_in_request"] is False
     assert facts["extra_forms"]["blob"]["pdf_data_in_request"] is False
@@ -82,33 +61,17 @@ def test_mistral_vibe_fills_the_host_rows_offline(tmp_path):
 
 
 def test_mistral_vibe_over_streamable_http(tmp_path):
-    folder, rows, facts = run_over_http(tmp_path, "mistral-vibe")
-    assert facts["tool_name_scheme"] == SCHEME and set(facts["offered_tools"]) == OFFERED
-    assert_offline(facts)
-    assert rows["H02"]["status"] == "FAIL"
+    folder, rows, facts = run_over_http_offering(tmp_path, "mistral-vibe", OFFERED, SCHEME)
     assert not processes_mentioning(str(folder))
 
 
 def test_mistral_vibe_with_a_server_that_is_not_the_fixture(tmp_path):
     """A structured result whose tool declares no outputSchema and whose text twin disagrees with
     it (total 2 against 3): the program is handed the structuredContent."""
-    profile = tmp_path / "stale.yaml"
-    profile.write_text(yaml.safe_dump({"profile": "shapes-stale", "tools": {
-        "text": {"name": "summary_prose", "body": "text"},
-        "structured": {"name": "stats_stale"},
-        "embedded": {"name": "report_markdown", "mime_type": "text/markdown"},
-        "link": {"name": "report_json_link", "body": "bytes"}}}))
-    folder = run_host(tmp_path, "mistral-vibe", "--server", f"{sys.executable} {SHAPES}", "--profile", str(profile))
-    rows, results = rows_of(folder)
-    facts = facts_of(folder)
-    assert results["conditions"]["server_name"] != "mcp-accept-fixture"
-    assert_offline(facts)
-    forms = observed(folder, "H01")["forms"]
-    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
-    assert forms["text"]["reached"] == "whole" and forms["embedded"]["reached"] == "whole"
+    folder, rows, _, facts = run_on_shapes(tmp_path, "mistral-vibe")
+    assert_shapes_forms(folder, rows, found=False)
     structured = json.loads(handed_by_call(model_requests(folder))[call_id_of(folder, "structured")])
     assert structured["total"] == 3
-    assert rows["H02"]["status"] == "FAIL" and rows["H03"]["status"] == "UNOBTAINABLE"
     assert not processes_mentioning(str(folder))
 
 

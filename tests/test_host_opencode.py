@@ -16,16 +16,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hostkit import (PINNED, assert_forms_whole, assert_offline, assert_pinned_run, call_ids, facts_of,
-                     model_requests, observed, prepare_stdio, processes_mentioning, rows_of, run_host, run_over_http,
-                     tool_calls)
-
-from mcp_accept.hosts.registry import ADAPTERS
-from mcp_accept.hosts.adapters.base import HostContext
+from hostkit import (PINNED, assert_ai_sdk_config, assert_ai_sdk_handed, assert_ai_sdk_remote, assert_large_saved,
+                     assert_offline, assert_version_header, fixture_tools, prepare_stdio, processes_mentioning,
+                     rows_of, run_host, run_over_http, run_pinned)
 
 PACKAGE = "opencode-ai"
 SCHEME = "mcpaccept_{tool}"
-SERVER_TOOLS = {f"mcpaccept_search_{t}" for t in ("text", "structured", "embedded", "link", "large", "image", "blob")}
+SERVER_TOOLS = fixture_tools(SCHEME)
 # with every permission denied but the server's tools and "read", only these are offered
 HOST_TOOLS = {"read", "list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"}
 
@@ -39,10 +36,7 @@ def assert_opencode_offline(folder: Path, facts: dict) -> None:
 
 
 def test_opencode_fills_the_host_rows_offline(tmp_path):
-    folder = run_host(tmp_path, "opencode")
-    rows, results = rows_of(folder)
-    facts = facts_of(folder)
-    assert_pinned_run(facts, results, PINNED[PACKAGE], "opencode", api="openai-chat")
+    folder, rows, results, facts = run_pinned(tmp_path, "opencode", PINNED[PACKAGE], "openai-chat")
     assert facts["client_info"] == {"name": "opencode", "version": PINNED[PACKAGE]}
     assert results["conditions"]["protocol_version_on_wire"] == "2025-11-25"
     assert_opencode_offline(folder, facts)
@@ -51,46 +45,16 @@ def test_opencode_fills_the_host_rows_offline(tmp_path):
     assert set(facts["offered_tools"]) == SERVER_TOOLS | HOST_TOOLS
     # one side call: the session title, asked of small_model with no tools
     assert [s["kind"] for s in facts["side_calls"]] == ["no tools"]
-    requests = model_requests(folder)
-    step = call_ids(folder)
-    messages = max((r["message"].get("messages") or [] for r in requests), key=len)
-    tool_messages = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
-    handed = {key: tool_messages[call]["content"] for key, call in step.items()}
-    after = {}  # what follows each tool message: opencode moves a result's media into a user message
-    for index, message in enumerate(messages[:-1]):
-        if message.get("role") == "tool" and messages[index + 1].get("role") == "user":
-            after[message["tool_call_id"]] = json.dumps(messages[index + 1]["content"])
-    after = {key: after.get(call, "") for key, call in step.items()}
-    # H01: every form whole; of the structured result only the text twin reaches the model
-    forms = assert_forms_whole(folder, rows)
-    assert forms["structured"]["model_saw"] == ["text twin"]
-    assert forms["structured"]["structuredContent"] == "absent"
-    # H02: the resource_link item is dropped, so the model is handed an empty result with no URI
-    # to give read_mcp_resource, and the host reads nothing by itself
-    h02 = observed(folder, "H02")
-    assert handed["link"] == ""
-    assert h02["body_in_link_result"] == "absent" and h02["host_read_by_itself"] is False
-    assert h02["read_tool_offered"] == "read_mcp_resource" and h02["body_via_read_tool"] is None
-    # with no URI the body cannot reach the model by any route: a FAIL that says why
-    assert rows["H02"]["status"] == "FAIL" and "no URI" in rows["H02"]["reason"], rows["H02"]["reason"]
+    # H01: every form whole, of the structured result only the text twin; H02: the resource_link
+    # item is dropped, so the model is handed an empty result with no URI to give
+    # read_mcp_resource, and the host reads nothing by itself: a FAIL that says why; opencode
+    # moves a result's media into a user message after its tool message
+    handed, after = assert_ai_sdk_handed(folder, rows)
     # H03: whole up to 32 KiB; past 51200 bytes a preview and the file it saved in the private HOME
-    h03 = observed(folder, "H03")
-    assert rows["H03"]["status"] == "FAIL", rows["H03"]["reason"]
-    assert h03["threshold_bracket_bytes"] == [32768, 65536]
-    sizes = {s["bytes"]: s for s in h03["sizes"]}
-    assert [sizes[b]["handling"] for b in (1024, 8192, 32768)] == ["whole"] * 3
-    for size in (65536, 262144, 1048576):
-        assert sizes[size]["handling"] == "saved to a file with a preview", sizes[size]
-        assert sizes[size]["saved_to"].startswith("home/.local/share/opencode/tool-output/")
-        assert sizes[size]["saved_file_whole"] is True
-        assert 51200 <= sizes[size]["handed_characters"] < 52000
+    assert_large_saved(folder, rows, (32768, 65536), "saved to a file with a preview",
+                       "home/.local/share/opencode/tool-output/", range(51200, 52000), saved_whole=True)
     assert "Full output saved to:" in handed["large-65536"]
-    # the image's text reaches the tool message and its PNG a user message after it; the blob
-    # result's text is empty and its PDF and PNG follow the same way
-    assert "MKI-" in handed["image"]
-    assert after["image"].startswith('[{"type": "text", "text": "Attached media from tool result:"}')
-    assert "data:image/png;base64,iVBORw0KGgo" in after["image"]
-    assert handed["blob"] == ""
+    # the blob result's PDF and PNG follow its empty text as the image's PNG does
     assert "data:application/pdf;base64,JVBERi0" in after["blob"]
     assert (folder / facts["proxy_folder"] / "wire.jsonl").is_file()
     assert not processes_mentioning(str(folder)), "a process of the run outlived it"
@@ -101,9 +65,7 @@ def test_opencode_over_streamable_http(tmp_path):
     assert facts["tool_name_scheme"] == SCHEME
     assert_opencode_offline(folder, facts)
     # this version sends MCP-Protocol-Version on every request after initialize by itself
-    calls = tool_calls(folder, facts)
-    assert calls and all({k.lower(): v for k, v in e["http"]["headers"]}.get("mcp-protocol-version")
-                         == "2025-11-25" for e in calls)
+    assert_version_header(folder, facts, "2025-11-25")
     assert not processes_mentioning(str(folder))
 
 
@@ -134,24 +96,11 @@ def test_prepare_writes_only_under_the_run_folder_and_keeps_the_user_out(tmp_pat
     monkeypatch.setenv("OPENCODE_CONFIG", "/etc/users-own-opencode.json")
     ctx, launch = prepare_stdio(tmp_path, "opencode")
     assert launch.files and all(str(f).startswith(str(ctx.folder) + "/") for f in launch.files)
-    config = json.loads((ctx.home / ".config" / "opencode" / "opencode.json").read_text())
-    provider = config["provider"]["mcpaccept"]
-    assert provider["npm"] == "@ai-sdk/openai-compatible"
-    assert provider["options"]["baseURL"] == "http://127.0.0.1:5/v1"
-    assert config["model"] == config["small_model"] == "mcpaccept/stand-in"
-    assert config["mcp"]["mcpaccept"] == {"type": "local", "command": ctx.mcp_command, "enabled": True,
-                                          "timeout": 60000}
-    assert next(iter(config["permission"].items())) == ("*", "deny")
+    config = assert_ai_sdk_config(ctx, "opencode", "@opencode-ai/plugin")
     assert config["autoupdate"] is False and config["share"] == "disabled"
-    lock = json.loads((ctx.home / ".config" / "opencode" / "package-lock.json").read_text())
-    assert "@opencode-ai/plugin" in lock["packages"][""]["dependencies"]
     assert (ctx.work / ".git").read_text().startswith("gitdir: ")
     for flag in ("OPENCODE_DISABLE_MODELS_FETCH", "OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_PROJECT_CONFIG"):
         assert launch.env[flag] == "1"
     assert "OPENAI_API_KEY" not in launch.env and "OPENCODE_CONFIG" not in launch.env
     assert launch.env["XDG_CONFIG_HOME"] == str(ctx.home / ".config") and launch.cwd == ctx.work
-    http = HostContext(folder=tmp_path / "http", model_url="http://127.0.0.1:5", server_name="mcpaccept",
-                       mcp_url="http://127.0.0.1:6/mcp")
-    ADAPTERS["opencode"].prepare(http, "/bin/true")
-    remote = json.loads((http.home / ".config" / "opencode" / "opencode.json").read_text())["mcp"]["mcpaccept"]
-    assert remote["type"] == "remote" and remote["url"] == "http://127.0.0.1:6/mcp" and remote["oauth"] is False
+    assert_ai_sdk_remote(tmp_path, "opencode", "opencode")

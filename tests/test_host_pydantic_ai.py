@@ -13,27 +13,21 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import sys
 
-import pytest
-from hostkit import (ROOT, assert_forms_whole, assert_offline, assert_pinned_run, call_id_of, facts_of,
-                     model_requests, observed, prepare_stdio, processes_mentioning, results_by_tool, rows_of, run_host,
-                     run_over_http)
+from hostkit import (FIXTURE_TOOL_NAMES, assert_every_size_whole, assert_forms_whole, assert_link_unread,
+                     assert_offline, assert_responses_driver, call_id_of, extras_interpreter, model_requests,
+                     prepare_driver, processes_mentioning, results_by_tool, run_on_shapes, run_over_http_offering,
+                     run_pinned)
 
 from mcp_accept.hosts.registry import ADAPTERS
 
-SERVER_TOOLS = ["search_text", "search_structured", "search_embedded", "search_link", "search_large",
-                "search_image", "search_blob"]
-SHAPES = ROOT / "tests" / "servers" / "shapes_server.py"
+SERVER_TOOLS = list(FIXTURE_TOOL_NAMES)
 
 
 def interpreter() -> str:
     """This interpreter, which has PydanticAI where the test extras are installed."""
-    try:
-        importlib.metadata.version("pydantic-ai-slim")
-    except importlib.metadata.PackageNotFoundError:
-        pytest.skip(f"PydanticAI is not installed: pip install -e '.[test]' ({ADAPTERS['pydantic-ai'].install_hint()})")
-    return sys.executable
+    return extras_interpreter("pydantic-ai-slim", "PydanticAI is not installed: pip install -e '.[test]' "
+                                                  f"({ADAPTERS['pydantic-ai'].install_hint()})")
 
 
 def outputs(folder) -> dict[str, object]:
@@ -44,22 +38,14 @@ def outputs(folder) -> dict[str, object]:
 
 
 def test_pydantic_ai_fills_the_host_rows_offline(tmp_path):
-    folder = run_host(tmp_path, "pydantic-ai", binary=interpreter())
-    rows, results = rows_of(folder)
-    facts = facts_of(folder)
-    assert_pinned_run(facts, results, importlib.metadata.version("pydantic-ai-slim"), "pydantic-ai",
-                      api="openai-responses")
+    folder, rows, results, facts = run_pinned(tmp_path, "pydantic-ai", importlib.metadata.version("pydantic-ai-slim"),
+                                              "openai-responses", binary=interpreter())
     assert results["conditions"]["host_product"] == "PydanticAI"
     assert facts["client_info"]["name"] == "fastmcp"  # its MCP client is FastMCP's
     assert_offline(facts)
     # the server's tools under their own names and nothing else; one request per call and one
     # for the final text
-    assert facts["offered_tools"] == SERVER_TOOLS and facts["tool_name_scheme"] == "{tool}"
-    requests = model_requests(folder)
-    assert len(requests) == 13 and facts["side_calls"] == []
-    assert {r["http"]["path"] for r in requests} == {"/v1/responses"}
-    assert all(r["http"]["headers"]["user-agent"].startswith("pydantic-ai/") for r in requests)
-    assert (folder / "host-stdout.txt").read_text().strip() == "done"
+    assert_responses_driver(folder, facts, SERVER_TOOLS, "pydantic-ai/")
     handed = outputs(folder)
     # H01: every form whole; of the structured result only structuredContent, as JSON
     forms = assert_forms_whole(folder, rows)
@@ -71,13 +57,10 @@ def test_pydantic_ai_fills_the_host_rows_offline(tmp_path):
     embedded = handed[call_id_of(folder, "embedded")]
     assert "MKE-" in embedded and "search://" not in embedded
     # H02: the resource_link is handed as its URI alone, and nothing reads it
-    assert rows["H02"]["status"] == "FAIL", rows["H02"]["reason"]
+    assert_link_unread(folder, rows, body_absent=False)
     assert handed[call_id_of(folder, "link")] == "search://results/demo-v1"
-    assert observed(folder, "H02")["host_read_by_itself"] is False
-    assert observed(folder, "H02")["read_tool_offered"] is None
     # H03: every size whole, 1 MiB too
-    assert rows["H03"]["status"] == "PASS", rows["H03"]["reason"]
-    assert all(s["handling"] == "whole" for s in observed(folder, "H03")["sizes"])
+    assert_every_size_whole(folder, rows)
     assert "MKG-" in handed[call_id_of(folder, "large-1048576")]
     # the image item is handed as an image, its bytes a data URL; the PDF blob as a file
     image = handed[call_id_of(folder, "image")][0]
@@ -89,10 +72,8 @@ def test_pydantic_ai_fills_the_host_rows_offline(tmp_path):
 
 
 def test_pydantic_ai_over_streamable_http(tmp_path):
-    folder, rows, facts = run_over_http(tmp_path, "pydantic-ai", binary=interpreter())
-    assert facts["offered_tools"] == SERVER_TOOLS
-    assert_offline(facts)
-    assert rows["H02"]["status"] == "FAIL" and rows["H03"]["status"] == "PASS"
+    folder, rows, facts = run_over_http_offering(tmp_path, "pydantic-ai", SERVER_TOOLS, binary=interpreter())
+    assert rows["H03"]["status"] == "PASS"
     assert not processes_mentioning(str(folder))
 
 
@@ -109,14 +90,9 @@ tools:
 def test_pydantic_ai_with_a_server_that_is_not_the_fixture(tmp_path):
     """A structured result with a pretty-printed text twin: only the structuredContent reaches the
     model, serialised compact; two text items are handed as a list of two strings."""
-    profile = tmp_path / "shapes.yaml"
-    profile.write_text(SHAPES_PROFILE)
-    folder = run_host(tmp_path, "pydantic-ai", "--server", f"{sys.executable} {SHAPES}", "--profile", str(profile),
-                      "--large-sizes", "1024,65536", binary=interpreter())
-    rows, results = rows_of(folder)
-    facts = facts_of(folder)
+    folder, rows, results, facts = run_on_shapes(tmp_path, "pydantic-ai", "--large-sizes", "1024,65536",
+                                                 profile=SHAPES_PROFILE, binary=interpreter())
     assert results["conditions"]["server_name"] == "shapes" and facts["host_exit"] == 0
-    assert_offline(facts)
     assert {"summary_with_preface", "stats_stale", "report_markdown", "report_json_link", "report_log"} <= \
         set(facts["offered_tools"])
     handed = outputs(folder)
@@ -136,8 +112,5 @@ def test_pydantic_ai_with_a_server_that_is_not_the_fixture(tmp_path):
 
 
 def test_the_driver_runs_with_the_contracts_environment(tmp_path):
-    ctx, launch = prepare_stdio(tmp_path, "pydantic-ai")
-    assert launch.argv[1].endswith("mcp_accept/hosts/drivers/pydantic_ai_agent.py")
+    ctx, launch = prepare_driver(tmp_path, "pydantic-ai", "pydantic_ai_agent.py")
     assert launch.env["OPENAI_BASE_URL"] == "http://127.0.0.1:5/v1" and launch.env["OPENAI_API_KEY"] == ctx.model_key
-    assert json.loads(launch.env["MCP_ACCEPT_SERVER_COMMAND"]) == ctx.mcp_command
-    assert "import mcp_accept" not in open(launch.argv[1]).read()

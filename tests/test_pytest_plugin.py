@@ -185,3 +185,19 @@ def test_mcp_sdk_adds_the_sdk_layer_and_changes_no_outcome(pytester, monkeypatch
     refused = run_pytest(pytester, "--mcp-server", server, "--mcp-out", "refused")
     assert refused.ret == pytest.ExitCode.USAGE_ERROR
     assert "MCP_ACCEPT_SDK: must be on or off, not 'maybe'" in refused.stderr.str()
+
+
+def test_mcp_env_gives_the_server_a_variable_and_nothing_else_of_the_environment(pytester, monkeypatch):
+    env_server = f"{sys.executable} {ROOT / 'tests' / 'servers' / 'env_server.py'}"
+    monkeypatch.setenv("MCPA_PLUGIN_DECOY", "mcpa-plugin-decoy-5e4d3c2b1a")
+    result = run_pytest(pytester, "--mcp-server", env_server, "--mcp-out", "given",
+                        "--mcp-env", "MCPA_PLUGIN_SET=x1y2z3w4v5")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
+    stderr = (pytester.path / "given" / "stderr.log").read_text(encoding="utf-8")
+    assert '"MCPA_PLUGIN_SET": "[REDACTED]"' in stderr and "x1y2z3w4v5" not in stderr
+    assert "MCPA_PLUGIN_DECOY" not in stderr
+    environment = load(pytester.path / "given")["invocation"]["target"]["environment"]
+    assert environment["set"] == ["MCPA_PLUGIN_SET"] and environment["inherited"] is False
+    result = run_pytest(pytester, "--mcp-server", env_server, "--mcp-out", "inherited", "--mcp-inherit-env")
+    assert result.ret == pytest.ExitCode.OK
+    assert "mcpa-plugin-decoy-5e4d3c2b1a" in (pytester.path / "inherited" / "stderr.log").read_text(encoding="utf-8")

@@ -18,7 +18,7 @@ from mcp_accept.cli.outcome import console_safe, environment, fail
 from mcp_accept.errors import ExitStatus, InputError, ServerError
 
 def proxy(
-    server: Optional[str] = server_option("stdio: the real server's command (split like a shell would). A host launches `mcp-accept proxy --server CMD` as its MCP server."),
+    server: Optional[str] = server_option("stdio: the real server's command (split like a shell would). A host launches `mcp-accept proxy --server CMD` as its MCP server; the server is given the environment the host gave the proxy."),
     url: Optional[str] = url_option("Streamable HTTP: the real server's endpoint; the host connects to --listen instead."),
     listen: str = typer.Option("127.0.0.1:0", "--listen", help="With --url: HOST:PORT to listen on, a loopback address (port 0: any free port; the URL is printed)."),
     allow_remote: bool = typer.Option(False, "--allow-remote", help="With --url: allow a --listen address that is not loopback (a warning is printed; requests still need a Host naming the proxy)."),

@@ -126,6 +126,22 @@ def server_option(help: str):
     return typer.Option(None, "--server", help=help)
 
 
+ENV_HELP = ("For the server mcp-accept starts: NAME passes your variable NAME through, NAME=VALUE sets "
+            "one (its value is masked in the evidence, as a header's is). Without it the server is "
+            "given only what the MCP SDKs give a server they start (HOME, LOGNAME, PATH, SHELL, TERM, "
+            "USER). Repeatable.")
+INHERIT_ENV_HELP = ("Give the server mcp-accept starts your whole environment, keys and tokens included, "
+                    "instead of the MCP SDKs' default variables; results.json says it was.")
+
+
+def env_option(help: str = ENV_HELP):
+    return typer.Option([], "--env", metavar="NAME[=VALUE]", help=help)
+
+
+def inherit_env_option(help: str = INHERIT_ENV_HELP):
+    return typer.Option(False, "--inherit-env", help=help)
+
+
 def url_option(help: str):
     return typer.Option(None, "--url", help=help)
 

@@ -8,8 +8,8 @@ from typing import List, Optional
 
 import typer
 
-from mcp_accept.cli.options import (CommandGroup, header_option, json_option, out_option, protocol_option,
-                                    server_option, timeout_option, url_option)
+from mcp_accept.cli.options import (CommandGroup, env_option, header_option, inherit_env_option, json_option,
+                                    out_option, protocol_option, server_option, timeout_option, url_option)
 from mcp_accept.cli.outcome import fail
 from mcp_accept.errors import InputError, ServerError
 from mcp_accept.protocol import VERSIONS, VERSIONS_IN_WORDS
@@ -23,6 +23,8 @@ def profile_init(
     server: Optional[str] = server_option("Command that starts the server (stdio; with --url, the server to start before connecting)."),
     url: Optional[str] = url_option("Streamable HTTP endpoint of the server."),
     header: List[str] = header_option("\"Name: value\" sent with every HTTP request; value may be env:VAR. Repeatable."),
+    env_items: List[str] = env_option(),
+    inherit_env: bool = inherit_env_option(),
     protocol: str = protocol_option(f"auto, {VERSIONS_IN_WORDS}."),
     timeout: float = timeout_option(),
     out: Optional[Path] = out_option("File to write the profile to (default: print it)."),
@@ -36,19 +38,22 @@ def profile_init(
     from mcp_accept.evidence.files import atomic_write_text
     from mcp_accept.running.execute import RunOptions, check_target
     from mcp_accept.inputs.profile_init import check_out, init_profile
-    from mcp_accept.transport.factory import make_probe_transport
+    from mcp_accept.transport.factory import make_probe_transport, started_env
 
     if not server and not url:
         raise fail(InputError("give --server CMD or --url URL", field="--server"))
     if protocol not in ("auto", *VERSIONS):
         raise fail(InputError(f"must be auto or one of {', '.join(VERSIONS)}", field="--protocol"))
     try:
-        headers, redactor = check_target(RunOptions(server=server, url=url, headers=list(header)))
+        opts = RunOptions(server=server, url=url, headers=list(header), env=list(env_items),
+                          inherit_env=inherit_env)
+        headers, redactor = check_target(opts)
         check_out(out, force)
     except InputError as exc:
         raise fail(exc)
     try:
-        transport = make_probe_transport(server=server, url=url, headers=headers, redactor=redactor)
+        transport = make_probe_transport(server=server, url=url, headers=headers, redactor=redactor,
+                                         env=started_env(opts))
         text, mapped = init_profile(transport, protocol=protocol, timeout=timeout, call=tuple(call))
         text, mapped = redactor.text(text), redactor.text(mapped)
     except (InputError, ServerError) as exc:

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from mcp_accept.cli.options import (MAX_RUN, header_option, json_option, lang_option, max_bytes_option,
+from mcp_accept.cli.options import (MAX_RUN, env_option, header_option, inherit_env_option, json_option, lang_option, max_bytes_option,
                                     number_option, offline_option, out_option, profile_option, protocol_option,
                                     quiet_option, schema_dir_option, sdk_option, server_option, set_option,
                                     timeout_option, url_option, verbose_option)
@@ -21,6 +21,8 @@ def run(
     server: Optional[str] = server_option("Command that starts the server (split like a shell would; no shell runs). Without --server and --url, the built-in fixture is driven."),
     url: Optional[str] = url_option("Streamable HTTP endpoint of the server, e.g. http://127.0.0.1:8765/mcp. With --server too, the server is started first and the run waits until the URL answers."),
     header: List[str] = header_option("\"Name: value\" sent with every HTTP request (e.g. auth); value may be env:VAR to read it from the environment. Values never reach the evidence. Repeatable."),
+    env_items: List[str] = env_option(),
+    inherit_env: bool = inherit_env_option(),
     protocol: str = protocol_option(f"auto, all, {VERSIONS_IN_WORDS}. auto probes server/discover and falls back to initialize; all runs the sheet once per version the server speaks, each in its own subfolder of --out, with one combined summary (all.json)."),
     timeout: float = timeout_option(),
     max_rounds: int = number_option(int, 5, "--max-rounds", min=1, max=1000, help=f"Requests one step may send while following {MODERN} input_required results (the first one included); a step still asking for input then is UNOBTAINABLE."),
@@ -48,7 +50,8 @@ def run(
     from mcp_accept.running.execute import RunOptions, check_options, run as do_run
 
     env = environment(quiet, verbose)
-    opts = RunOptions(server=server, url=url, headers=list(header), protocol=protocol, timeout=timeout,
+    opts = RunOptions(server=server, url=url, headers=list(header), env=list(env_items), inherit_env=inherit_env,
+                      protocol=protocol, timeout=timeout,
                       run_timeout=run_timeout, out=out, conditions=conditions, sets=list(set_),
                       profile=profile, sheet=sheet, schema_dir=schema_dir, offline=offline,
                       max_bytes=max_bytes, fail_on=fail_on, max_rounds=max_rounds, lang=lang, sdk=sdk,
@@ -140,6 +143,7 @@ def rerun(
     header: List[str] = header_option("\"Name: value\" for a header the run sent: values are never recorded, so each one not read from env:VAR must be given again. Repeatable."),
     url: Optional[str] = url_option("The run's URL again, when its recorded form had a secret masked (or the server now listens elsewhere)."),
     server: Optional[str] = server_option("The run's server command again, when its recorded form had a secret masked."),
+    env_items: List[str] = env_option("NAME=VALUE for each variable the run set for its server: values are never recorded, so each must be given again (those passed by name are read again from this environment). Repeatable."),
     sdk: Optional[bool] = sdk_option("Whether the run again has the sdk layer (see run --sdk). Default: on when the recorded run had it, else as for a run (MCP_ACCEPT_SDK=on or off, else off)."),
     json_: bool = json_option("Print the new results.json on stdout instead of the table."),
     quiet: bool = quiet_option(),
@@ -152,7 +156,8 @@ def rerun(
     env = environment(quiet, verbose)
     try:
         with env.waiting(lambda: f"running {console_text(str(run_dir))} again..."):
-            again = do_rerun(run_dir, out=out, headers=list(header), url=url, server=server, sdk=sdk)
+            again = do_rerun(run_dir, out=out, headers=list(header), url=url, server=server, sdk=sdk,
+                             env=list(env_items))
     except (InputError, ServerError, InternalError) as exc:
         raise fail(exc)
     for warning in again.warnings:

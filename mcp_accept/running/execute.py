@@ -55,6 +55,9 @@ class RunOptions:
     schema_dir: Path | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
     headers: list[str] = field(default_factory=list)
+    # what of the user's environment a started server is given (--env NAME or NAME=VALUE)
+    env: list[str] = field(default_factory=list)
+    inherit_env: bool = False  # --inherit-env: all of it
     offline: bool = False
     fail_on: str = "profile"  # the weakest rule whose FAIL makes exit 1: must, profile, should or app
     baseline: Path | None = None  # expected failures: they do not make exit 1
@@ -371,12 +374,18 @@ def url_secrets(url: str) -> list[str]:
 
 
 def check_target(opts: "RunOptions") -> tuple[list[tuple[str, str]], Redactor]:
-    """Check --url and --header before anything is written; give the headers and a Redactor."""
+    """Check --url, --header and --env before anything is written; give the headers and a
+    Redactor (which masks a value set with --env NAME=VALUE as it masks a header's)."""
+    from mcp_accept.server_command import command_words, server_env
+
     secrets: list[str] = []
     if opts.server is not None:
-        from mcp_accept.server_command import command_words
-
         command_words(opts.server)
+    if (opts.env or opts.inherit_env) and opts.url and not opts.server:
+        raise InputError("a server started by mcp-accept is given an environment: with --url, give "
+                         "--server too", field="--env" if opts.env else "--inherit-env")
+    for value in server_env(opts.env, opts.inherit_env).secrets():
+        secrets += [value, json.dumps(value)[1:-1]]  # as written, and as it reads inside JSON
     if opts.url:
         from mcp_accept.transport.http import check_url  # httpx only for HTTP runs: 0.15 s of start-up
 

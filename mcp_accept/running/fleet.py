@@ -122,6 +122,8 @@ def load_targets(path: Path, base: RunOptions, out: Path) -> list[Target]:
         file_sets = list(defaults.get("set") or []) + list(entry.get("set") or [])
         opts = replace(base, sets=list(base.sets) + file_sets,
                        headers=list(base.headers) + list(merged.get("headers") or []),
+                       env=list(base.env) + list(defaults.get("env") or []) + list(entry.get("env") or []),
+                       inherit_env=bool(merged.get("inherit_env", base.inherit_env)),
                        out=out / unique)
         if "server" in entry or "url" in entry:
             opts.server = entry.get("server")

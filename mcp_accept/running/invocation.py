@@ -117,6 +117,10 @@ def capture(opts, sheet, profile, *, given_paths: dict | None = None) -> dict:
                     "builtin_fixture": not opts.server and not opts.url}
     if opts.server:  # a started server resolves its relative paths here
         target["working_dir"] = str(Path(opts.cwd or os.getcwd()).resolve())
+    if opts.server or not opts.url:  # a server was started: what it was given, by name
+        from mcp_accept.transport.factory import started_env
+
+        target["environment"] = started_env(opts).record()
     target["headers"] = header_names(opts.headers)
     layers = sorted({check.layer for row in sheet.rows for check in row.checks})
     return {

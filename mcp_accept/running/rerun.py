@@ -5,7 +5,9 @@ server command or URL, the options, and the profile, sheet and conditions file a
 then, written to a temporary folder, so that a profile edited since does not change what is
 repeated. A shipped sheet is the one this mcp-accept ships. Header values were never recorded:
 each is read again from the environment variable it came from, or must be given again with
-``--header``; a URL or command whose secret was masked must be given again the same way.
+``--header``; a URL or command whose secret was masked must be given again the same way. The
+server is given the environment it was (``--inherit-env``, each ``--env NAME`` read again), a
+value set with ``--env NAME=VALUE`` given again.
 A run recorded with the sdk layer on is repeated with it on; ``--sdk``/``--no-sdk`` decide
 instead when given (else ``MCP_ACCEPT_SDK``, as for a run).
 """
@@ -174,6 +176,28 @@ def _headers(recorded: list[dict], given: list[str]) -> list[str]:
     return out
 
 
+def _env(recorded: dict | None, given: list[str]) -> tuple[list[str], bool]:
+    """``--env`` items and ``--inherit-env`` for the rerun: the server is given what it was, the
+    variables passed by name read again from this environment, and each value set with
+    ``--env NAME=VALUE`` (never recorded) given again."""
+    recorded = recorded or {}
+    passed, set_ = list(recorded.get("passed") or []), list(recorded.get("set") or [])
+    by_name = {item.partition("=")[0]: item for item in given}
+    for name, item in by_name.items():
+        if name not in set_ and name not in passed:
+            raise InputError(f"the run gave its server no variable {name}: a rerun gives it what it had",
+                             field="--env")
+        if name in set_ and "=" not in item:
+            raise InputError(f"the run set {name} to a value: give it again as {name}=VALUE", field="--env")
+    items = [by_name.get(name, name) for name in passed]
+    for name in set_:
+        if name not in by_name:
+            raise InputError(f"the run set the server's variable {name}, whose value is never recorded: "
+                             f"give it again with --env {name}=VALUE", field="--env")
+        items.append(by_name[name])
+    return items, bool(recorded.get("inherited"))
+
+
 def _recorded_baseline(results_path: Path) -> dict | None:
     """The baseline a run was judged with: the file it was given as and its entries (row, check,
     reason), from its results.json; None when it had none."""
@@ -189,7 +213,7 @@ def _recorded_baseline(results_path: Path) -> dict | None:
 
 
 def rerun(run_dir: Path, *, out: Path | None = None, headers: list[str] = (), url: str | None = None,
-          server: str | None = None, sdk: bool | None = None) -> RerunOutcome:
+          server: str | None = None, sdk: bool | None = None, env: list[str] = ()) -> RerunOutcome:
     """Run again what ``run_dir`` records, into ``out`` (default: a new folder). Raises InputError."""
     from mcp_accept.inputs.results import invocation_differences
 
@@ -201,6 +225,7 @@ def rerun(run_dir: Path, *, out: Path | None = None, headers: list[str] = (), ur
     target = invocation.get("target") or {}
     server, url = _target(target, server, url, shown)
     header_items = _headers(target.get("headers") or [], list(headers))
+    env_items, inherit_env = _env(target.get("environment"), list(env))
     options = invocation.get("options") or {}
     warnings: list[str] = []
     cwd = None
@@ -227,6 +252,7 @@ def rerun(run_dir: Path, *, out: Path | None = None, headers: list[str] = (), ur
             recorded_as["baseline"] = recorded_baseline["file"]
         opts = RunOptions(
             server=server, url=url, headers=header_items, out=out, cwd=cwd,
+            env=env_items, inherit_env=inherit_env,
             profile=_write_profile(profile_record, root, shown),
             sheet=_sheet(invocation["sheet"], root, shown, warnings),
             conditions=conditions,

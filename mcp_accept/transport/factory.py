@@ -13,7 +13,17 @@ from typing import Iterable
 from mcp_accept.evidence.files import new_empty
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import WireLog
+from mcp_accept.server_command import ServerEnv, server_env
 from mcp_accept.transport.base import Transport
+
+
+def started_env(opts) -> ServerEnv:
+    """What of the user's environment a server started for ``opts`` is given (``--env``,
+    ``--inherit-env``); the built-in fixture also the runner's PYTHONPATH, so that it is the
+    same mcp-accept as the runner."""
+    builtin = not opts.server and not getattr(opts, "url", None)
+    return server_env(getattr(opts, "env", None) or (), getattr(opts, "inherit_env", False),
+                      own=("PYTHONPATH",) if builtin else ())
 
 
 def make_transport(opts, *, folder: Path, redactor: Redactor, builtin: str,
@@ -41,12 +51,15 @@ def make_transport(opts, *, folder: Path, redactor: Redactor, builtin: str,
                                    max_bytes=opts.max_bytes)
     # the folder a started server runs in (a targets file's folder; None: the current one)
     transport.cwd = getattr(opts, "cwd", None)
+    transport.env = started_env(opts).build()
     return transport
 
 
 def make_probe_transport(*, server: str | None, url: str | None, headers: Iterable[tuple[str, str]] = (),
-                         redactor: Redactor | None = None, max_bytes: int | None = None) -> Transport:
-    """A transport that keeps no files: for looking at a server (``profile init``)."""
+                         redactor: Redactor | None = None, max_bytes: int | None = None,
+                         env: ServerEnv | None = None) -> Transport:
+    """A transport that keeps no files: for looking at a server (``profile init``), which is
+    given ``env`` (default: the MCP SDKs' default variables)."""
     from mcp_accept.transport.base import DEFAULT_MAX_BYTES
 
     redactor = redactor or Redactor()
@@ -54,9 +67,13 @@ def make_probe_transport(*, server: str | None, url: str | None, headers: Iterab
     if url:
         from mcp_accept.transport.http import HttpTransport
 
-        return HttpTransport(url, WireLog(None, redactor, transport=HttpTransport.name), headers=headers,
-                             redactor=redactor, max_bytes=limit, server_command=server)
-    from mcp_accept.transport.stdio import StdioTransport
+        transport: Transport = HttpTransport(url, WireLog(None, redactor, transport=HttpTransport.name),
+                                             headers=headers, redactor=redactor, max_bytes=limit,
+                                             server_command=server)
+    else:
+        from mcp_accept.transport.stdio import StdioTransport
 
-    assert server, "a server command or a URL is needed"
-    return StdioTransport(server, WireLog(None, redactor), redactor=redactor, max_bytes=limit)
+        assert server, "a server command or a URL is needed"
+        transport = StdioTransport(server, WireLog(None, redactor), redactor=redactor, max_bytes=limit)
+    transport.env = (env or ServerEnv()).build()
+    return transport

@@ -48,6 +48,7 @@ from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.protocol import (HEADER_METHOD, HEADER_NAME, HEADER_SESSION, HEADER_VERSION, METHOD_NOT_FOUND, MODERN,
                                  NAMED_METHODS, PROTOCOL_HEADERS)
 from mcp_accept.reasons import Reason, reason
+from mcp_accept.server_command import ServerEnv
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport, wire_text
 from mcp_accept.transport.headers import header_value as _header_value, param_headers
 from mcp_accept.transport.messages import (BAD_MESSAGE, DECODED_ANYWAY, HTTP_ANSWER, OWN_LIMIT, SESSION_ID, TOOL_HEADER,
@@ -361,6 +362,8 @@ class HttpTransport(Transport):
         self.stdout_path = stdout_path
         self.startup_wait = startup_wait
         self.process = None
+        # what a server started here is given of the environment (see StdioTransport.env)
+        self.env: dict = ServerEnv().build()
         self.client: _Endpoint | None = None
         self.session_id: str | None = None
         self.reinitialized = 0
@@ -385,7 +388,7 @@ class HttpTransport(Transport):
 
         self.process = ServerProcess(self.server_command, stderr_path=self.stderr_path,
                                      redactor=self.redactor, stdout_path=self.stdout_path,
-                                     cwd=getattr(self, "cwd", None))
+                                     cwd=getattr(self, "cwd", None), env=self.env)
         self.log.record("event", event="spawn", detail=f"pid {self.process.pid}")
         started = time.monotonic()
         deadline = started + self.startup_wait

@@ -23,7 +23,7 @@ from mcp_accept.evidence.wirelog import WireLog
 from mcp_accept.evidence.files import open_nofollow
 from mcp_accept.protocol import META_VERSION, METHOD_NOT_FOUND, is_modern
 from mcp_accept.reasons import Reason, reason
-from mcp_accept.server_command import split_words
+from mcp_accept.server_command import ServerEnv, split_words
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES, Reply, Transport
 from mcp_accept.transport.base import wire_text
 from mcp_accept.transport.messages import OWN_LIMIT, STDOUT_NOISE, UNREADABLE, Inbox, decode_message, timed_out
@@ -46,6 +46,7 @@ class ServerProcess:
                  env: dict | None = None, cwd: str | None = None, stdout=subprocess.PIPE,
                  stdout_path: Path | None = None, prefix: list[str] | None = None):
         # stdout_path: the server does not speak on stdout (HTTP); pump it to a file like stderr.
+        # env None: this process's own environment (the proxy's server: what its host gave it).
         self.command = command
         # prefix: words the command runs under (the namespaces a proxy keeps its server in)
         argv = [*(prefix or []), *split_command(command)]
@@ -164,6 +165,9 @@ class StdioTransport(Transport):
         self.stderr_path = stderr_path
         self.redactor = redactor or Redactor()
         self.process: ServerProcess | None = None
+        # what the server is given of the environment (factory.started_env): by default the
+        # MCP SDKs' default variables, never the user's whole environment
+        self.env: dict = ServerEnv().build()
         self.inbox: Inbox | None = None
         self._reader: threading.Thread | None = None
         self.starts = 0
@@ -175,7 +179,7 @@ class StdioTransport(Transport):
 
     def open(self) -> None:
         self.process = ServerProcess(self.command, stderr_path=self.stderr_path, redactor=self.redactor,
-                                     cwd=getattr(self, "cwd", None))
+                                     cwd=getattr(self, "cwd", None), env=self.env)
         self.starts += 1
         self._sent = 0  # bytes written to this process's stdin
         self._stalled = None
