@@ -20,13 +20,24 @@ import pytest
 
 from mcp_accept.hosts.registry import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostContext, Launch
-from mcp_accept.hosts.adapters.framework import DrivenFramework
+from mcp_accept.hosts.adapters.framework import DrivenFramework, DrivenNodeFramework
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTS_BIN = ROOT / "tests" / "hosts" / "node_modules" / ".bin"
 PINNED = json.loads((ROOT / "tests" / "hosts" / "package.json").read_text())["dependencies"]
 NPM_INSTALL = "npm install --prefix tests/hosts (see .ci/run)"
 FORMS = ("text", "structured", "embedded")
+SHAPES = ROOT / "tests" / "servers" / "shapes_server.py"
+# The forms of tests/servers/shapes_server.py, a server that is not the fixture: two text items, a
+# pretty-printed text twin, Markdown embedded, a link read back as bytes, a prose log.
+SHAPES_PROFILE = """profile: shapes
+tools:
+  text: {name: summary_with_preface}
+  structured: {name: stats_pretty}
+  embedded: {name: report_markdown, mime_type: text/markdown}
+  link: {name: report_json_link, body: bytes}
+  large: {name: report_log, arguments: {chars: '{bytes}'}}
+"""
 
 
 # A host from PyPI (fast-agent) is pinned in a virtual environment of its own (see .ci/run).
@@ -57,6 +68,11 @@ def host_bin(name: str, folder: Path | None = None, install: str | None = None) 
     default where the npm hosts or each PyPI host is pinned), else one on PATH. With neither the
     test skips, saying how to install it."""
     adapter = ADAPTERS[name]
+    if isinstance(adapter, DrivenNodeFramework):
+        found = adapter.find(str(folder or ROOT / "tests" / "hosts"))
+        if not found:
+            pytest.skip(f"{adapter.product} is not installed: node on PATH and its packages by {NPM_INSTALL}")
+        return found
     if isinstance(adapter, DrivenFramework):
         return framework_interpreter(adapter)
     if adapter.pypi_package:
@@ -91,6 +107,14 @@ def run_host(tmp_path: Path, name: str, *args: str, binary: str | None = None, o
     assert all(w == ".cache" or w.startswith(".cache/mcp-accept") for w in written), written
     assert done.returncode in codes, done.stderr
     return out
+
+
+def run_on_shapes(tmp_path: Path, name: str, sizes: str = "1024,65536", binary: str | None = None) -> Path:
+    """Run NAME against tests/servers/shapes_server.py with SHAPES_PROFILE; returns the run folder."""
+    profile = tmp_path / "shapes.yaml"
+    profile.write_text(SHAPES_PROFILE)
+    return run_host(tmp_path, name, "--server", f"{sys.executable} {SHAPES}", "--profile", str(profile),
+                    "--large-sizes", sizes, binary=binary)
 
 
 def run_over_http(tmp_path: Path, name: str, binary: str | None = None) -> tuple[Path, dict, dict]:
@@ -164,6 +188,16 @@ def model_log(folder: Path) -> list[dict]:
 def model_requests(folder: Path) -> list[dict]:
     """The requests the host sent its stand-in model, in order."""
     return [e for e in model_log(folder) if e["dir"] == "in"]
+
+
+def handed_outputs(folder: Path) -> dict[str, object]:
+    """What the host's last request handed the model as each call's result, by call id: a
+    Responses API ``function_call_output``'s ``output``, a Chat Completions tool message's
+    ``content``."""
+    message = model_requests(folder)[-1]["message"]
+    if "input" in message:
+        return {i.get("call_id"): i.get("output") for i in message["input"] if i.get("type") == "function_call_output"}
+    return {m.get("tool_call_id"): m.get("content") for m in message.get("messages") or [] if m.get("role") == "tool"}
 
 
 def call_ids(folder: Path) -> dict[str, str]:

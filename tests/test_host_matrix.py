@@ -20,12 +20,13 @@ from hostkit import HOSTS_BIN, PINNED, PYPI_VENVS, ROOT, processes_mentioning
 # the npm hosts, each PyPI host's venv, and the venvs of LangChain and Google ADK (.ci/run makes them)
 BINS = [HOSTS_BIN, *(ROOT / "tests" / "hosts" / venv / "bin"
                      for venv in [*PYPI_VENVS.values(), "langchain-venv", "google-adk-venv"])]
+NODE_FOLDER = ROOT / "tests" / "hosts"
 SEARCHED = os.pathsep.join([*map(str, BINS), os.environ["PATH"]])
 
 
 def matrix(tmp_path: Path, *args: str, path: str | None = None) -> tuple[subprocess.CompletedProcess, Path]:
     out = tmp_path / "matrix"
-    env = dict(os.environ, PATH=path if path is not None else SEARCHED)
+    env = dict(os.environ, PATH=path if path is not None else SEARCHED, MCP_ACCEPT_NODE_FRAMEWORKS=str(NODE_FOLDER))
     done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "matrix", "--out", str(out), *args],
                           capture_output=True, text=True, timeout=900, env=env)
     return done, out
@@ -60,18 +61,20 @@ MEASURED = {
     # its run ends at the resource_link (ChatOpenAI refuses the file block it becomes): no link
     # row, no large sizes
     "langchain": ("2025-11-25", "{tool}", "text twin", None, "UNOBTAINABLE", "UNOBTAINABLE", None),
+    "ai-sdk": ("2026-07-28", "{tool}", "text twin", None, "FAIL", "PASS", None),
 }
 # .ci/run installs every host and says so: then a missing one is a failure, not a smaller table
 ALL_REQUIRED = os.environ.get("MCP_ACCEPT_ALL_HOSTS") == "1"
 
 
 # Frameworks run by a driver: installed where the interpreter running mcp-accept has them, or a
-# python3 on the PATH host matrix runs with (LangChain's and Google ADK's venvs).
-DRIVEN = ("google-adk", "langchain", "openai-agents", "pydantic-ai")
+# python3 on the PATH host matrix runs with (LangChain's and Google ADK's venvs); the JavaScript
+# ones in tests/hosts, named by $MCP_ACCEPT_NODE_FRAMEWORKS.
+DRIVEN = ("google-adk", "langchain", "openai-agents", "pydantic-ai", "ai-sdk")
 
 
 def installed() -> list[str]:
-    with mock.patch.dict(os.environ, PATH=SEARCHED):
+    with mock.patch.dict(os.environ, PATH=SEARCHED, MCP_ACCEPT_NODE_FRAMEWORKS=str(NODE_FOLDER)):
         return [name for name, adapter in ADAPTERS.items() if any((b / adapter.binary).exists() for b in BINS)
                 or name in DRIVEN and adapter.find(None)]
 

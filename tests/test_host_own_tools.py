@@ -37,6 +37,7 @@ SHELLS = {
     "pydantic-ai": (None, False),
     "langchain": (None, False),
     "google-adk": (None, False),
+    "ai-sdk": (None, False),
 }
 # Hosts whose own shell no setting takes away: it stays among the tools offered.
 SHELL_KEPT = {"mistral-vibe"}

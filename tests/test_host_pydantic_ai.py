@@ -16,15 +16,14 @@ import json
 import sys
 
 import pytest
-from hostkit import (ROOT, assert_forms_whole, assert_offline, assert_pinned_run, call_id_of, facts_of,
+from hostkit import (assert_forms_whole, assert_offline, assert_pinned_run, call_id_of, facts_of,
                      model_requests, observed, prepare_stdio, processes_mentioning, results_by_tool, rows_of, run_host,
-                     run_over_http)
+                     run_on_shapes, run_over_http)
 
 from mcp_accept.hosts.registry import ADAPTERS
 
 SERVER_TOOLS = ["search_text", "search_structured", "search_embedded", "search_link", "search_large",
                 "search_image", "search_blob"]
-SHAPES = ROOT / "tests" / "servers" / "shapes_server.py"
 
 
 def interpreter() -> str:
@@ -96,23 +95,10 @@ def test_pydantic_ai_over_streamable_http(tmp_path):
     assert not processes_mentioning(str(folder))
 
 
-SHAPES_PROFILE = """profile: shapes-pydantic-ai
-tools:
-  text: {name: summary_with_preface}
-  structured: {name: stats_pretty}
-  embedded: {name: report_markdown, mime_type: text/markdown}
-  link: {name: report_json_link, body: bytes}
-  large: {name: report_log, arguments: {chars: '{bytes}'}}
-"""
-
-
 def test_pydantic_ai_with_a_server_that_is_not_the_fixture(tmp_path):
     """A structured result with a pretty-printed text twin: only the structuredContent reaches the
     model, serialised compact; two text items are handed as a list of two strings."""
-    profile = tmp_path / "shapes.yaml"
-    profile.write_text(SHAPES_PROFILE)
-    folder = run_host(tmp_path, "pydantic-ai", "--server", f"{sys.executable} {SHAPES}", "--profile", str(profile),
-                      "--large-sizes", "1024,65536", binary=interpreter())
+    folder = run_on_shapes(tmp_path, "pydantic-ai", binary=interpreter())
     rows, results = rows_of(folder)
     facts = facts_of(folder)
     assert results["conditions"]["server_name"] == "shapes" and facts["host_exit"] == 0

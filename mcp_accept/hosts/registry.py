@@ -44,6 +44,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Callable
 
+from mcp_accept.hosts.adapters.ai_sdk import AiSdk
 from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.adapters.claude_code import ClaudeCode
 from mcp_accept.hosts.adapters.cline import Cline
@@ -123,6 +124,7 @@ def _headless(adapter: HostAdapter, snippet: Snippet | None = None) -> Host:
 
 # In the order the commands list them: the adapters' order is host matrix's row order.
 HOSTS: tuple[Host, ...] = (
+    _headless(AiSdk()),
     _headless(ClaudeCode(), _claude_mcp_add),
     _headless(Cline(), _cline_mcp_settings),
     _headless(Codex()),
