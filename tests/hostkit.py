@@ -27,6 +27,9 @@ HOSTS_BIN = ROOT / "tests" / "hosts" / "node_modules" / ".bin"
 PINNED = json.loads((ROOT / "tests" / "hosts" / "package.json").read_text())["dependencies"]
 NPM_INSTALL = "npm install --prefix tests/hosts (see .ci/run)"
 FORMS = ("text", "structured", "embedded")
+# The fixture's tools, as a host that offers them under their own names lists them.
+FIXTURE_TOOLS = ["search_text", "search_structured", "search_embedded", "search_link", "search_large",
+                 "search_image", "search_blob"]
 SHAPES = ROOT / "tests" / "servers" / "shapes_server.py"
 # The forms of tests/servers/shapes_server.py, a server that is not the fixture: two text items, a
 # pretty-printed text twin, Markdown embedded, a link read back as bytes, a prose log.
@@ -117,6 +120,25 @@ def run_on_shapes(tmp_path: Path, name: str, sizes: str = "1024,65536", binary: 
                     "--large-sizes", sizes, binary=binary)
 
 
+def run_on_shapes_offline(tmp_path: Path, name: str) -> tuple[Path, dict, dict, dict, dict]:
+    """run_on_shapes, and what every such run shows: the shapes server measured, the host ended
+    by itself, loopback only. Returns the folder, its rows, host-run.json, what the model was
+    handed by call id (handed_outputs) and what the server answered by tool (results_by_tool)."""
+    folder = run_on_shapes(tmp_path, name)
+    rows, results = rows_of(folder)
+    facts = facts_of(folder)
+    assert results["conditions"]["server_name"] == "shapes" and facts["host_exit"] == 0
+    assert_offline(facts)
+    return folder, rows, facts, handed_outputs(folder), results_by_tool(folder, facts)
+
+
+def run_once(factory, name: str) -> tuple[Path, dict, dict, dict]:
+    """One run of NAME against the fixture, for a module's tests to share (``tmp_path_factory``):
+    its folder, rows, results.json and host-run.json."""
+    folder = run_host(factory.mktemp("fixture"), name)
+    return folder, *rows_of(folder), facts_of(folder)
+
+
 def run_over_http(tmp_path: Path, name: str, binary: str | None = None) -> tuple[Path, dict, dict]:
     """Run NAME against the proxy's Streamable HTTP side and check what every host's HTTP run
     shows: the transport on the sheet and H01 passing. Returns the run folder, its rows by id and
@@ -155,6 +177,26 @@ def assert_forms_whole(folder: Path, rows: dict) -> dict:
     assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
     assert {forms[f]["reached"] for f in FORMS} == {"whole"}
     return forms
+
+
+def assert_link_unread(folder: Path, rows: dict) -> None:
+    """H02 failed: the host handed the resource_link on, never read it, and offered no tool to."""
+    assert rows["H02"]["status"] == "FAIL", rows["H02"]["reason"]
+    assert observed(folder, "H02")["host_read_by_itself"] is False
+    assert observed(folder, "H02")["read_tool_offered"] is None
+
+
+def assert_responses_forms(folder: Path, rows: dict, handed: dict) -> None:
+    """What the Responses API frameworks measured alike hand: H01 whole with the text twin alone,
+    the text item an ``input_text``, the image an ``input_image`` data URL, H03 whole to 1 MiB."""
+    forms = assert_forms_whole(folder, rows)
+    assert forms["structured"]["model_saw"] == ["text twin"]
+    [text] = handed[call_id_of(folder, "text")]
+    assert text["type"] == "input_text" and "MKT-" in text["text"]
+    image = handed[call_id_of(folder, "image")][0]
+    assert image["type"] == "input_image" and image["image_url"].startswith("data:image/png;base64,")
+    assert rows["H03"]["status"] == "PASS", rows["H03"]["reason"]
+    assert len(handed[call_id_of(folder, "large-1048576")][0]["text"]) == 1048576
 
 
 def assert_pinned_run(facts: dict, results: dict, version: str, name: str | None = None,

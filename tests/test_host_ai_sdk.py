@@ -17,20 +17,16 @@ import subprocess
 import sys
 
 import pytest
-from hostkit import (assert_forms_whole, assert_offline, assert_pinned_run, call_id_of, facts_of, handed_outputs,
-                     host_bin, model_requests, observed, prepare_stdio, processes_mentioning, results_by_tool, rows_of,
-                     run_host, run_on_shapes, run_over_http)
+from hostkit import (FIXTURE_TOOLS, assert_link_unread, assert_offline, assert_pinned_run, assert_responses_forms,
+                     call_id_of, handed_outputs, host_bin, model_requests, prepare_stdio, processes_mentioning,
+                     run_on_shapes_offline, run_once, run_over_http)
 
 from mcp_accept.hosts.registry import ADAPTERS
-
-SERVER_TOOLS = ["search_text", "search_structured", "search_embedded", "search_link", "search_large",
-                "search_image", "search_blob"]
 
 
 @pytest.fixture(scope="module")
 def fixture_run(tmp_path_factory):
-    folder = run_host(tmp_path_factory.mktemp("fixture"), "ai-sdk")
-    return folder, *rows_of(folder), facts_of(folder)
+    return run_once(tmp_path_factory, "ai-sdk")
 
 
 def test_the_ai_sdk_fills_the_host_rows_offline(fixture_run):
@@ -39,40 +35,33 @@ def test_the_ai_sdk_fills_the_host_rows_offline(fixture_run):
     assert results["conditions"]["host_product"] == "Vercel AI SDK"
     assert facts["client_info"]["name"] == "ai-sdk-mcp-client"  # the SDK's own MCP client
     assert_offline(facts)
-    assert facts["offered_tools"] == SERVER_TOOLS and facts["tool_name_scheme"] == "{tool}"
+    assert facts["offered_tools"] == FIXTURE_TOOLS and facts["tool_name_scheme"] == "{tool}"
     requests = model_requests(folder)
     # one request per call and one for the final text, the provider's default API, not streamed
     assert len(requests) == 13 and facts["side_calls"] == []
     assert {r["http"]["path"] for r in requests} == {"/v1/responses"}
     assert not any(r["message"].get("stream") for r in requests)
     assert all(r["http"]["headers"]["user-agent"].startswith("ai/7.0.185") for r in requests)
+    # each schema handed with additionalProperties false, which the server's schemas do not say
+    assert all(t["parameters"]["additionalProperties"] is False for t in requests[0]["message"]["tools"])
     assert (folder / "host-stdout.txt").read_text().strip() == "done"
 
 
 def test_the_ai_sdk_hands_each_form(fixture_run):
     folder, rows, results, facts = fixture_run
     handed = handed_outputs(folder)
-    # H01: each form an input_text item; of the structured result only its text twin
-    forms = assert_forms_whole(folder, rows)
-    assert forms["structured"]["model_saw"] == ["text twin"]
-    [text] = handed[call_id_of(folder, "text")]
-    assert text["type"] == "input_text" and "MKT-" in text["text"]
+    # each form an input_text item, of the structured result only its text twin; the image an
+    # input_image; every size whole
+    assert_responses_forms(folder, rows, handed)
     # an embedded resource: the JSON of the whole item, its URI with it
     [embedded] = handed[call_id_of(folder, "embedded")]
     item = json.loads(embedded["text"])
     assert item["type"] == "resource" and item["resource"]["uri"].startswith("search://")
     # H02: the resource_link is handed as the JSON of its fields, and nothing reads it
-    assert rows["H02"]["status"] == "FAIL", rows["H02"]["reason"]
+    assert_link_unread(folder, rows)
     [link] = handed[call_id_of(folder, "link")]
     assert json.loads(link["text"])["type"] == "resource_link"
-    assert observed(folder, "H02")["host_read_by_itself"] is False
-    assert observed(folder, "H02")["read_tool_offered"] is None
-    # H03: every size whole, 1 MiB too
-    assert rows["H03"]["status"] == "PASS", rows["H03"]["reason"]
-    assert len(handed[call_id_of(folder, "large-1048576")][0]["text"]) == 1048576
-    # the image as an image (a data URL), the PDF blob as the JSON of its item, base64 and all
-    image = handed[call_id_of(folder, "image")][0]
-    assert image["type"] == "input_image" and image["image_url"].startswith("data:image/png;base64,")
+    # the PDF blob as the JSON of its item, base64 and all
     blob = json.loads(handed[call_id_of(folder, "blob")][0]["text"])
     assert blob["resource"]["mimeType"] == "application/pdf" and blob["resource"]["blob"].startswith("JVBER")
     assert not processes_mentioning(str(folder))
@@ -80,7 +69,7 @@ def test_the_ai_sdk_hands_each_form(fixture_run):
 
 def test_the_ai_sdk_over_streamable_http(tmp_path):
     folder, rows, facts = run_over_http(tmp_path, "ai-sdk")
-    assert facts["offered_tools"] == SERVER_TOOLS
+    assert facts["offered_tools"] == FIXTURE_TOOLS
     assert_offline(facts)
     assert not processes_mentioning(str(folder))
 
@@ -88,13 +77,7 @@ def test_the_ai_sdk_over_streamable_http(tmp_path):
 def test_the_ai_sdk_with_a_server_that_is_not_the_fixture(tmp_path):
     """Two text items stay two input_text items; the pretty-printed twin reaches the model as it is,
     structuredContent not at all; the link's JSON, unread; large results whole."""
-    folder = run_on_shapes(tmp_path, "ai-sdk")
-    rows, results = rows_of(folder)
-    facts = facts_of(folder)
-    assert results["conditions"]["server_name"] == "shapes" and facts["host_exit"] == 0
-    assert_offline(facts)
-    handed = handed_outputs(folder)
-    called = results_by_tool(folder, facts)
+    folder, rows, facts, handed, called = run_on_shapes_offline(tmp_path, "ai-sdk")
     assert [i["text"] for i in handed[call_id_of(folder, "text")]] == [
         i["text"] for i in called["summary_with_preface"]["content"]]
     [twin] = handed[call_id_of(folder, "structured")]

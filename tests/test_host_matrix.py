@@ -62,6 +62,7 @@ MEASURED = {
     # row, no large sizes
     "langchain": ("2025-11-25", "{tool}", "text twin", None, "UNOBTAINABLE", "UNOBTAINABLE", None),
     "ai-sdk": ("2026-07-28", "{tool}", "text twin", None, "FAIL", "PASS", None),
+    "openai-agents-js": ("2026-07-28", "{tool}", "text twin", None, "FAIL", "PASS", None),
 }
 # .ci/run installs every host and says so: then a missing one is a failure, not a smaller table
 ALL_REQUIRED = os.environ.get("MCP_ACCEPT_ALL_HOSTS") == "1"
@@ -70,7 +71,7 @@ ALL_REQUIRED = os.environ.get("MCP_ACCEPT_ALL_HOSTS") == "1"
 # Frameworks run by a driver: installed where the interpreter running mcp-accept has them, or a
 # python3 on the PATH host matrix runs with (LangChain's and Google ADK's venvs); the JavaScript
 # ones in tests/hosts, named by $MCP_ACCEPT_NODE_FRAMEWORKS.
-DRIVEN = ("google-adk", "langchain", "openai-agents", "pydantic-ai", "ai-sdk")
+DRIVEN = ("google-adk", "langchain", "openai-agents", "pydantic-ai", "ai-sdk", "openai-agents-js")
 
 
 def installed() -> list[str]:

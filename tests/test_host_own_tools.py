@@ -38,6 +38,7 @@ SHELLS = {
     "langchain": (None, False),
     "google-adk": (None, False),
     "ai-sdk": (None, False),
+    "openai-agents-js": (None, False),
 }
 # Hosts whose own shell no setting takes away: it stays among the tools offered.
 SHELL_KEPT = {"mistral-vibe"}

@@ -58,6 +58,7 @@ from mcp_accept.hosts.adapters.kilo_code import KiloCode
 from mcp_accept.hosts.adapters.langchain import LangChain
 from mcp_accept.hosts.adapters.mistral_vibe import MistralVibe
 from mcp_accept.hosts.adapters.openai_agents import OpenAIAgents
+from mcp_accept.hosts.adapters.openai_agents_js import OpenAIAgentsJs
 from mcp_accept.hosts.adapters.opencode import Opencode
 from mcp_accept.hosts.adapters.pydantic_ai import PydanticAI
 from mcp_accept.hosts.adapters.qwen_code import QwenCode
@@ -137,6 +138,7 @@ HOSTS: tuple[Host, ...] = (
     _headless(LangChain()),
     _headless(MistralVibe(), _vibe_mcp_servers),
     _headless(OpenAIAgents()),
+    _headless(OpenAIAgentsJs()),
     _headless(Opencode()),
     _headless(PydanticAI()),
     _headless(QwenCode()),

@@ -89,9 +89,9 @@ class DrivenFramework(HostAdapter):
 
 # Where the JavaScript drivers find their framework's folder when --host-bin names none.
 NODE_FOLDER_ENV = "MCP_ACCEPT_NODE_FRAMEWORKS"
-# Node reads a package's version from its package.json, the way the framework itself is found.
-NODE_VERSION_CODE = ("const m = require('node:module').createRequire(process.argv[1] + '/');"
-                     " console.log(m(process.argv[2] + '/package.json').version)")
+# The installed package's own package.json, read directly: not every package exports it.
+NODE_VERSION_CODE = ("const p = require('node:path').join(process.argv[1], 'node_modules', process.argv[2], 'package.json');"
+                     " console.log(JSON.parse(require('node:fs').readFileSync(p, 'utf8')).version)")
 
 
 class DrivenNodeFramework(DrivenFramework):
