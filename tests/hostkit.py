@@ -263,6 +263,17 @@ def wire(folder: Path, facts: dict) -> list[dict]:
     return [json.loads(line) for line in text.splitlines()]
 
 
+def server_starts(folder: Path) -> list[list[str]]:
+    """Each server the host started (one proxy each, stdio), as the methods the host sent it, sorted
+    by name (the order of calls within one start is the wire's)."""
+    starts = []
+    for wire_file in (folder / "proxy").glob("*/wire.jsonl"):
+        entries = [json.loads(line) for line in wire_file.read_text().splitlines()]
+        starts.append(sorted(e["message"].get("method") for e in entries
+                             if e["dir"] == "out" and isinstance(e.get("message"), dict) and e["message"].get("method")))
+    return starts
+
+
 def tool_calls(folder: Path, facts: dict) -> list[dict]:
     """The host's ``tools/call`` requests as the proxy recorded them, HTTP headers and all."""
     return [e for e in wire(folder, facts)

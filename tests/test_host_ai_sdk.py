@@ -19,7 +19,7 @@ import sys
 import pytest
 from hostkit import (FIXTURE_TOOLS, assert_link_unread, assert_offline, assert_pinned_run, assert_responses_forms,
                      call_id_of, handed_outputs, host_bin, model_requests, prepare_stdio, processes_mentioning,
-                     run_on_shapes_offline, run_once, run_over_http)
+                     run_on_shapes_offline, run_once, run_over_http, server_starts)
 
 from mcp_accept.hosts.registry import ADAPTERS
 
@@ -44,6 +44,12 @@ def test_the_ai_sdk_fills_the_host_rows_offline(fixture_run):
     assert all(r["http"]["headers"]["user-agent"].startswith("ai/7.0.185") for r in requests)
     # each schema handed with additionalProperties false, which the server's schemas do not say
     assert all(t["parameters"]["additionalProperties"] is False for t in requests[0]["message"]["tools"])
+    # one server start: server/discover, the tools listed once, each called; over stdio the SDK
+    # waits 1 s for the discover answer (DEFAULT_PROTOCOL_DISCOVERY_TIMEOUT), then initializes
+    # instead, which a loaded machine can make it do
+    [start] = server_starts(folder)
+    assert [m for m in start if m not in ("initialize", "notifications/initialized")] == \
+        ["server/discover"] + ["tools/call"] * 12 + ["tools/list"]
     assert (folder / "host-stdout.txt").read_text().strip() == "done"
 
 

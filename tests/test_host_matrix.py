@@ -61,8 +61,10 @@ MEASURED = {
     # its run ends at the resource_link (ChatOpenAI refuses the file block it becomes): no link
     # row, no large sizes
     "langchain": ("2025-11-25", "{tool}", "text twin", None, "UNOBTAINABLE", "UNOBTAINABLE", None),
-    "ai-sdk": ("2026-07-28", "{tool}", "text twin", None, "FAIL", "PASS", None),
+    # 2026-07-28 unless the server's answer to server/discover takes over 1 s (the SDK then initializes)
+    "ai-sdk": (("2026-07-28", "2025-11-25"), "{tool}", "text twin", None, "FAIL", "PASS", None),
     "openai-agents-js": ("2026-07-28", "{tool}", "text twin", None, "FAIL", "PASS", None),
+    "mastra": ("2026-07-28", "mcpaccept_{tool}", "text twin", None, "FAIL", "PASS", None),
 }
 # .ci/run installs every host and says so: then a missing one is a failure, not a smaller table
 ALL_REQUIRED = os.environ.get("MCP_ACCEPT_ALL_HOSTS") == "1"
@@ -71,7 +73,7 @@ ALL_REQUIRED = os.environ.get("MCP_ACCEPT_ALL_HOSTS") == "1"
 # Frameworks run by a driver: installed where the interpreter running mcp-accept has them, or a
 # python3 on the PATH host matrix runs with (LangChain's and Google ADK's venvs); the JavaScript
 # ones in tests/hosts, named by $MCP_ACCEPT_NODE_FRAMEWORKS.
-DRIVEN = ("google-adk", "langchain", "openai-agents", "pydantic-ai", "ai-sdk", "openai-agents-js")
+DRIVEN = ("google-adk", "langchain", "openai-agents", "pydantic-ai", "ai-sdk", "openai-agents-js", "mastra")
 
 
 def installed() -> list[str]:
@@ -105,7 +107,8 @@ def test_matrix_of_every_installed_host(tmp_path):
         assert row["tool_names"] and "{tool}" in row["tool_names"]
         assert row["H01"] == "PASS", (name, row)
         protocol, scheme, saw, read_tool, h02, h03, bracket = MEASURED[name]
-        assert (row["protocol"], row["tool_names"], row["structured_seen"]) == (protocol, scheme, saw), (name, row)
+        spoken = protocol if isinstance(protocol, tuple) else (protocol,)  # a tuple: any of these
+        assert row["protocol"] in spoken and (row["tool_names"], row["structured_seen"]) == (scheme, saw), (name, row)
         assert (row["link_read_tool"], row["H02"]) == (read_tool, h02), (name, row)
         if h02 == "UNOBTAINABLE":  # the run ended before the link's result was handed
             assert row["link_handed"] is None and row["link_read_by_host"] is None, (name, row)

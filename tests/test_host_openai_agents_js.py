@@ -17,7 +17,7 @@ import json
 import pytest
 from hostkit import (FIXTURE_TOOLS, assert_link_unread, assert_offline, assert_pinned_run, assert_responses_forms,
                      call_id_of, handed_outputs, model_requests, prepare_stdio, processes_mentioning,
-                     run_on_shapes_offline, run_once, run_over_http, wire)
+                     run_on_shapes_offline, run_once, run_over_http, server_starts)
 
 @pytest.fixture(scope="module")
 def fixture_run(tmp_path_factory):
@@ -37,17 +37,12 @@ def test_the_agents_sdk_for_javascript_fills_the_host_rows_offline(fixture_run):
     assert {r["http"]["path"] for r in requests} == {"/v1/responses"}
     assert all(r["http"]["headers"]["user-agent"] == "Agents/JavaScript 0.20.0" for r in requests)
     assert not any(r["message"].get("stream") for r in requests)
-    # the tools are listed anew before every turn, and each schema is handed with
-    # additionalProperties true, which the server's schemas do not say
-    methods = [e["message"].get("method") for e in wire(folder, facts) if e["dir"] == "out"
-               and isinstance(e.get("message"), dict)]
-    assert methods.count("tools/list") == 13
+    # each schema is handed with additionalProperties true, which the server's schemas do not say
     assert all(t["parameters"]["additionalProperties"] is True and t["strict"] is False
                for t in requests[0]["message"]["tools"])
-    # the server is started twice: once for server/discover alone, then for the session
-    starts = [[json.loads(line)["message"].get("method") for line in wire_file.read_text().splitlines()
-               if json.loads(line)["dir"] == "out"] for wire_file in (folder / "proxy").glob("*/wire.jsonl")]
-    assert len(starts) == 2 and ["server/discover"] in starts
+    # the server is started twice: once for server/discover alone, then for the session, where
+    # the tools are listed anew before every turn
+    assert sorted(server_starts(folder)) == [["server/discover"], ["tools/call"] * 12 + ["tools/list"] * 13]
     assert (folder / "host-stdout.txt").read_text().strip() == "done"
 
 

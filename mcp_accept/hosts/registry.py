@@ -56,6 +56,7 @@ from mcp_accept.hosts.adapters.gemini_cli import GeminiCli
 from mcp_accept.hosts.adapters.google_adk import GoogleAdk
 from mcp_accept.hosts.adapters.kilo_code import KiloCode
 from mcp_accept.hosts.adapters.langchain import LangChain
+from mcp_accept.hosts.adapters.mastra import Mastra
 from mcp_accept.hosts.adapters.mistral_vibe import MistralVibe
 from mcp_accept.hosts.adapters.openai_agents import OpenAIAgents
 from mcp_accept.hosts.adapters.openai_agents_js import OpenAIAgentsJs
@@ -136,6 +137,7 @@ HOSTS: tuple[Host, ...] = (
     _headless(GoogleAdk()),
     _headless(KiloCode(), _kilo_json),
     _headless(LangChain()),
+    _headless(Mastra()),
     _headless(MistralVibe(), _vibe_mcp_servers),
     _headless(OpenAIAgents()),
     _headless(OpenAIAgentsJs()),
