@@ -21,6 +21,7 @@ from hostkit import (FIXTURE_TOOLS, assert_forms_whole, assert_link_unread, asse
                      run_on_shapes_offline, run_once, run_over_http, server_starts)
 
 from mcp_accept.hosts.adapters.base import PROMPT
+from mcp_accept.output.host_matrix import row_of
 
 OFFERED = [f"mcpaccept_{tool}" for tool in FIXTURE_TOOLS]
 
@@ -34,6 +35,8 @@ def test_mastra_fills_the_host_rows_offline(fixture_run):
     folder, rows, results, facts = fixture_run
     assert_pinned_run(facts, results, "1.71.0", "mastra", api="openai-chat")
     assert results["conditions"]["host_product"] == "Mastra"
+    # a framework, in host-run.json and in the matrix row made of the folder
+    assert facts["kind"] == "framework" and row_of(None, folder)["kind"] == "framework"
     assert facts["client_info"] == {"name": "mcpaccept", "version": "1.0.0"}
     assert_offline(facts)
     # each tool under the server's name, an underscore and its own; nothing else offered

@@ -116,6 +116,7 @@ def test_matrix_of_every_installed_host(tmp_path):
             assert row["link_handed"] == "absent" and row["link_read_by_host"] is False, (name, row)
         assert (row["H03"], row["large_bracket"]) == (h03, bracket), (name, row)
         assert row["client"], (name, row)  # its clientInfo, from the wire
+        assert row["kind"] == ("framework" if name in DRIVEN else "host"), (name, row["kind"])
         # each inline form's cost: tokens counted, one turn; a link read through a tool took two
         assert all(row["cost"][f]["tokens"] > 0 and row["cost"][f]["turns"] == 1
                    for f in ("text", "structured", "embedded")), (name, row["cost"])
@@ -142,11 +143,17 @@ def test_matrix_of_every_installed_host(tmp_path):
 
 
 def test_a_host_that_is_not_installed_is_a_row(tmp_path):
-    done, out = matrix(tmp_path, "--hosts", "codex", path=str(tmp_path / "empty-path"))
+    done, out = matrix(tmp_path, "--hosts", "codex,mastra", path=str(tmp_path / "empty-path"))
     assert done.returncode == 3
-    row = json.loads((out / "matrix.json").read_text())["rows"][0]
-    assert row["host"] == "codex" and row["error"].startswith("not installed")
+    codex, mastra = json.loads((out / "matrix.json").read_text())["rows"]
+    assert codex["host"] == "codex" and codex["error"].startswith("not installed")
     assert "not installed" in (out / "matrix.md").read_text()
+    # a framework's row says so, in matrix.json and beside its name in every table
+    assert (codex["kind"], mastra["kind"]) == ("host", "framework")
+    assert "| Mastra (mastra; framework) |" in (out / "matrix.md").read_text()
+    assert "| Codex CLI (codex) |" in (out / "matrix.md").read_text()
+    assert "<td>Mastra (mastra; framework)</td>" in (out / "matrix.html").read_text()
+    assert "Mastra (mastra、フレームワーク)" in (out / "matrix.ja.md").read_text()
 
 
 def test_unknown_hosts_are_bad_input(tmp_path):

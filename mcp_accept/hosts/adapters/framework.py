@@ -33,6 +33,7 @@ VERSION_CODE = "import importlib.metadata as m, sys; print(m.version(sys.argv[1]
 
 
 class DrivenFramework(HostAdapter):
+    kind = "framework"
     # the driver's file in mcp_accept/hosts/drivers/
     driver = ""
     # the distribution whose version is the host's version, and whose presence finds an interpreter
