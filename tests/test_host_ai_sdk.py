@@ -111,6 +111,21 @@ def test_the_driver_runs_with_node_from_the_frameworks_folder(tmp_path):
     assert adapter.find(str(tmp_path)) is None
 
 
+def test_without_host_bin_the_folder_is_the_variables_else_the_working_one(tmp_path, monkeypatch):
+    folder = host_bin("ai-sdk")
+    adapter = ADAPTERS["ai-sdk"]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MCP_ACCEPT_NODE_FRAMEWORKS", folder)
+    assert adapter.find(None) == folder
+    monkeypatch.delenv("MCP_ACCEPT_NODE_FRAMEWORKS")
+    assert adapter.find(None) is None
+    monkeypatch.chdir(folder)
+    assert adapter.find(None) == folder
+    # no node on PATH: not found, whatever the folder holds
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert adapter.find(folder) is None
+
+
 def test_a_folder_without_the_sdk_is_one_line_and_exit_3(tmp_path):
     env = dict(os.environ, MCP_ACCEPT_NODE_FRAMEWORKS=str(tmp_path))
     done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "test", "ai-sdk", "--out", str(tmp_path / "run")],
