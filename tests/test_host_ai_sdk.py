@@ -17,9 +17,9 @@ import subprocess
 import sys
 
 import pytest
-from hostkit import (FIXTURE_TOOLS, assert_link_unread, assert_offline, assert_pinned_run, assert_responses_forms,
-                     call_id_of, handed_outputs, host_bin, model_requests, prepare_stdio, processes_mentioning,
-                     run_on_shapes_offline, run_once, run_over_http, server_starts)
+from hostkit import (FIXTURE_TOOLS, PINNED, assert_link_unread, assert_offline, assert_pinned_run,
+                     assert_responses_forms, call_id_of, handed_outputs, host_bin, model_requests, prepare_stdio,
+                     processes_mentioning, run_on_shapes_offline, run_once, run_over_http, server_starts)
 
 from mcp_accept.hosts.registry import ADAPTERS
 
@@ -134,3 +134,14 @@ def test_a_folder_without_the_sdk_is_one_line_and_exit_3(tmp_path):
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Vercel AI SDK is not installed" in done.stderr
     assert "npm install --prefix FOLDER ai@7.0.185 @ai-sdk/mcp@2.0.99 @ai-sdk/openai@4.0.126" in done.stderr
+
+
+def test_every_javascript_framework_is_pinned_as_its_adapter_says():
+    from mcp_accept.hosts.adapters.framework import DrivenNodeFramework
+
+    frameworks = [a for a in ADAPTERS.values() if isinstance(a, DrivenNodeFramework)]
+    assert sorted(a.name for a in frameworks) == ["ai-sdk", "mastra", "openai-agents-js"]
+    for adapter in frameworks:
+        for package in adapter.packages:
+            name, version = package.rsplit("@", 1)
+            assert PINNED[name] == version, (adapter.name, package)
