@@ -20,13 +20,27 @@ import pytest
 
 from mcp_accept.hosts.registry import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostContext, Launch
-from mcp_accept.hosts.adapters.framework import DrivenFramework
+from mcp_accept.hosts.adapters.framework import DrivenFramework, DrivenNodeFramework
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTS_BIN = ROOT / "tests" / "hosts" / "node_modules" / ".bin"
 PINNED = json.loads((ROOT / "tests" / "hosts" / "package.json").read_text())["dependencies"]
 NPM_INSTALL = "npm install --prefix tests/hosts (see .ci/run)"
 FORMS = ("text", "structured", "embedded")
+# The fixture's tools, as a host that offers them under their own names lists them.
+FIXTURE_TOOLS = ["search_text", "search_structured", "search_embedded", "search_link", "search_large",
+                 "search_image", "search_blob"]
+SHAPES = ROOT / "tests" / "servers" / "shapes_server.py"
+# The forms of tests/servers/shapes_server.py, a server that is not the fixture: two text items, a
+# pretty-printed text twin, Markdown embedded, a link read back as bytes, a prose log.
+SHAPES_PROFILE = """profile: shapes
+tools:
+  text: {name: summary_with_preface}
+  structured: {name: stats_pretty}
+  embedded: {name: report_markdown, mime_type: text/markdown}
+  link: {name: report_json_link, body: bytes}
+  large: {name: report_log, arguments: {chars: '{bytes}'}}
+"""
 
 
 # A host from PyPI (fast-agent) is pinned in a virtual environment of its own (see .ci/run).
@@ -57,6 +71,11 @@ def host_bin(name: str, folder: Path | None = None, install: str | None = None) 
     default where the npm hosts or each PyPI host is pinned), else one on PATH. With neither the
     test skips, saying how to install it."""
     adapter = ADAPTERS[name]
+    if isinstance(adapter, DrivenNodeFramework):
+        found = adapter.find(str(folder or ROOT / "tests" / "hosts"))
+        if not found:
+            pytest.skip(f"{adapter.product} is not installed: node on PATH and its packages by {NPM_INSTALL}")
+        return found
     if isinstance(adapter, DrivenFramework):
         return framework_interpreter(adapter)
     if adapter.pypi_package:
@@ -91,6 +110,24 @@ def run_host(tmp_path: Path, name: str, *args: str, binary: str | None = None, o
     assert all(w == ".cache" or w.startswith(".cache/mcp-accept") for w in written), written
     assert done.returncode in codes, done.stderr
     return out
+
+
+def run_on_shapes_offline(tmp_path: Path, name: str) -> tuple[Path, dict, dict, dict, dict]:
+    """run_on_shapes, and what every such run shows: the shapes server measured, the host ended
+    by itself, loopback only. Returns the folder, its rows, host-run.json, what the model was
+    handed by call id (handed_outputs) and what the server answered by tool (results_by_tool)."""
+    folder, rows, results, facts = run_on_shapes(tmp_path, name, "--large-sizes", "1024,65536",
+                                                 profile=SHAPES_PROFILE)
+    assert results["conditions"]["server_name"] == "shapes" and facts["host_exit"] == 0
+    assert_offline(facts)
+    return folder, rows, facts, handed_outputs(folder), results_by_tool(folder, facts)
+
+
+def run_once(factory, name: str) -> tuple[Path, dict, dict, dict]:
+    """One run of NAME against the fixture, for a module's tests to share (``tmp_path_factory``):
+    its folder, rows, results.json and host-run.json."""
+    folder = run_host(factory.mktemp("fixture"), name)
+    return folder, *rows_of(folder), facts_of(folder)
 
 
 def run_over_http(tmp_path: Path, name: str, binary: str | None = None) -> tuple[Path, dict, dict]:
@@ -131,6 +168,19 @@ def assert_forms_whole(folder: Path, rows: dict) -> dict:
     assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
     assert {forms[f]["reached"] for f in FORMS} == {"whole"}
     return forms
+
+
+def assert_responses_forms(folder: Path, rows: dict, handed: dict) -> None:
+    """What the Responses API frameworks measured alike hand: H01 whole with the text twin alone,
+    the text item an ``input_text``, the image an ``input_image`` data URL, H03 whole to 1 MiB."""
+    forms = assert_forms_whole(folder, rows)
+    assert forms["structured"]["model_saw"] == ["text twin"]
+    [text] = handed[call_id_of(folder, "text")]
+    assert text["type"] == "input_text" and "MKT-" in text["text"]
+    image = handed[call_id_of(folder, "image")][0]
+    assert image["type"] == "input_image" and image["image_url"].startswith("data:image/png;base64,")
+    assert rows["H03"]["status"] == "PASS", rows["H03"]["reason"]
+    assert len(handed[call_id_of(folder, "large-1048576")][0]["text"]) == 1048576
 
 
 def assert_pinned_run(facts: dict, results: dict, version: str, name: str | None = None,
@@ -198,7 +248,6 @@ def fixture_tools(scheme: str) -> set[str]:
 # The shapes server's own bodies under the names of the fixture's forms: prose, a structured result
 # whose tool declares no outputSchema (its text twin says total 2, its structuredContent 3),
 # Markdown and a link; no large tool, so H03 cannot be measured.
-SHAPES = ROOT / "tests" / "servers" / "shapes_server.py"
 STALE_PROFILE = {"profile": "shapes-stale", "tools": {
     "text": {"name": "summary_prose", "body": "text"},
     "structured": {"name": "stats_stale"},
@@ -409,6 +458,16 @@ def model_requests(folder: Path) -> list[dict]:
     return [e for e in model_log(folder) if e["dir"] == "in"]
 
 
+def handed_outputs(folder: Path) -> dict[str, object]:
+    """What the host's last request handed the model as each call's result, by call id: a
+    Responses API ``function_call_output``'s ``output``, a Chat Completions tool message's
+    ``content``."""
+    message = model_requests(folder)[-1]["message"]
+    if "input" in message:
+        return {i.get("call_id"): i.get("output") for i in message["input"] if i.get("type") == "function_call_output"}
+    return {m.get("tool_call_id"): m.get("content") for m in message.get("messages") or [] if m.get("role") == "tool"}
+
+
 def call_ids(folder: Path) -> dict[str, str]:
     """Each step of the script (``text``, ``large-65536``, ...) and the id the stand-in gave its
     call (a step's position, and so its id, depends on the script)."""
@@ -437,6 +496,17 @@ def image_stretch(folder: Path) -> str:
             if item.get("type") == "image":
                 return item["data"][60:120]
     raise AssertionError("the server sent no image")
+
+
+def server_starts(folder: Path) -> list[list[str]]:
+    """Each server the host started (one proxy each, stdio), as the methods the host sent it, sorted
+    by name (the order of calls within one start is the wire's)."""
+    starts = []
+    for wire_file in (folder / "proxy").glob("*/wire.jsonl"):
+        entries = [json.loads(line) for line in wire_file.read_text().splitlines()]
+        starts.append(sorted(e["message"].get("method") for e in entries
+                             if e["dir"] == "out" and isinstance(e.get("message"), dict) and e["message"].get("method")))
+    return starts
 
 
 def tool_calls(folder: Path, facts: dict) -> list[dict]:

@@ -37,6 +37,9 @@ SHELLS = {
     "pydantic-ai": (None, False),
     "langchain": (None, False),
     "google-adk": (None, False),
+    "ai-sdk": (None, False),
+    "openai-agents-js": (None, False),
+    "mastra": (None, True),
 }
 # Hosts whose own shell no setting takes away: it stays among the tools offered.
 SHELL_KEPT = {"mistral-vibe"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 
-from hostkit import (FIXTURE_TOOL_NAMES, assert_every_size_whole, assert_forms_whole, assert_link_unread,
+from hostkit import (FIXTURE_TOOL_NAMES, SHAPES_PROFILE, assert_every_size_whole, assert_forms_whole, assert_link_unread,
                      assert_offline, assert_responses_driver, call_id_of, extras_interpreter, model_requests,
                      prepare_driver, processes_mentioning, results_by_tool, run_on_shapes, run_over_http_offering,
                      run_pinned)
@@ -75,16 +75,6 @@ def test_pydantic_ai_over_streamable_http(tmp_path):
     folder, rows, facts = run_over_http_offering(tmp_path, "pydantic-ai", SERVER_TOOLS, binary=interpreter())
     assert rows["H03"]["status"] == "PASS"
     assert not processes_mentioning(str(folder))
-
-
-SHAPES_PROFILE = """profile: shapes-pydantic-ai
-tools:
-  text: {name: summary_with_preface}
-  structured: {name: stats_pretty}
-  embedded: {name: report_markdown, mime_type: text/markdown}
-  link: {name: report_json_link, body: bytes}
-  large: {name: report_log, arguments: {chars: '{bytes}'}}
-"""
 
 
 def test_pydantic_ai_with_a_server_that_is_not_the_fixture(tmp_path):

@@ -163,7 +163,7 @@ def host_config(
 
 @host_app.command("test")
 def host_test(
-    host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, cline, codex, continue, copilot-cli, fast-agent, gemini-cli, kilo-code, mistral-vibe, opencode, qwen-code, openai-agents, pydantic-ai, langchain or google-adk; with @VERSION (e.g. claude-code@2.0.21), that published version, installed from the host's registry into the host cache and reused."),
+    host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, cline, codex, continue, copilot-cli, fast-agent, gemini-cli, kilo-code, mistral-vibe, opencode, qwen-code, openai-agents, pydantic-ai, langchain, google-adk, ai-sdk, openai-agents-js or mastra; with @VERSION (e.g. claude-code@2.0.21), that published version, installed from the host's registry into the host cache and reused."),
     client: Optional[str] = typer.Option(None, "--client", help="Your own program as the host, instead of HOST (its words split like a shell would, no shell); it finds the model and the MCP server in its environment (docs/hosts.md, \"Your own client\"). Needs --api."),
     api: Optional[str] = typer.Option(None, "--api", help="With --client: the model API the program speaks, anthropic, openai-chat, openai-responses or gemini; a request of another is refused and the run says so."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),

@@ -190,7 +190,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
                                bounded=bool(stopped))
     client = (facts.get("client_info") or {}).get("value") or {}
     host_facts = {
-        "host": adapter.name, "product": adapter.product, "version": job.version,
+        "host": adapter.name, "product": adapter.product, "kind": adapter.kind, "version": job.version,
         # HOST@VERSION: the published version asked for, run from the host cache (None: the one installed)
         "version_asked": job.options.host_version,
         "api": view.api, "tool_name_scheme": observed_scheme(adapter, profile, offers), "offered_tools": view.offers,

@@ -84,23 +84,23 @@ def _run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int, m
     def measure(asked: str, kind: str | None) -> dict:
         host, version = split_host(asked)
         folder = out / "-".join(filter(None, (host, version, kind)))
-        product = ADAPTERS[host].product
+        product, host_kind = ADAPTERS[host].product, ADAPTERS[host].kind
         if stop_signals.requested():
             return row_of(host, None, error=f"not run: interrupted by {_name(stop_signals.requested())}",
-                          product=product)
+                          product=product, kind=host_kind)
         try:
             outcome = host_test(replace(base, host=host, host_version=version, out=str(folder), host_bin=None,
                                         model_kind=kind))
         except HostMissing as exc:
-            return row_of(host, None, error=f"not installed: {exc}", product=product)
+            return row_of(host, None, error=f"not installed: {exc}", product=product, kind=host_kind)
         except (InputError, ServerError) as exc:
-            return row_of(host, folder, error=str(exc), product=product)
+            return row_of(host, folder, error=str(exc), product=product, kind=host_kind)
         except HostRunInterrupted as exc:
             if not exc.finished:
-                return row_of(host, folder, error=f"interrupted by {_name(exc.signum)}", product=product)
+                return row_of(host, folder, error=f"interrupted by {_name(exc.signum)}", product=product, kind=host_kind)
             return row_of(host, folder)
         if outcome.not_measured:
-            return row_of(host, folder, error=f"measured nothing: {outcome.not_measured}", product=product)
+            return row_of(host, folder, error=f"measured nothing: {outcome.not_measured}", product=product, kind=host_kind)
         return row_of(host, folder)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

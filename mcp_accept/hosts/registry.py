@@ -44,6 +44,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Callable
 
+from mcp_accept.hosts.adapters.ai_sdk import AiSdk
 from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.adapters.claude_code import ClaudeCode
 from mcp_accept.hosts.adapters.cline import Cline
@@ -55,8 +56,10 @@ from mcp_accept.hosts.adapters.gemini_cli import GeminiCli
 from mcp_accept.hosts.adapters.google_adk import GoogleAdk
 from mcp_accept.hosts.adapters.kilo_code import KiloCode
 from mcp_accept.hosts.adapters.langchain import LangChain
+from mcp_accept.hosts.adapters.mastra import Mastra
 from mcp_accept.hosts.adapters.mistral_vibe import MistralVibe
 from mcp_accept.hosts.adapters.openai_agents import OpenAIAgents
+from mcp_accept.hosts.adapters.openai_agents_js import OpenAIAgentsJs
 from mcp_accept.hosts.adapters.opencode import Opencode
 from mcp_accept.hosts.adapters.pydantic_ai import PydanticAI
 from mcp_accept.hosts.adapters.qwen_code import QwenCode
@@ -123,6 +126,7 @@ def _headless(adapter: HostAdapter, snippet: Snippet | None = None) -> Host:
 
 # In the order the commands list them: the adapters' order is host matrix's row order.
 HOSTS: tuple[Host, ...] = (
+    _headless(AiSdk()),
     _headless(ClaudeCode(), _claude_mcp_add),
     _headless(Cline(), _cline_mcp_settings),
     _headless(Codex()),
@@ -133,8 +137,10 @@ HOSTS: tuple[Host, ...] = (
     _headless(GoogleAdk()),
     _headless(KiloCode(), _kilo_json),
     _headless(LangChain()),
+    _headless(Mastra()),
     _headless(MistralVibe(), _vibe_mcp_servers),
     _headless(OpenAIAgents()),
+    _headless(OpenAIAgentsJs()),
     _headless(Opencode()),
     _headless(PydanticAI()),
     _headless(QwenCode()),

@@ -41,12 +41,15 @@ def _read(folder: Path, name: str):
         return None
 
 
-def row_of(host: str | None, folder: Path | None, error: str | None = None, product: str | None = None) -> dict:
-    """One line of the table, from a host-test folder (or why there is none)."""
+def row_of(host: str | None, folder: Path | None, error: str | None = None, product: str | None = None,
+           kind: str | None = None) -> dict:
+    """One line of the table, from a host-test folder (or why there is none). ``kind``: "host" (a
+    program) or "framework" (a library run by a driver), as host-run.json says where it was run."""
     results = (_read(folder, "results.json") or {}) if folder else {}
     facts = (_read(folder, "host-run.json") or {}) if folder else {}
     row = {"host": host or facts.get("host"), "folder": str(folder) if folder else None,
-           "product": product or facts.get("product") or (results.get("conditions") or {}).get("host_product")}
+           "product": product or facts.get("product") or (results.get("conditions") or {}).get("host_product"),
+           "kind": kind or facts.get("kind")}
     if error is not None:
         row["error"] = error
         return row
@@ -143,13 +146,13 @@ PHRASES = {
            "found": " (whole up to {0} bytes, not at {1}: found in {2} extra calls)",
            "model": ", {0} model",
            "at or below": " (at or below {0} bytes)", "also tried": "also tried: {0}", "seconds": "; {0} s",
-           "refused": "{0}; refused {1}", "client": "{0} {1}"},
+           "refused": "{0}; refused {1}", "client": "{0} {1}", "framework": "; framework"},
     "ja": {"body in result": "結果に本文: {0}", "host read": "ホストが自ら読む: {0}", "read tool": "読み取りツール: {0}",
            "via tool": "ツール経由の本文: {0}", "between": "（しきい値は{0}〜{1}バイトの間）",
            "found": "（{0}バイトまで全体、{1}バイトで全体でない: 追加呼び出し{2}回で特定）",
            "model": "、{0} モデル",
            "at or below": "（{0}バイト以下）", "also tried": "ほかの接続先: {0}", "seconds": "、{0}秒",
-           "refused": "{0}、拒否した版: {1}", "client": "{0} {1}"},
+           "refused": "{0}、拒否した版: {1}", "client": "{0} {1}", "framework": "、フレームワーク"},
 }
 
 
@@ -161,7 +164,8 @@ def value(text, lang: str) -> str:
 
 def cells(row: dict, lang: str) -> dict[str, str]:
     phrase = PHRASES.get(lang, PHRASES["en"])
-    host = f"{row['product']} ({row['host']})" + (phrase["model"].format(row["model_kind"]) if row.get("model_kind") else "")
+    mark = phrase["framework"] if row.get("kind") == "framework" else ""
+    host = f"{row['product']} ({row['host']}{mark})" + (phrase["model"].format(row["model_kind"]) if row.get("model_kind") else "")
     if row.get("error"):
         return {"host": host, "version": value(row["error"], lang)}
     link = [phrase["body in result"].format(value(row.get("link_handed") or "unknown", lang)),

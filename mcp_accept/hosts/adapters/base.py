@@ -92,6 +92,9 @@ class Launch:
 
 class HostAdapter:
     name: str = ""
+    # What it is, as host matrix marks its row: a program ("host"), or a library run by a driver
+    # of mcp-accept's ("framework", :class:`mcp_accept.hosts.adapters.framework.DrivenFramework`).
+    kind: str = "host"
     product: str = ""
     binary: str = ""
     npm_package: str = ""

@@ -1,14 +1,25 @@
-"""A Python agent framework as a host: a library, not a program, so ``host test`` runs a driver of
+"""An agent framework as a host: a library, not a program, so ``host test`` runs a driver of
 :mod:`mcp_accept.hosts.drivers` (the framework's documented MCP example, with the server and the
-model taken from the environment of ``--client``, :func:`mcp_accept.hosts.own_client.contract_env`)
-with an interpreter that has the framework: the one ``--host-bin`` names, else this one, else the
-first ``python3`` on PATH that has it (a framework whose dependencies conflict with mcp-accept's
-own lives in a virtual environment of its own)."""
+model taken from the environment of ``--client``, :func:`mcp_accept.hosts.own_client.contract_env`).
+
+A Python framework (:class:`DrivenFramework`) is run with an interpreter that has it: the one
+``--host-bin`` names, else this one, else the first ``python3`` on PATH that has it (a framework
+whose dependencies conflict with mcp-accept's own lives in a virtual environment of its own).
+
+A JavaScript framework (:class:`DrivenNodeFramework`) is run with the ``node`` on PATH, its
+packages taken from the folder npm installed them into (the one holding ``node_modules``): the
+one ``--host-bin`` names, else ``$MCP_ACCEPT_NODE_FRAMEWORKS``, else the folder ``host test`` runs
+in (a project that installed the framework). Node resolves an ES module's bare imports from the
+importing file's folder only (``NODE_PATH`` is read by ``require`` alone), so the driver is run
+with ``--import`` of :mod:`resolve_from.mjs <mcp_accept.hosts.drivers>`, a resolve hook of
+``module.register`` that resolves the driver's own imports as if from that folder; the
+framework's modules then import each other as they always do."""
 
 from __future__ import annotations
 
 import importlib.metadata
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,10 +28,12 @@ from mcp_accept.hosts import drivers
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch
 from mcp_accept.hosts.own_client import MODEL, contract_env
 
+DRIVERS = Path(drivers.__file__).parent
 VERSION_CODE = "import importlib.metadata as m, sys; print(m.version(sys.argv[1]))"
 
 
 class DrivenFramework(HostAdapter):
+    kind = "framework"
     # the driver's file in mcp_accept/hosts/drivers/
     driver = ""
     # the distribution whose version is the host's version, and whose presence finds an interpreter
@@ -66,7 +79,64 @@ class DrivenFramework(HostAdapter):
         """Variables the framework reads beside the contract's (its offline switches)."""
         return {}
 
+    def driver_argv(self, binary: str) -> list[str]:
+        return [binary, str(DRIVERS / self.driver)]
+
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env, config = contract_env(ctx, self.api)
         env.update(self.extra_env())
-        return Launch([binary, str(Path(drivers.__file__).parent / self.driver)], env, ctx.work, [config])
+        return Launch(self.driver_argv(binary), env, ctx.work, [config])
+
+
+# Where the JavaScript drivers find their framework's folder when --host-bin names none.
+NODE_FOLDER_ENV = "MCP_ACCEPT_NODE_FRAMEWORKS"
+# The installed package's own package.json, read directly: not every package exports it.
+NODE_VERSION_CODE = ("const p = require('node:path').join(process.argv[1], 'node_modules', process.argv[2], 'package.json');"
+                     " console.log(JSON.parse(require('node:fs').readFileSync(p, 'utf8')).version)")
+
+
+class DrivenNodeFramework(DrivenFramework):
+    """A JavaScript framework: ``binary`` is the folder holding its ``node_modules``; the driver
+    runs with the ``node`` on PATH."""
+
+    # the npm packages the driver imports, at the versions it was tested with; the first is the
+    # framework's own, whose version is the host's version
+    packages: tuple[str, ...] = ()
+
+    @property
+    def distribution(self) -> str:
+        return self.packages[0].rsplit("@", 1)[0]
+
+    @property
+    def tested_version(self) -> str:
+        return self.packages[0].rsplit("@", 1)[1]
+
+    def find(self, given: str | None) -> str | None:
+        node = shutil.which("node")
+        candidates = [given] if given else [os.environ.get(NODE_FOLDER_ENV), os.getcwd()]
+        for candidate in filter(None, candidates):
+            folder = Path(candidate).absolute()
+            if folder.name == "node_modules":
+                folder = folder.parent
+            if node and self._has_it(folder):
+                return str(folder)
+        return None
+
+    def _has_it(self, folder: Path) -> bool:
+        return (folder / "node_modules" / self.distribution / "package.json").is_file()
+
+    def version_argv(self, binary: str) -> list[str]:
+        return [shutil.which("node") or "node", "-e", NODE_VERSION_CODE, binary, self.distribution]
+
+    def install_hint(self) -> str:
+        return f"npm install --prefix FOLDER {' '.join(self.packages)}, then --host-bin FOLDER"
+
+    def driver_argv(self, binary: str) -> list[str]:
+        return [shutil.which("node") or "node", "--import", (DRIVERS / "resolve_from.mjs").as_uri(),
+                str(DRIVERS / self.driver)]
+
+    def prepare(self, ctx: HostContext, binary: str) -> Launch:
+        launch = super().prepare(ctx, binary)
+        launch.env[NODE_FOLDER_ENV] = binary  # read by resolve_from.mjs
+        return launch
+

@@ -1,0 +1,42 @@
+"""Mastra (npm ``@mastra/core`` with ``@mastra/mcp``), a framework rather than a program:
+``host test mastra`` runs the driver ``mastra_agent.mjs`` of :mod:`mcp_accept.hosts.drivers` (the
+tools of an ``MCPClient`` given to an ``Agent``, run by ``agent.generate``) with the ``node`` on
+PATH and the packages of the folder npm installed them into (:class:`DrivenNodeFramework`).
+
+Settings and where they come from (https://mastra.ai/docs/tools-mcp/mcp-overview,
+https://mastra.ai/reference/tools/mcp-client, https://mastra.ai/models, and the packages' source
+at the tested versions):
+* model endpoint: Mastra's model router with an OpenAI-compatible endpoint, ``{id:
+  "openai/MODEL", url, apiKey}`` (``OpenAICompatibleConfig`` in ``@mastra/core``
+  ``src/llm/model/shared.types.ts``) of ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` (the run's key),
+  which the router serves with ``@ai-sdk/openai-compatible`` over Chat Completions (its ``api``
+  option left at that default, as a user who names an endpoint gets it: ``src/llm/model/router.ts``);
+* MCP: ``MCPClient({servers: {NAME: {command, args}}})`` (stdio) or ``{url}`` (Streamable HTTP);
+  ``listTools()`` names each tool ``NAME_TOOL`` (the server's name, ``_``, the tool's), and the
+  agent is given no other tool;
+* headless: it is a library; the driver prints ``agent.generate``'s text, with ``maxSteps: 50``;
+* offline: Mastra's telemetry to PostHog (us.posthog.com) is off by ``MASTRA_TELEMETRY_DISABLED=1``
+  (``@mastra/core`` ``src/telemetry/posthog.ts``, ``isTelemetryEnabled``).
+"""
+
+from __future__ import annotations
+
+from mcp_accept.hosts.adapters.framework import DrivenNodeFramework
+
+
+class Mastra(DrivenNodeFramework):
+    name = "mastra"
+    product = "Mastra"
+    binary = "node_modules/@mastra/core"  # no program of its own: found as a folder holding its packages
+    driver = "mastra_agent.mjs"
+    packages = ("@mastra/core@1.71.0", "@mastra/mcp@2.0.0")
+    api = "openai-chat"
+    tool_scheme = "{server}_{tool}"
+    sources = ("https://mastra.ai/docs/tools-mcp/mcp-overview",
+               "https://mastra.ai/reference/tools/mcp-client",
+               "https://mastra.ai/models",
+               "https://github.com/mastra-ai/mastra/blob/main/packages/core/src/telemetry/posthog.ts")
+    offline = "telemetry off: MASTRA_TELEMETRY_DISABLED=1"
+
+    def extra_env(self) -> dict[str, str]:
+        return {"MASTRA_TELEMETRY_DISABLED": "1"}
