@@ -206,3 +206,58 @@ def test_two_installs_of_one_version_at_once_leave_one_whole_folder(cache: Path)
     done = subprocess.run([found.pop(), "1.2.3"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0 and done.stdout.strip() == "1.2.3"
     assert [p.name for p in (cache / "semver").iterdir() if not p.name.endswith(".lock")] == ["7.6.0"]
+
+
+def test_bisect_finds_the_first_version_that_handed_structured_content(cache: Path, tmp_path: Path) -> None:
+    """Five published versions, 2.0.19 to 2.0.23: bisection runs the two ends and two between
+    (2.0.22 is never run), and names 2.0.21, the version whose CHANGELOG.md claims the change."""
+    out = tmp_path / "bisect"
+    done = mcp_accept(tmp_path, "host", "history", "claude-code", "--range", "2.0.19..2.0.23", "--bisect",
+                      "structured_seen", "--host-cache", str(cache), "--out", str(out), timeout=900)
+    assert done.returncode == 0, done.stderr
+    table = json.loads((out / "history.json").read_text())
+    found = table["bisect"]
+    assert [(s["version"], s["value"]) for s in found["ran"]] == [
+        ("2.0.19", "text twin"), ("2.0.23", "structuredContent"), ("2.0.21", "structuredContent"),
+        ("2.0.20", "text twin")]
+    assert found["first_with_b_value"] == "2.0.21" and found["last_before"] == "2.0.20"
+    assert found["runs"] == 4 and found["versions_in_range"] == 5
+    # the table holds the versions run, in the registry's order
+    assert table["versions"] == ["2.0.19", "2.0.20", "2.0.21", "2.0.23"]
+    cells = {row["cell"]: row for row in table["cells"]}
+    assert cells["structured_seen"]["values"]["2.0.23"] == "structuredContent"  # and it stayed
+    assert "first version with 2.0.23's value (structuredContent): 2.0.21" in done.stdout
+    assert "3. 2.0.21: structuredContent" in done.stderr  # each run said as it ends
+    assert "2.0.21" in (out / "history.html").read_text() and (out / "matrix.json").is_file()
+    # the same value at both ends: said, two runs, exit 0
+    same = tmp_path / "same"
+    done = mcp_accept(tmp_path, "host", "history", "claude-code", "--range", "2.0.21..2.0.23", "--bisect",
+                      "structured_seen", "--host-cache", str(cache), "--out", str(same))
+    assert done.returncode == 0, done.stderr
+    found = json.loads((same / "history.json").read_text())["bisect"]
+    assert found["same_at_both_ends"] and found["runs"] == 2
+    assert "is the same at 2.0.21 and 2.0.23 (structuredContent): nothing to bisect" in done.stdout
+
+
+def test_bisect_skips_a_version_that_cannot_run_for_its_neighbour(cache: Path, tmp_path: Path) -> None:
+    """2.0.21 in the cache is a program that fails: bisection skips it, runs 2.0.22 beside it,
+    and, as git bisect after a skip, can say only that the change is in 2.0.21 or 2.0.22."""
+    mine = tmp_path / "cache"
+    (mine / "claude-code").mkdir(parents=True)
+    for version in ("2.0.19", "2.0.20", "2.0.22", "2.0.23"):
+        if (cache / "claude-code" / version).is_dir():  # installed by the tests before: reused
+            (mine / "claude-code" / version).symlink_to(cache / "claude-code" / version)
+    broken = mine / "claude-code" / "2.0.21" / "node_modules" / ".bin" / "claude"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("#!/bin/sh\necho 'this install is broken' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    out = tmp_path / "bisect"
+    done = mcp_accept(tmp_path, "host", "history", "claude-code", "--range", "2.0.19..2.0.23", "--bisect",
+                      "structured_seen", "--host-cache", str(mine), "--out", str(out), timeout=900)
+    assert done.returncode == 3, done.stderr
+    found = json.loads((out / "history.json").read_text())["bisect"]
+    assert [s["version"] for s in found["ran"]] == ["2.0.19", "2.0.23", "2.0.21", "2.0.22", "2.0.20"]
+    assert found["ran"][2]["error"] and found["ran"][3]["value"] == "structuredContent"
+    assert found["candidates"] == ["2.0.21", "2.0.22"] and "first_with_b_value" not in found
+    assert "2.0.21 skipped" in done.stderr
+    assert "is one of 2.0.21, 2.0.22" in done.stdout

@@ -330,11 +330,14 @@ def host_diff(
 @host_app.command("history")
 def host_history(
     host: str = typer.Argument(..., metavar="HOST", help="A host with an adapter and a registry: claude-code, codex, continue, copilot-cli, fast-agent, gemini-cli, opencode, qwen-code or openai-agents."),
-    versions: str = typer.Option(..., "--versions", metavar="V1,V2,...", help="Published versions to run, comma-separated, each installed into the host cache (as HOST@VERSION) and reused."),
+    versions: Optional[str] = typer.Option(None, "--versions", metavar="V1,V2,...", help="Published versions to run, comma-separated, each installed into the host cache (as HOST@VERSION) and reused. Not with --range."),
+    range_: Optional[str] = typer.Option(None, "--range", metavar="A..B", help="The versions the host's registry has published from A to B, both included, in the registry's order (npm: semver; PyPI: PEP 440); stable releases only, unless A or B is a pre-release. Not with --versions."),
+    max_versions: int = number_option(int, 12, "--max-versions", min=2, max=1000, help="With --range: the most versions it may hold (more is refused: narrow it, or --bisect)."),
+    bisect: Optional[str] = typer.Option(None, "--bisect", metavar="CELL", help="With --range: run A and B, and where CELL (a cell of history.json, e.g. structured_seen) differs, find the first version with B's value by bisection, in about log2(n) runs; a version that cannot run is skipped for its neighbour. history.json holds the versions run and a bisect object."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode)."),
     url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint."),
     profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form."),
-    out: Optional[Path] = out_option("Folder for history.json, history.md, the matrix of the versions and one host-test folder per version (default: a new folder under ./mcp-accept-runs/)."),
+    out: Optional[Path] = out_option("Folder for history.json, history.md, history.html, the matrix of the versions and one host-test folder per version (default: a new folder under ./mcp-accept-runs/)."),
     timeout: float = timeout_option("Seconds each version may take.", default=180.0, min=5.0, max=3600.0),
     json_: bool = json_option("Print history.json instead of the Markdown table."),
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier history's folder: empty it first."),
@@ -344,20 +347,37 @@ def host_history(
     import time
 
     from mcp_accept.hosts.job import HostTestOptions
-    from mcp_accept.hosts.matrix import pick_versions, run_history
+    from mcp_accept.hosts.matrix import check_bisect_cell, pick_versions, run_bisect, run_history
+    from mcp_accept.hosts.registry import ADAPTERS
+    from mcp_accept.hosts.versions import cache_root, versions_in_range
     from mcp_accept.output.host_diff import render_history
 
     try:
-        chosen = pick_versions(versions)
+        if bool(versions) == bool(range_):
+            raise InputError("give --versions V1,V2,... or --range A..B, one of them", field="--versions")
+        if bisect is not None and not range_:
+            raise InputError("--bisect needs --range A..B: the versions it bisects", field="--bisect")
+        if host not in ADAPTERS:
+            raise InputError(f"must be one of {', '.join(ADAPTERS)} (found {host!r})", field="HOST")
+        if bisect is not None:
+            check_bisect_cell(bisect)
         if profile:
             from mcp_accept.inputs.profile import load_profile
 
             load_profile(profile)
+        if range_:
+            chosen = versions_in_range(ADAPTERS[host], range_, cache_root(str(host_cache) if host_cache else None),
+                                       None if bisect else max_versions)
+        else:
+            chosen = pick_versions(versions)
         folder = out or Path("mcp-accept-runs") / time.strftime(f"history-{host}-%Y%m%dT%H%M%SZ", time.gmtime())
-        table = run_history(HostTestOptions(host=host, server=server, url=url,
-                                            profile=str(profile) if profile else None, timeout=timeout,
-                                            replace=replace, host_cache=str(host_cache) if host_cache else None),
-                            host, chosen, folder)
+        base = HostTestOptions(host=host, server=server, url=url, profile=str(profile) if profile else None,
+                               timeout=timeout, replace=replace, host_cache=str(host_cache) if host_cache else None)
+        if bisect is not None:
+            say = None if json_ else (lambda text: typer.echo(console_safe(text), err=True))
+            table = run_bisect(base, host, chosen, bisect, folder, say)
+        else:
+            table = run_history(base, host, chosen, folder)
     except (InputError, ServerError) as exc:
         raise fail(exc)
     typer.echo(json.dumps(table, ensure_ascii=False, indent=2) if json_ else render_history(table).rstrip("\n"))
@@ -365,6 +385,10 @@ def host_history(
         import signal
 
         raise typer.Exit(128 + signal.Signals[table["interrupted"]])
+    found = table.get("bisect")
+    if found is not None:  # no answer (an end not run, or every version between skipped): as a host not run
+        answered = found.get("same_at_both_ends") or found.get("first_with_b_value")
+        raise typer.Exit(int(ExitStatus.OK if answered else ExitStatus.SERVER))
     # no version measured (each one not installed, or its run not made): as host matrix, exit 3
     errors = next((c for c in table["cells"] if c["cell"] == "error"), None)
     raise typer.Exit(int(ExitStatus.SERVER if errors and all(errors["values"].values()) else ExitStatus.OK))

@@ -14,6 +14,11 @@ user's cache folder (platformdirs). Each version lives in ``CACHE/HOST/VERSION/`
 
 An install that fails (no network, no such version) is :class:`HostInstallFailed`, one line; a
 run with no network reaches only the versions already in the cache.
+
+``--range A..B`` is read from the registry's own list of published versions
+(:func:`versions_in_range`): npm's ``npm view PACKAGE versions --json``, already in semver order
+(npm sorts them with its own ``semver.compareLoose``, lib/commands/view.js), or PyPI's JSON API
+(``/pypi/NAME/json``), ordered by :mod:`packaging.version` (PEP 440).
 """
 
 from __future__ import annotations
@@ -37,8 +42,17 @@ MARK = "installed"  # a PyPI host's environment is complete once this file exist
 VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}")
 
 
+PYPI_JSON = "https://pypi.org/pypi/{name}/json"  # the JSON API: https://docs.pypi.org/api/json/
+LIST_TIMEOUT = 60.0
+MAX_VERSIONS = 12  # a --range over more than this is refused unless bisected
+
+
 class HostInstallFailed(ServerError):
     """The version asked for could not be installed: the run did not happen (exit 3)."""
+
+
+class RegistryUnreachable(ServerError):
+    """The registry's list of published versions could not be read (exit 3)."""
 
 
 def split_host(text: str, field: str = "HOST") -> tuple[str, str | None]:
@@ -154,3 +168,109 @@ def _pypi_install(adapter: HostAdapter, version: str, folder: Path) -> None:
     _run([str(place / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
           f"{adapter.pypi_package}=={version}"], adapter, version, "PyPI", folder)
     (place / MARK).write_text(f"{adapter.pypi_package}=={version}\n", encoding="utf-8")
+
+
+def published_versions(adapter: HostAdapter, cache: Path, timeout: float = LIST_TIMEOUT) -> list[str]:
+    """Every version of ``adapter``'s host its registry has published, earliest first."""
+    if adapter.npm_package:
+        return _npm_versions(adapter, cache, timeout)
+    if adapter.pypi_package:
+        return _pypi_versions(adapter, timeout)
+    raise InputError(f"{adapter.product} is not published in a registry: it has no versions to run", field="HOST")
+
+
+def _npm_versions(adapter: HostAdapter, cache: Path, timeout: float) -> list[str]:
+    import json
+
+    env = dict(os.environ, npm_config_cache=str(cache / ".downloads" / "npm"), npm_config_update_notifier="false")
+    argv = ["npm", "view", adapter.npm_package, "versions", "--json", "--fetch-retries=1"]
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, env=env)
+    except FileNotFoundError:
+        raise RegistryUnreachable(f"cannot list {adapter.npm_package}'s versions: npm is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise RegistryUnreachable(f"cannot list {adapter.npm_package}'s versions: npm had no answer from the "
+                                  f"registry in {timeout:.0f} s") from None
+    try:
+        found = json.loads(done.stdout)
+    except ValueError:
+        found = None
+    if done.returncode != 0 or found is None:
+        # with --json npm says its error as JSON on stdout: {"error": {"code", "summary"}}
+        error = found.get("error") if isinstance(found, dict) else None
+        lines = [line.strip() for line in (done.stderr or "").splitlines() if line.strip()]
+        why = (f"{error.get('code')}: {error.get('summary')}" if isinstance(error, dict)
+               else (lines or [f"exit {done.returncode}"])[0])
+        raise RegistryUnreachable(f"cannot list {adapter.npm_package}'s versions from npm: {why[:300]}")
+    return [found] if isinstance(found, str) else [v for v in found if isinstance(v, str)]
+
+
+def _pypi_versions(adapter: HostAdapter, timeout: float) -> list[str]:
+    import httpx
+    from packaging.version import InvalidVersion, Version
+
+    url = PYPI_JSON.format(name=adapter.pypi_package)
+    try:
+        answer = httpx.get(url, timeout=timeout, follow_redirects=True)
+    except httpx.HTTPError as exc:
+        raise RegistryUnreachable(f"cannot list {adapter.pypi_package}'s versions from PyPI: {exc}") from None
+    if answer.status_code != 200:
+        raise RegistryUnreachable(f"cannot list {adapter.pypi_package}'s versions from PyPI: {url} answered "
+                                  f"{answer.status_code}")
+    try:
+        releases = answer.json().get("releases") or {}
+    except ValueError:
+        raise RegistryUnreachable(f"{url} did not answer JSON") from None
+    out = []
+    for text, files in releases.items():
+        # a release with no files, or whose every file is yanked, cannot be installed
+        if not files or all(f.get("yanked") for f in files if isinstance(f, dict)):
+            continue
+        try:
+            out.append((Version(text), text))
+        except InvalidVersion:
+            continue
+    return [text for _, text in sorted(out)]
+
+
+def _prerelease(adapter: HostAdapter, version: str) -> bool:
+    if adapter.pypi_package and not adapter.npm_package:
+        from packaging.version import Version
+
+        return Version(version).is_prerelease
+    return bool(re.match(r"v?\d+\.\d+\.\d+-", version))  # semver: a hyphen after x.y.z
+
+
+def split_range(text: str) -> tuple[str, str]:
+    """``A..B`` as (A, B), each checked as a version."""
+    first, dots, last = text.partition("..")
+    if not dots or not VERSION.fullmatch(first) or not VERSION.fullmatch(last) or first == last:
+        raise InputError(f"must be two published versions A..B, the earlier first, such as 2.0.19..2.0.22 "
+                         f"(found {text!r})", field="--range")
+    return first, last
+
+
+def versions_in_range(adapter: HostAdapter, text: str, cache: Path, limit: int | None = MAX_VERSIONS) -> list[str]:
+    """The published versions from A to B of ``--range A..B``, both included, in the registry's
+    order: stable releases only, unless a bound is itself a pre-release. More than ``limit`` is
+    refused (None: any number, as bisection runs only a few)."""
+    first, last = split_range(text)
+    published = published_versions(adapter, cache)
+    what = adapter.npm_package or adapter.pypi_package
+    registry = "npm" if adapter.npm_package else "PyPI"
+    for bound in (first, last):
+        if bound not in published:
+            raise InputError(f"{what} has no version {bound} published on {registry} (its versions run from "
+                             f"{published[0] if published else '-'} to {published[-1] if published else '-'})",
+                             field="--range")
+    start, end = published.index(first), published.index(last)
+    if start > end:
+        raise InputError(f"{first} comes after {last} in {registry}'s order: give the earlier version first "
+                         f"({last}..{first})", field="--range")
+    pre = _prerelease(adapter, first) or _prerelease(adapter, last)
+    chosen = [v for v in published[start:end + 1] if pre or v in (first, last) or not _prerelease(adapter, v)]
+    if limit is not None and len(chosen) > limit:
+        raise InputError(f"{text} holds {len(chosen)} published versions, more than --max-versions {limit}: "
+                         f"narrow it, raise --max-versions, or find where one cell changed with --bisect CELL "
+                         f"(about {max(1, (len(chosen) - 1).bit_length()) + 2} runs)", field="--range")
+    return chosen
