@@ -97,7 +97,7 @@ def test_an_older_published_version_is_installed_into_the_cache_and_run(cache: P
     assert_old_version_ran(out, cache)
     assert (cache / "claude-code" / OLD / "node_modules" / ".bin" / "claude").exists()
     # installed whole, then renamed into place: no temporary folder is left beside it
-    assert [p.name for p in (cache / "claude-code").iterdir() if not p.name.endswith(".lock")] == [OLD]
+    assert [p.name for p in (cache / "claude-code").iterdir() if not p.name.endswith((".lock", ".used"))] == [OLD]
 
 
 def test_the_next_run_reuses_the_cache_without_npm(cache: Path, first_run: Path, tmp_path: Path) -> None:
@@ -192,7 +192,8 @@ from mcp_accept.hosts.versions import installed
 class Semver(HostAdapter):  # a small npm package with a program of its own, to install twice at once
     name, product, binary, npm_package = "semver", "semver", "semver", "semver"
 
-print(installed(Semver(), "7.6.0", Path(sys.argv[1])))
+limit = int(sys.argv[2]) if len(sys.argv) > 2 else None
+print(installed(Semver(), "7.6.0", Path(sys.argv[1]), limit=limit))
 """
 
 
@@ -205,7 +206,7 @@ def test_two_installs_of_one_version_at_once_leave_one_whole_folder(cache: Path)
     assert found == {str(cache / "semver" / "7.6.0" / "node_modules" / ".bin" / "semver")}
     done = subprocess.run([found.pop(), "1.2.3"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0 and done.stdout.strip() == "1.2.3"
-    assert [p.name for p in (cache / "semver").iterdir() if not p.name.endswith(".lock")] == ["7.6.0"]
+    assert [p.name for p in (cache / "semver").iterdir() if not p.name.endswith((".lock", ".used"))] == ["7.6.0"]
 
 
 def test_bisect_finds_the_first_version_that_handed_structured_content(cache: Path, tmp_path: Path) -> None:
@@ -261,3 +262,21 @@ def test_bisect_skips_a_version_that_cannot_run_for_its_neighbour(cache: Path, t
     assert found["candidates"] == ["2.0.21", "2.0.22"] and "first_with_b_value" not in found
     assert "2.0.21 skipped" in done.stderr
     assert "is one of 2.0.21, 2.0.22" in done.stdout
+
+
+def test_an_install_past_the_bound_removes_the_least_recently_used_version(tmp_path: Path) -> None:
+    """The cache bounded to 1 MiB holds an older version of 1 MiB: installing semver 7.6.0 (some
+    tens of KiB from npm) passes the bound, and the older version goes, not the new one."""
+    if _registry_answers():
+        pytest.skip(_registry_answers())
+    mine = tmp_path / "cache"
+    old = mine / "semver" / "5.0.0"
+    (old / "node_modules").mkdir(parents=True)
+    (old / "node_modules" / "blob").write_bytes(b"x" * (1 << 20))
+    done = subprocess.run([sys.executable, "-c", CONCURRENT, str(mine), str(1 << 20)], capture_output=True,
+                          text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert not old.exists() and Path(done.stdout.strip()).is_file()
+    from mcp_accept.hosts.versions import cache_entries
+
+    assert [(e.version, e.size < 1 << 20) for e in cache_entries(mine)] == [("7.6.0", True)]

@@ -247,3 +247,19 @@ def bisect_lines(table: dict) -> list[str]:
         lines.append(f"the first version with {last}'s value is one of {', '.join(found['candidates'])}, which "
                      f"could not all be run; {spent}")
     return lines
+
+
+def render_cache(root: Path, entries: list[dict], limit: int) -> str:
+    """``host cache list``: a row per HOST/VERSION (by host, then the least recently used first)."""
+    from mcp_accept.output.reporters.html_report import human_size
+    from mcp_accept.untrusted import plain_line
+
+    total = sum(e["bytes"] for e in entries)
+    lines = [f"host cache: {plain_line(str(root))}", ""]
+    if entries:
+        lines += ["| host | version | size | last used | in use |", "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {e['host']} | {e['version']} | {human_size(e['bytes'])} | {e['last_used']} | "
+                  f"{'yes' if e['in_use'] else ''} |" for e in entries]
+        lines.append("")
+    lines.append(f"{len(entries)} version(s), {human_size(total)} of at most {human_size(limit)}")
+    return "\n".join(lines) + "\n"
