@@ -280,3 +280,27 @@ def test_an_install_past_the_bound_removes_the_least_recently_used_version(tmp_p
     from mcp_accept.hosts.versions import cache_entries
 
     assert [(e.version, e.size < 1 << 20) for e in cache_entries(mine)] == [("7.6.0", True)]
+
+
+def test_resource_link_reaches_the_model_from_1_0_44_as_its_changelog_claims(cache: Path, tmp_path: Path) -> None:
+    """Claude Code's CHANGELOG dates resource_link support to 1.0.44. Measured: 1.0.43 handed its
+    model an empty result for the fixture's resource_link, so the model had no URI to read;
+    1.0.44 handed "[Resource link: NAME] URI", and the model read the body with the host's
+    ReadMcpResourceTool. 1.0.43 has no --strict-mcp-config (the adapter leaves it out), and
+    1.0.44 repeats its first call in every request (counted once, so each form keeps its result)."""
+    out = tmp_path / "history"
+    done = mcp_accept(tmp_path, "host", "history", "claude-code", "--versions", "1.0.43,1.0.44", "--host-cache",
+                      str(cache), "--out", str(out), timeout=900)
+    assert done.returncode == 0, done.stderr
+    cells = {row["cell"]: row for row in json.loads((out / "history.json").read_text())["cells"]}
+    assert "error" not in cells, cells.get("error")
+    assert cells["H02"]["values"] == {"1.0.43": "FAIL", "1.0.44": "PASS"} and cells["H02"]["changed"]
+    assert cells["link_body_via_tool"]["values"] == {"1.0.43": None, "1.0.44": "whole"}
+    # what did not change: the structured result's text twin, the embedded resource whole
+    assert cells["structured_seen"]["values"] == {"1.0.43": "text twin", "1.0.44": "text twin"}
+    assert cells["embedded"]["values"] == {"1.0.43": "whole", "1.0.44": "whole"}
+    assert cells["H01"]["values"] == {"1.0.43": "PASS", "1.0.44": "PASS"}
+    handed = json.loads((out / "claude-code-1.0.44" / "rows" / "H02.json").read_text())["reason"]
+    assert "[Resource link: search-demo-v1.json] search://results/demo-v1" in handed
+    old = json.loads((out / "claude-code-1.0.43" / "job.json").read_text())
+    assert "--strict-mcp-config" not in old["host_flags"] and "--mcp-config" in old["host_flags"]
