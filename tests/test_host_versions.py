@@ -282,18 +282,24 @@ def test_an_install_past_the_bound_removes_the_least_recently_used_version(tmp_p
     assert [(e.version, e.size < 1 << 20) for e in cache_entries(mine)] == [("7.6.0", True)]
 
 
+def measured_history(tmp_path: Path, cache: Path, host: str, versions: str) -> tuple[Path, dict]:
+    """`host history HOST --versions V1,V2` run; its folder and its cells by name, each version measured."""
+    out = tmp_path / "history"
+    done = mcp_accept(tmp_path, "host", "history", host, "--versions", versions, "--host-cache", str(cache),
+                      "--out", str(out), timeout=900)
+    assert done.returncode == 0, done.stderr
+    cells = {row["cell"]: row for row in json.loads((out / "history.json").read_text())["cells"]}
+    assert "error" not in cells, cells.get("error")
+    return out, cells
+
+
 def test_resource_link_reaches_the_model_from_1_0_44_as_its_changelog_claims(cache: Path, tmp_path: Path) -> None:
     """Claude Code's CHANGELOG dates resource_link support to 1.0.44. Measured: 1.0.43 handed its
     model an empty result for the fixture's resource_link, so the model had no URI to read;
     1.0.44 handed "[Resource link: NAME] URI", and the model read the body with the host's
     ReadMcpResourceTool. 1.0.43 has no --strict-mcp-config (the adapter leaves it out), and
     1.0.44 repeats its first call in every request (counted once, so each form keeps its result)."""
-    out = tmp_path / "history"
-    done = mcp_accept(tmp_path, "host", "history", "claude-code", "--versions", "1.0.43,1.0.44", "--host-cache",
-                      str(cache), "--out", str(out), timeout=900)
-    assert done.returncode == 0, done.stderr
-    cells = {row["cell"]: row for row in json.loads((out / "history.json").read_text())["cells"]}
-    assert "error" not in cells, cells.get("error")
+    out, cells = measured_history(tmp_path, cache, "claude-code", "1.0.43,1.0.44")
     assert cells["H02"]["values"] == {"1.0.43": "FAIL", "1.0.44": "PASS"} and cells["H02"]["changed"]
     assert cells["link_body_via_tool"]["values"] == {"1.0.43": None, "1.0.44": "whole"}
     # what did not change: the structured result's text twin, the embedded resource whole
@@ -304,3 +310,21 @@ def test_resource_link_reaches_the_model_from_1_0_44_as_its_changelog_claims(cac
     assert "[Resource link: search-demo-v1.json] search://results/demo-v1" in handed
     old = json.loads((out / "claude-code-1.0.43" / "job.json").read_text())
     assert "--strict-mcp-config" not in old["host_flags"] and "--mcp-config" in old["host_flags"]
+
+
+def test_gemini_cli_hands_images_and_embedded_resources_from_0_1_19_as_its_source_says(cache: Path,
+                                                                                      tmp_path: Path) -> None:
+    """A second host: Gemini CLI's pull request 5529 ("Parse Multimodal MCP Tool responses")
+    turned image items into inlineData parts, and 0.1.19's mcp-tool.js has it where 0.1.16's
+    passes on text only. Measured: 0.1.16's model got the image as text only, no embedded
+    resource and no PDF; 0.1.19's got the image's and the PDF's bytes beside the result and the
+    embedded resource whole. Both are driven as that series needs (--yolo, flat settings, the
+    server's tools under their bare names); the pinned version is the third, in its own test."""
+    out, cells = measured_history(tmp_path, cache, "gemini-cli", "0.1.16,0.1.19")
+    assert cells["image"]["values"] == {"0.1.16": "text only", "0.1.19": "bytes attached beside the result"}
+    assert cells["embedded"]["values"] == {"0.1.16": "absent", "0.1.19": "whole"}
+    assert cells["blob"]["values"] == {"0.1.16": "not handed", "0.1.19": "bytes attached beside the result"}
+    assert cells["H01"]["values"] == {"0.1.16": "FAIL", "0.1.19": "PASS"}
+    assert cells["tool_names"]["values"] == {"0.1.16": "{tool}", "0.1.19": "{tool}"}
+    job = json.loads((out / "gemini-cli-0.1.16" / "job.json").read_text())
+    assert "--yolo" in job["host_flags"] and "--approval-mode" not in job["host_flags"]

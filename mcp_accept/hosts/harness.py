@@ -486,7 +486,8 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
     marked interrupted)."""
     from mcp_accept.inputs.profile import load_profile
     opts = job.options
-    adapter = adapter_of(opts, job.cwd)
+    # a version that names the server's tools otherwise is judged by its own naming
+    adapter = adapter_of(opts, job.cwd).for_flags(frozenset(job.host_flags) if job.host_flags else None)
     if job.guard == netguard.NETNS:
         netguard.loopback_up()
     profile = load_profile(opts.profile)

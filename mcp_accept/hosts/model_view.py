@@ -153,9 +153,10 @@ def _once_each(calls: list[Exchange]) -> list[Exchange]:
     seen: set[str] = set()
     out = []
     for exchange in calls:
-        if exchange.call_id not in seen:
-            seen.add(exchange.call_id)
-            out.append(exchange)
+        if exchange.call_id and exchange.call_id in seen:
+            continue  # an exchange without an id (a host that drops them) is never a repeat
+        seen.add(exchange.call_id)
+        out.append(exchange)
     return out
 
 
