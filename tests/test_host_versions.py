@@ -328,3 +328,35 @@ def test_gemini_cli_hands_images_and_embedded_resources_from_0_1_19_as_its_sourc
     assert cells["tool_names"]["values"] == {"0.1.16": "{tool}", "0.1.19": "{tool}"}
     job = json.loads((out / "gemini-cli-0.1.16" / "job.json").read_text())
     assert "--yolo" in job["host_flags"] and "--approval-mode" not in job["host_flags"]
+
+
+CHART_PROFILE = """profile: shapes-chart
+tools:
+  text: {name: summary_with_preface}
+  structured: {name: stats_chart}
+  embedded: {name: report_json, mime_type: application/json}
+  link: {name: report_json_link, body: bytes}
+reference: {quarter: Q3, growth_pct: 12, regions: [north, south], total: 2}
+unknown_uri: "files://missing.pdf"
+"""
+
+
+def test_an_image_beside_structured_content_reaches_the_model_from_2_1_128(cache: Path, tmp_path: Path) -> None:
+    """Claude Code's changelog says 2.1.128 fixed images dropped beside structuredContent. The
+    fixture's image tool has no structuredContent, so this runs a server whose structured tool
+    answers the twin, a PNG and structuredContent together: 2.1.126's model was handed the
+    structuredContent alone, 2.1.128's the PNG's bytes and the structuredContent."""
+    profile = tmp_path / "chart.yaml"
+    profile.write_text(CHART_PROFILE)
+    out = tmp_path / "history"
+    server = f"{sys.executable} {Path(__file__).parent / 'servers' / 'shapes_server.py'}"
+    done = mcp_accept(tmp_path, "host", "history", "claude-code", "--versions", "2.1.126,2.1.128", "--server", server,
+                      "--profile", str(profile), "--host-cache", str(cache), "--out", str(out), timeout=900)
+    assert done.returncode == 0, done.stderr
+    cells = {row["cell"]: row for row in json.loads((out / "history.json").read_text())["cells"]}
+    assert cells["image"]["values"] == {"2.1.126": "not handed", "2.1.128": "bytes handed"}
+    assert cells["structured"]["values"] == {"2.1.126": "whole", "2.1.128": "whole"}
+    blocks = {v: json.loads((out / f"claude-code-{v}" / "rows" / "H01.json").read_text())
+              ["observed"]["forms"]["structured"]["exact"]["block"]["content"] for v in ("2.1.126", "2.1.128")}
+    assert isinstance(blocks["2.1.126"], str) and json.loads(blocks["2.1.126"])["quarter"] == "Q3"
+    assert [part["type"] for part in blocks["2.1.128"]] == ["image", "text"]
