@@ -97,7 +97,7 @@ def test_an_older_published_version_is_installed_into_the_cache_and_run(cache: P
     assert_old_version_ran(out, cache)
     assert (cache / "claude-code" / OLD / "node_modules" / ".bin" / "claude").exists()
     # installed whole, then renamed into place: no temporary folder is left beside it
-    assert [p.name for p in (cache / "claude-code").iterdir() if not p.name.endswith(".lock")] == [OLD]
+    assert [p.name for p in (cache / "claude-code").iterdir() if not p.name.endswith((".lock", ".used"))] == [OLD]
 
 
 def test_the_next_run_reuses_the_cache_without_npm(cache: Path, first_run: Path, tmp_path: Path) -> None:
@@ -192,7 +192,8 @@ from mcp_accept.hosts.versions import installed
 class Semver(HostAdapter):  # a small npm package with a program of its own, to install twice at once
     name, product, binary, npm_package = "semver", "semver", "semver", "semver"
 
-print(installed(Semver(), "7.6.0", Path(sys.argv[1])))
+limit = int(sys.argv[2]) if len(sys.argv) > 2 else None
+print(installed(Semver(), "7.6.0", Path(sys.argv[1]), limit=limit))
 """
 
 
@@ -205,4 +206,157 @@ def test_two_installs_of_one_version_at_once_leave_one_whole_folder(cache: Path)
     assert found == {str(cache / "semver" / "7.6.0" / "node_modules" / ".bin" / "semver")}
     done = subprocess.run([found.pop(), "1.2.3"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0 and done.stdout.strip() == "1.2.3"
-    assert [p.name for p in (cache / "semver").iterdir() if not p.name.endswith(".lock")] == ["7.6.0"]
+    assert [p.name for p in (cache / "semver").iterdir() if not p.name.endswith((".lock", ".used"))] == ["7.6.0"]
+
+
+def test_bisect_finds_the_first_version_that_handed_structured_content(cache: Path, tmp_path: Path) -> None:
+    """Five published versions, 2.0.19 to 2.0.23: bisection runs the two ends and two between
+    (2.0.22 is never run), and names 2.0.21, the version whose CHANGELOG.md claims the change."""
+    out = tmp_path / "bisect"
+    done = mcp_accept(tmp_path, "host", "history", "claude-code", "--range", "2.0.19..2.0.23", "--bisect",
+                      "structured_seen", "--host-cache", str(cache), "--out", str(out), timeout=900)
+    assert done.returncode == 0, done.stderr
+    table = json.loads((out / "history.json").read_text())
+    found = table["bisect"]
+    assert [(s["version"], s["value"]) for s in found["ran"]] == [
+        ("2.0.19", "text twin"), ("2.0.23", "structuredContent"), ("2.0.21", "structuredContent"),
+        ("2.0.20", "text twin")]
+    assert found["first_with_b_value"] == "2.0.21" and found["last_before"] == "2.0.20"
+    assert found["runs"] == 4 and found["versions_in_range"] == 5
+    # the table holds the versions run, in the registry's order
+    assert table["versions"] == ["2.0.19", "2.0.20", "2.0.21", "2.0.23"]
+    cells = {row["cell"]: row for row in table["cells"]}
+    assert cells["structured_seen"]["values"]["2.0.23"] == "structuredContent"  # and it stayed
+    assert "first version with 2.0.23's value (structuredContent): 2.0.21" in done.stdout
+    assert "3. 2.0.21: structuredContent" in done.stderr  # each run said as it ends
+    assert "2.0.21" in (out / "history.html").read_text() and (out / "matrix.json").is_file()
+    # the same value at both ends: said, two runs, exit 0
+    same = tmp_path / "same"
+    done = mcp_accept(tmp_path, "host", "history", "claude-code", "--range", "2.0.21..2.0.23", "--bisect",
+                      "structured_seen", "--host-cache", str(cache), "--out", str(same))
+    assert done.returncode == 0, done.stderr
+    found = json.loads((same / "history.json").read_text())["bisect"]
+    assert found["same_at_both_ends"] and found["runs"] == 2
+    assert "is the same at 2.0.21 and 2.0.23 (structuredContent): nothing to bisect" in done.stdout
+
+
+def test_bisect_skips_a_version_that_cannot_run_for_its_neighbour(cache: Path, tmp_path: Path) -> None:
+    """2.0.21 in the cache is a program that fails: bisection skips it, runs 2.0.22 beside it,
+    and, as git bisect after a skip, can say only that the change is in 2.0.21 or 2.0.22."""
+    mine = tmp_path / "cache"
+    (mine / "claude-code").mkdir(parents=True)
+    for version in ("2.0.19", "2.0.20", "2.0.22", "2.0.23"):
+        if (cache / "claude-code" / version).is_dir():  # installed by the tests before: reused
+            (mine / "claude-code" / version).symlink_to(cache / "claude-code" / version)
+    broken = mine / "claude-code" / "2.0.21" / "node_modules" / ".bin" / "claude"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("#!/bin/sh\necho 'this install is broken' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    out = tmp_path / "bisect"
+    done = mcp_accept(tmp_path, "host", "history", "claude-code", "--range", "2.0.19..2.0.23", "--bisect",
+                      "structured_seen", "--host-cache", str(mine), "--out", str(out), timeout=900)
+    assert done.returncode == 3, done.stderr
+    found = json.loads((out / "history.json").read_text())["bisect"]
+    assert [s["version"] for s in found["ran"]] == ["2.0.19", "2.0.23", "2.0.21", "2.0.22", "2.0.20"]
+    assert found["ran"][2]["error"] and found["ran"][3]["value"] == "structuredContent"
+    assert found["candidates"] == ["2.0.21", "2.0.22"] and "first_with_b_value" not in found
+    assert "2.0.21 skipped" in done.stderr
+    assert "is one of 2.0.21, 2.0.22" in done.stdout
+
+
+def test_an_install_past_the_bound_removes_the_least_recently_used_version(tmp_path: Path) -> None:
+    """The cache bounded to 1 MiB holds an older version of 1 MiB: installing semver 7.6.0 (some
+    tens of KiB from npm) passes the bound, and the older version goes, not the new one."""
+    if _registry_answers():
+        pytest.skip(_registry_answers())
+    mine = tmp_path / "cache"
+    old = mine / "semver" / "5.0.0"
+    (old / "node_modules").mkdir(parents=True)
+    (old / "node_modules" / "blob").write_bytes(b"x" * (1 << 20))
+    done = subprocess.run([sys.executable, "-c", CONCURRENT, str(mine), str(1 << 20)], capture_output=True,
+                          text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert not old.exists() and Path(done.stdout.strip()).is_file()
+    from mcp_accept.hosts.versions import cache_entries
+
+    assert [(e.version, e.size < 1 << 20) for e in cache_entries(mine)] == [("7.6.0", True)]
+
+
+def measured_history(tmp_path: Path, cache: Path, host: str, versions: str) -> tuple[Path, dict]:
+    """`host history HOST --versions V1,V2` run; its folder and its cells by name, each version measured."""
+    out = tmp_path / "history"
+    done = mcp_accept(tmp_path, "host", "history", host, "--versions", versions, "--host-cache", str(cache),
+                      "--out", str(out), timeout=900)
+    assert done.returncode == 0, done.stderr
+    cells = {row["cell"]: row for row in json.loads((out / "history.json").read_text())["cells"]}
+    assert "error" not in cells, cells.get("error")
+    return out, cells
+
+
+def test_resource_link_reaches_the_model_from_1_0_44_as_its_changelog_claims(cache: Path, tmp_path: Path) -> None:
+    """Claude Code's CHANGELOG dates resource_link support to 1.0.44. Measured: 1.0.43 handed its
+    model an empty result for the fixture's resource_link, so the model had no URI to read;
+    1.0.44 handed "[Resource link: NAME] URI", and the model read the body with the host's
+    ReadMcpResourceTool. 1.0.43 has no --strict-mcp-config (the adapter leaves it out), and
+    1.0.44 repeats its first call in every request (counted once, so each form keeps its result)."""
+    out, cells = measured_history(tmp_path, cache, "claude-code", "1.0.43,1.0.44")
+    assert cells["H02"]["values"] == {"1.0.43": "FAIL", "1.0.44": "PASS"} and cells["H02"]["changed"]
+    assert cells["link_body_via_tool"]["values"] == {"1.0.43": None, "1.0.44": "whole"}
+    # what did not change: the structured result's text twin, the embedded resource whole
+    assert cells["structured_seen"]["values"] == {"1.0.43": "text twin", "1.0.44": "text twin"}
+    assert cells["embedded"]["values"] == {"1.0.43": "whole", "1.0.44": "whole"}
+    assert cells["H01"]["values"] == {"1.0.43": "PASS", "1.0.44": "PASS"}
+    handed = json.loads((out / "claude-code-1.0.44" / "rows" / "H02.json").read_text())["reason"]
+    assert "[Resource link: search-demo-v1.json] search://results/demo-v1" in handed
+    old = json.loads((out / "claude-code-1.0.43" / "job.json").read_text())
+    assert "--strict-mcp-config" not in old["host_flags"] and "--mcp-config" in old["host_flags"]
+
+
+def test_gemini_cli_hands_images_and_embedded_resources_from_0_1_19_as_its_source_says(cache: Path,
+                                                                                      tmp_path: Path) -> None:
+    """A second host: Gemini CLI's pull request 5529 ("Parse Multimodal MCP Tool responses")
+    turned image items into inlineData parts, and 0.1.19's mcp-tool.js has it where 0.1.16's
+    passes on text only. Measured: 0.1.16's model got the image as text only, no embedded
+    resource and no PDF; 0.1.19's got the image's and the PDF's bytes beside the result and the
+    embedded resource whole. Both are driven as that series needs (--yolo, flat settings, the
+    server's tools under their bare names); the pinned version is the third, in its own test."""
+    out, cells = measured_history(tmp_path, cache, "gemini-cli", "0.1.16,0.1.19")
+    assert cells["image"]["values"] == {"0.1.16": "text only", "0.1.19": "bytes attached beside the result"}
+    assert cells["embedded"]["values"] == {"0.1.16": "absent", "0.1.19": "whole"}
+    assert cells["blob"]["values"] == {"0.1.16": "not handed", "0.1.19": "bytes attached beside the result"}
+    assert cells["H01"]["values"] == {"0.1.16": "FAIL", "0.1.19": "PASS"}
+    assert cells["tool_names"]["values"] == {"0.1.16": "{tool}", "0.1.19": "{tool}"}
+    job = json.loads((out / "gemini-cli-0.1.16" / "job.json").read_text())
+    assert "--yolo" in job["host_flags"] and "--approval-mode" not in job["host_flags"]
+
+
+CHART_PROFILE = """profile: shapes-chart
+tools:
+  text: {name: summary_with_preface}
+  structured: {name: stats_chart}
+  embedded: {name: report_json, mime_type: application/json}
+  link: {name: report_json_link, body: bytes}
+reference: {quarter: Q3, growth_pct: 12, regions: [north, south], total: 2}
+unknown_uri: "files://missing.pdf"
+"""
+
+
+def test_an_image_beside_structured_content_reaches_the_model_from_2_1_128(cache: Path, tmp_path: Path) -> None:
+    """Claude Code's changelog says 2.1.128 fixed images dropped beside structuredContent. The
+    fixture's image tool has no structuredContent, so this runs a server whose structured tool
+    answers the twin, a PNG and structuredContent together: 2.1.126's model was handed the
+    structuredContent alone, 2.1.128's the PNG's bytes and the structuredContent."""
+    profile = tmp_path / "chart.yaml"
+    profile.write_text(CHART_PROFILE)
+    out = tmp_path / "history"
+    server = f"{sys.executable} {Path(__file__).parent / 'servers' / 'shapes_server.py'}"
+    done = mcp_accept(tmp_path, "host", "history", "claude-code", "--versions", "2.1.126,2.1.128", "--server", server,
+                      "--profile", str(profile), "--host-cache", str(cache), "--out", str(out), timeout=900)
+    assert done.returncode == 0, done.stderr
+    cells = {row["cell"]: row for row in json.loads((out / "history.json").read_text())["cells"]}
+    assert cells["image"]["values"] == {"2.1.126": "not handed", "2.1.128": "bytes handed"}
+    assert cells["structured"]["values"] == {"2.1.126": "whole", "2.1.128": "whole"}
+    blocks = {v: json.loads((out / f"claude-code-{v}" / "rows" / "H01.json").read_text())
+              ["observed"]["forms"]["structured"]["exact"]["block"]["content"] for v in ("2.1.126", "2.1.128")}
+    assert isinstance(blocks["2.1.126"], str) and json.loads(blocks["2.1.126"])["quarter"] == "Q3"
+    assert [part["type"] for part in blocks["2.1.128"]] == ["image", "text"]

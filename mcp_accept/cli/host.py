@@ -138,6 +138,16 @@ def host_cache_option():
     return typer.Option(None, "--host-cache", help="Folder HOST@VERSION installs published host versions into and reuses them from (default: $MCP_ACCEPT_HOST_CACHE, else mcp-accept/hosts in your user cache folder); never your project's or global packages.")
 
 
+def host_cache_max_option():
+    return typer.Option(None, "--host-cache-max", metavar="SIZE", help="The host cache's bound, in bytes or with a unit (500MiB, 5GiB; default: $MCP_ACCEPT_HOST_CACHE_MAX, else 5GiB): once an install passes it, the least recently used versions are removed, never one a run is using.")
+
+
+def cache_limit(given: Optional[str]) -> Optional[int]:
+    from mcp_accept.hosts.versions import cache_max
+
+    return cache_max(given) if given else None
+
+
 host_app = CommandGroup(help="Real hosts: host test, host matrix, host config. `host test` runs one agent host "
                             "headless against a server and a stand-in model, `host matrix` every installed "
                             "host side by side; `host config` makes a host launch the recording proxy.",
@@ -182,6 +192,7 @@ def host_test(
     threshold_calls: int = threshold_calls_option(),
     model_kind: Optional[str] = typer.Option(None, "--model-kind", help="Which model the host is configured with, where what the host hands its model depends on it: opencode, kilo-code declare it (vision, the default, takes images and PDFs; text takes text only); fast-agent and qwen-code decide from the model's name (fast-agent: vision openai.gpt-4.1, text openai.o3-mini, by default anthropic.claude-sonnet-4-0; qwen-code: text qwen3-coder-plus, the default, vision qwen3-vl-plus). host-run.json records it under model_declared."),
     host_cache: Optional[Path] = host_cache_option(),
+    host_cache_max: Optional[str] = host_cache_max_option(),
 ) -> None:
     """Run a real host headless against a stand-in model on 127.0.0.1 and fill H01-H03 from what its model was handed."""
     from mcp_accept.hosts.harness import HostRunInterrupted, host_test as run_host_test
@@ -197,6 +208,7 @@ def host_test(
         host, version = split_host(host)
         outcome = run_host_test(HostTestOptions(host=host, host_version=version,
                                                 host_cache=str(host_cache) if host_cache else None,
+                                                host_cache_max=cache_limit(host_cache_max),
                                                 client=client, api=api, server=server, url=url,
                                                 profile=str(profile) if profile else None, host_bin=host_bin,
                                                 out=str(out) if out else None, transport=transport,
@@ -266,6 +278,7 @@ def host_matrix(
     threshold_calls: int = threshold_calls_option(),
     models: Optional[str] = typer.Option(None, "--models", metavar="KIND,...", help="Model kinds to measure, comma-separated (text, vision): a host whose handling depends on its model (opencode, kilo-code, fast-agent, qwen-code) is run once per kind, each a row of its own; any other host once."),
     host_cache: Optional[Path] = host_cache_option(),
+    host_cache_max: Optional[str] = host_cache_max_option(),
 ) -> None:
     """Run `host test` for every installed host and write one table of what each hands its model."""
     import time
@@ -288,6 +301,7 @@ def host_matrix(
         folder = out or Path("mcp-accept-runs") / time.strftime("matrix-%Y%m%dT%H%M%SZ", time.gmtime())
         matrix = run_matrix(HostTestOptions(host=chosen[0].split("@")[0], server=server, url=url,
                                             host_cache=str(host_cache) if host_cache else None,
+                                            host_cache_max=cache_limit(host_cache_max),
                                             profile=str(profile) if profile else None, transport=transport,
                                             timeout=timeout, replace=replace, max_run_bytes=max_run_bytes,
                                             large_sizes=large_sizes(sizes),
@@ -330,34 +344,56 @@ def host_diff(
 @host_app.command("history")
 def host_history(
     host: str = typer.Argument(..., metavar="HOST", help="A host with an adapter and a registry: claude-code, codex, continue, copilot-cli, fast-agent, gemini-cli, opencode, qwen-code or openai-agents."),
-    versions: str = typer.Option(..., "--versions", metavar="V1,V2,...", help="Published versions to run, comma-separated, each installed into the host cache (as HOST@VERSION) and reused."),
+    versions: Optional[str] = typer.Option(None, "--versions", metavar="V1,V2,...", help="Published versions to run, comma-separated, each installed into the host cache (as HOST@VERSION) and reused. Not with --range."),
+    range_: Optional[str] = typer.Option(None, "--range", metavar="A..B", help="The versions the host's registry has published from A to B, both included, in the registry's order (npm: semver; PyPI: PEP 440); stable releases only, unless A or B is a pre-release. Not with --versions."),
+    max_versions: int = number_option(int, 12, "--max-versions", min=2, max=1000, help="With --range: the most versions it may hold (more is refused: narrow it, or --bisect)."),
+    bisect: Optional[str] = typer.Option(None, "--bisect", metavar="CELL", help="With --range: run A and B, and where CELL (a cell of history.json, e.g. structured_seen) differs, find the first version with B's value by bisection, in about log2(n) runs; a version that cannot run is skipped for its neighbour. history.json holds the versions run and a bisect object."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode)."),
     url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint."),
     profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form."),
-    out: Optional[Path] = out_option("Folder for history.json, history.md, the matrix of the versions and one host-test folder per version (default: a new folder under ./mcp-accept-runs/)."),
+    out: Optional[Path] = out_option("Folder for history.json, history.md, history.html, the matrix of the versions and one host-test folder per version (default: a new folder under ./mcp-accept-runs/)."),
     timeout: float = timeout_option("Seconds each version may take.", default=180.0, min=5.0, max=3600.0),
     json_: bool = json_option("Print history.json instead of the Markdown table."),
     replace: bool = typer.Option(False, "--replace", help="--out names an earlier history's folder: empty it first."),
     host_cache: Optional[Path] = host_cache_option(),
+    host_cache_max: Optional[str] = host_cache_max_option(),
 ) -> None:
     """Run several published versions of one host and print a table: a column per version, a row per measured cell, changes marked."""
     import time
 
     from mcp_accept.hosts.job import HostTestOptions
-    from mcp_accept.hosts.matrix import pick_versions, run_history
+    from mcp_accept.hosts.matrix import check_bisect_cell, pick_versions, run_bisect, run_history
+    from mcp_accept.hosts.registry import ADAPTERS
+    from mcp_accept.hosts.versions import cache_root, versions_in_range
     from mcp_accept.output.host_diff import render_history
 
     try:
-        chosen = pick_versions(versions)
+        if bool(versions) == bool(range_):
+            raise InputError("give --versions V1,V2,... or --range A..B, one of them", field="--versions")
+        if bisect is not None and not range_:
+            raise InputError("--bisect needs --range A..B: the versions it bisects", field="--bisect")
+        if host not in ADAPTERS:
+            raise InputError(f"must be one of {', '.join(ADAPTERS)} (found {host!r})", field="HOST")
+        if bisect is not None:
+            check_bisect_cell(bisect)
         if profile:
             from mcp_accept.inputs.profile import load_profile
 
             load_profile(profile)
+        if range_:
+            chosen = versions_in_range(ADAPTERS[host], range_, cache_root(str(host_cache) if host_cache else None),
+                                       None if bisect else max_versions)
+        else:
+            chosen = pick_versions(versions)
         folder = out or Path("mcp-accept-runs") / time.strftime(f"history-{host}-%Y%m%dT%H%M%SZ", time.gmtime())
-        table = run_history(HostTestOptions(host=host, server=server, url=url,
-                                            profile=str(profile) if profile else None, timeout=timeout,
-                                            replace=replace, host_cache=str(host_cache) if host_cache else None),
-                            host, chosen, folder)
+        base = HostTestOptions(host=host, server=server, url=url, profile=str(profile) if profile else None,
+                               timeout=timeout, replace=replace, host_cache=str(host_cache) if host_cache else None,
+                               host_cache_max=cache_limit(host_cache_max))
+        if bisect is not None:
+            say = None if json_ else (lambda text: typer.echo(console_safe(text), err=True))
+            table = run_bisect(base, host, chosen, bisect, folder, say)
+        else:
+            table = run_history(base, host, chosen, folder)
     except (InputError, ServerError) as exc:
         raise fail(exc)
     typer.echo(json.dumps(table, ensure_ascii=False, indent=2) if json_ else render_history(table).rstrip("\n"))
@@ -365,6 +401,64 @@ def host_history(
         import signal
 
         raise typer.Exit(128 + signal.Signals[table["interrupted"]])
+    found = table.get("bisect")
+    if found is not None:  # no answer (an end not run, or every version between skipped): as a host not run
+        answered = found.get("same_at_both_ends") or found.get("first_with_b_value")
+        raise typer.Exit(int(ExitStatus.OK if answered else ExitStatus.SERVER))
     # no version measured (each one not installed, or its run not made): as host matrix, exit 3
     errors = next((c for c in table["cells"] if c["cell"] == "error"), None)
     raise typer.Exit(int(ExitStatus.SERVER if errors and all(errors["values"].values()) else ExitStatus.OK))
+
+
+cache_app = CommandGroup(help="The host cache, where HOST@VERSION installs published host versions: list them, clear them.",
+                         no_args_is_help=True, rich_markup_mode=None)
+host_app.add_typer(cache_app, name="cache")
+
+
+@cache_app.command("list")
+def cache_list(
+    host_cache: Optional[Path] = host_cache_option(),
+    json_: bool = json_option("Print the versions as JSON."),
+) -> None:
+    """Each HOST/VERSION in the host cache, with its size and its last use, and the cache's total."""
+    from mcp_accept.hosts.versions import cache_entries, cache_max, cache_root
+    from mcp_accept.output.host_diff import render_cache
+
+    try:
+        root = cache_root(str(host_cache) if host_cache else None)
+        entries = cache_entries(root)
+        limit = cache_max()
+    except InputError as exc:
+        raise fail(exc)
+    if json_:
+        typer.echo(json.dumps({"cache": str(root), "max_bytes": limit, "bytes": sum(e.size for e in entries),
+                               "versions": [e.as_json() for e in entries]}, indent=2))
+    else:
+        typer.echo(render_cache(root, [e.as_json() for e in entries], limit), nl=False)
+
+
+@cache_app.command("clear")
+def cache_clear(
+    host: Optional[str] = typer.Argument(None, metavar="[HOST[@VERSION]]", help="Remove only this host's versions, or only this version (default: every version)."),
+    host_cache: Optional[Path] = host_cache_option(),
+) -> None:
+    """Remove versions from the host cache (all of them, a host's, or one); a version a run is using is left, and said."""
+    from mcp_accept.hosts.registry import ADAPTERS
+    from mcp_accept.hosts.versions import cache_root, clear_cache, split_host
+
+    try:
+        name, version = split_host(host) if host else (None, None)
+        if name is not None and name not in ADAPTERS:
+            raise InputError(f"must be one of {', '.join(ADAPTERS)}, optionally @VERSION (found {host!r})",
+                             field="HOST")
+        root = cache_root(str(host_cache) if host_cache else None)
+        removed, busy = clear_cache(root, name, version)
+    except InputError as exc:
+        raise fail(exc)
+    for entry in removed:
+        typer.echo(f"removed {entry.host}@{entry.version} ({entry.size} bytes)")
+    for entry in busy:
+        typer.echo(f"mcp-accept: {entry.host}@{entry.version} is in use by a run: left in the cache", err=True)
+    if not removed and not busy:
+        typer.echo(f"nothing to remove in {root}" + (f" for {host}" if host else ""))
+    raise typer.Exit(int(ExitStatus.SERVER if busy else ExitStatus.OK))

@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,11 +181,11 @@ def host_test(opts: HostTestOptions) -> HostOutcome:
     """Check the inputs, make the run folder, run the host (in its namespace), read the result.
     A stop signal at any moment from here on ends it as ``HostRunInterrupted``, once the folder
     is written."""
-    with stopping_on_signals():
-        return _host_test(opts)
+    with stopping_on_signals(), ExitStack() as held:
+        return _host_test(opts, held)
 
 
-def _host_test(opts: HostTestOptions) -> HostOutcome:
+def _host_test(opts: HostTestOptions, held: ExitStack) -> HostOutcome:
     adapter = adapter_of(opts, os.getcwd())
     if opts.model_kind and opts.model_kind not in adapter.model_kinds:
         kinds = f"one of {', '.join(adapter.model_kinds)}" if adapter.model_kinds else \
@@ -197,11 +198,13 @@ def _host_test(opts: HostTestOptions) -> HostOutcome:
     if opts.host_version is not None:
         if opts.host_bin:
             raise InputError("give HOST@VERSION or --host-bin, not both", field="--host-bin")
-        from mcp_accept.hosts.versions import cache_root, installed
+        from mcp_accept.hosts.versions import cache_root, in_use
 
         # an install takes a while: a person watching is told; a script reads one line, if it fails
         say = (lambda text: print(f"mcp-accept: {text}", file=sys.stderr, flush=True)) if sys.stderr.isatty() else None
-        binary = installed(adapter, opts.host_version, cache_root(opts.host_cache), say=say)
+        # held until the run ends: a bound of the cache by another run leaves this version alone
+        binary = held.enter_context(in_use(adapter, opts.host_version, cache_root(opts.host_cache), say=say,
+                                           limit=opts.host_cache_max))
     else:
         binary = adapter.find(opts.host_bin)
     if binary is None and opts.client is None:
@@ -483,7 +486,8 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
     marked interrupted)."""
     from mcp_accept.inputs.profile import load_profile
     opts = job.options
-    adapter = adapter_of(opts, job.cwd)
+    # a version that names the server's tools otherwise is judged by its own naming
+    adapter = adapter_of(opts, job.cwd).for_flags(frozenset(job.host_flags) if job.host_flags else None)
     if job.guard == netguard.NETNS:
         netguard.loopback_up()
     profile = load_profile(opts.profile)

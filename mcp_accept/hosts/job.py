@@ -74,6 +74,7 @@ class HostTestOptions:
     api: str | None = None  # --api: the model API that program speaks, by its name in API_NAMES
     host_version: str | None = None  # HOST@VERSION: that published version, installed into the host cache
     host_cache: str | None = None  # --host-cache: where published versions are installed (None: the default)
+    host_cache_max: int | None = None  # --host-cache-max: the cache's bound in bytes (None: the default)
 
     @property
     def over_http(self) -> bool:

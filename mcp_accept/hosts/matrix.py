@@ -9,6 +9,7 @@ The table's cells are read from each run folder (``results.json``, ``rows/H0*.js
 from __future__ import annotations
 
 import signal
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -71,40 +72,47 @@ def _run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int, m
     fresh_folder(out, base.replace)
     base = replace(base, replace=False)  # each host's folder is new inside the emptied one
     out.mkdir(parents=True, exist_ok=True)
-
-    def one(run: tuple[str, str | None]) -> dict:
-        row = measure(*run)
-        version = split_host(run[0])[1]
-        if version is not None:
-            row["version_asked"] = version
-        if run[1] is not None:
-            row["model_kind"] = run[1]
-        return row
-
-    def measure(asked: str, kind: str | None) -> dict:
-        host, version = split_host(asked)
-        folder = out / "-".join(filter(None, (host, version, kind)))
-        product, host_kind = ADAPTERS[host].product, ADAPTERS[host].kind
-        if stop_signals.requested():
-            return row_of(host, None, error=f"not run: interrupted by {_name(stop_signals.requested())}",
-                          product=product, kind=host_kind)
-        try:
-            outcome = host_test(replace(base, host=host, host_version=version, out=str(folder), host_bin=None,
-                                        model_kind=kind))
-        except HostMissing as exc:
-            return row_of(host, None, error=f"not installed: {exc}", product=product, kind=host_kind)
-        except (InputError, ServerError) as exc:
-            return row_of(host, folder, error=str(exc), product=product, kind=host_kind)
-        except HostRunInterrupted as exc:
-            if not exc.finished:
-                return row_of(host, folder, error=f"interrupted by {_name(exc.signum)}", product=product, kind=host_kind)
-            return row_of(host, folder)
-        if outcome.not_measured:
-            return row_of(host, folder, error=f"measured nothing: {outcome.not_measured}", product=product, kind=host_kind)
-        return row_of(host, folder)
-
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        rows = list(pool.map(one, runs_of(hosts, models)))
+        rows = list(pool.map(lambda run: measure(base, run[0], run[1], out), runs_of(hosts, models)))
+    return write_matrix(base, rows, out)
+
+
+def measure(base: HostTestOptions, asked: str, kind: str | None, out: Path) -> dict:
+    """The matrix's row of one run of ``asked`` (``HOST`` or ``HOST@VERSION``) into a folder of
+    ``out`` of its own; a host that did not run is a row that says why."""
+    host, version = split_host(asked)
+    folder = out / "-".join(filter(None, (host, version, kind)))
+    row = _measured(base, host, version, kind, folder)
+    if version is not None:
+        row["version_asked"] = version
+    if kind is not None:
+        row["model_kind"] = kind
+    return row
+
+
+def _measured(base: HostTestOptions, host: str, version: str | None, kind: str | None, folder: Path) -> dict:
+    product, host_kind = ADAPTERS[host].product, ADAPTERS[host].kind
+    if stop_signals.requested():
+        return row_of(host, None, error=f"not run: interrupted by {_name(stop_signals.requested())}",
+                      product=product, kind=host_kind)
+    try:
+        outcome = host_test(replace(base, host=host, host_version=version, out=str(folder), host_bin=None,
+                                    model_kind=kind))
+    except HostMissing as exc:
+        return row_of(host, None, error=f"not installed: {exc}", product=product, kind=host_kind)
+    except (InputError, ServerError) as exc:
+        return row_of(host, folder, error=str(exc), product=product, kind=host_kind)
+    except HostRunInterrupted as exc:
+        if not exc.finished:
+            return row_of(host, folder, error=f"interrupted by {_name(exc.signum)}", product=product, kind=host_kind)
+        return row_of(host, folder)
+    if outcome.not_measured:
+        return row_of(host, folder, error=f"measured nothing: {outcome.not_measured}", product=product, kind=host_kind)
+    return row_of(host, folder)
+
+
+def write_matrix(base: HostTestOptions, rows: list[dict], out: Path) -> dict:
+    """matrix.json, .md and .html (and their .ja) of ``rows``, in ``out``."""
     stopped_by = stop_signals.requested()
     matrix = {"format": FORMAT, "measured_at": utc_now(),
               "server": base.server or base.url or "the built-in fixture (marker mode)",
@@ -123,16 +131,126 @@ def _run_matrix(base: HostTestOptions, hosts: list[str], out: Path, jobs: int, m
 
 def run_history(base: HostTestOptions, host: str, versions: list[str], out: Path) -> dict:
     """``host history``: ``host test`` of each published version of ``host`` (the matrix of them,
-    in ``out``), and ``history.json`` and ``history.md``: a column per version, a row per cell."""
-    from mcp_accept.output.host_diff import history, render_history
+    in ``out``), and ``history.json``, ``history.md`` and ``history.html``: a column per version,
+    a row per cell."""
+    from mcp_accept.output.host_diff import history
 
-    if host not in ADAPTERS:
-        raise InputError(f"must be one of {', '.join(ADAPTERS)} (found {host!r})", field="HOST")
+    _known(host)
     matrix = run_matrix(base, [f"{host}@{version}" for version in versions], out)
     table = history(matrix, host, versions)
+    write_history(table, out)
+    return table
+
+
+def write_history(table: dict, out: Path) -> None:
+    from mcp_accept.output.host_diff import render_history, render_history_html
+
     atomic_write_json(out / "history.json", table)
     atomic_write_text(out / "history.md", render_history(table))
+    atomic_write_text(out / "history.html", render_history_html(table))
+
+
+def _known(host: str) -> None:
+    if host not in ADAPTERS:
+        raise InputError(f"must be one of {', '.join(ADAPTERS)} (found {host!r})", field="HOST")
+
+
+def bisect_cells() -> list[str]:
+    """The cells ``--bisect`` may name: a matrix row's, but for what names the row itself."""
+    from mcp_accept.output.host_diff import cells
+
+    return [name for name in cells(row_of("-", Path("/nonexistent"))) if name not in ("host", "product")]
+
+
+def check_bisect_cell(cell: str) -> str:
+    known = bisect_cells()
+    if cell not in known and not (cell.startswith("cost.") and "cost" in known):
+        raise InputError(f"must be a cell of history.json, one of {', '.join(known)} (or cost.FORM.characters; "
+                         f"found {cell!r})", field="--bisect")
+    return cell
+
+
+def run_bisect(base: HostTestOptions, host: str, versions: list[str], cell: str, out: Path, say=None) -> dict:
+    """``host history --range A..B --bisect CELL``: A and B run, and where ``cell`` differs, the
+    first published version with B's value found by bisection over ``versions`` (A to B in the
+    registry's order), in about log2(n) runs. A version that cannot run is skipped for the nearest
+    untried one between the versions known, as ``git bisect skip`` does. history.json holds the
+    versions run, in the registry's order, and a ``bisect`` object: what ran, in order, and the
+    answer."""
+    _known(host)
+    with stop_signals.stopping_on_signals():
+        fresh_folder(out, base.replace)
+        base = replace(base, replace=False)
+        out.mkdir(parents=True, exist_ok=True)
+        return _bisect(base, host, versions, cell, out, say or (lambda _text: None))
+
+
+def _bisect(base: HostTestOptions, host: str, versions: list[str], cell: str, out: Path, say) -> dict:
+    from mcp_accept.output.host_diff import cells, history
+
+    started = time.monotonic()
+    rows: dict[str, dict] = {}
+    ran: list[dict] = []
+
+    def run(index: int) -> dict:
+        version = versions[index]
+        row = measure(base, f"{host}@{version}", None, out)
+        rows[version] = row
+        step = {"version": version, "value": None if row.get("error") else cells(row).get(cell)}
+        if row.get("error"):
+            step["error"] = row["error"]
+        ran.append(step)
+        say(f"{len(ran)}. {version}: " + (f"not run ({row['error']})" if row.get("error") else _text(step["value"])))
+        return step
+
+    found = {"cell": cell, "range": [versions[0], versions[-1]], "versions_in_range": len(versions), "ran": ran}
+    low, high = run(0), run(len(versions) - 1)
+    if low.get("error") or high.get("error"):
+        found["error"] = "an end of the range could not be run: " + (low.get("error") or high.get("error"))
+    elif low["value"] == high["value"]:
+        found["same_at_both_ends"] = True
+    else:
+        lo, hi, skipped = 0, len(versions) - 1, set()
+        while hi - lo > 1 and not stop_signals.requested():
+            pick = next((i for i in _outward((lo + hi) // 2, lo, hi) if i not in skipped), None)
+            if pick is None:
+                break
+            step = run(pick)
+            if step.get("error"):
+                skipped.add(pick)
+                say(f"   {versions[pick]} skipped: the next version tried is the nearest untried one")
+            elif step["value"] == high["value"]:
+                hi = pick
+            else:
+                lo = pick
+        if hi - lo == 1:
+            found["first_with_b_value"] = versions[hi]
+            found["last_before"] = versions[lo]
+        else:  # each version between was skipped (or the run stopped): the change is among them
+            found["candidates"] = versions[lo + 1:hi + 1]
+        found["b_value"] = high["value"]
+    found["runs"] = len(ran)
+    found["seconds"] = round(time.monotonic() - started, 1)
+    order = [v for v in versions if v in rows]
+    matrix = write_matrix(base, [rows[v] for v in order], out)
+    table = history(matrix, host, order)
+    table["bisect"] = found
+    write_history(table, out)
     return table
+
+
+def _outward(middle: int, lo: int, hi: int):
+    """``middle``, then the versions beside it, nearest first, strictly between ``lo`` and ``hi``."""
+    for step in range(hi - lo):
+        for index in (middle + step, middle - step) if step else (middle,):
+            if lo < index < hi:
+                yield index
+
+
+def _text(value: object) -> str:
+    from mcp_accept.output.host_diff import shown
+
+    return shown(value)
 
 
 def pick_versions(text: str) -> list[str]:

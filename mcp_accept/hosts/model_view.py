@@ -103,6 +103,7 @@ def read_view(entries: Iterable[dict]) -> ModelView:
             if dialect is None or not isinstance(entry.get("message"), dict):
                 continue
             turn = dialect.parse(bare_path(http.get("path") or ""), entry["message"])
+            turn.calls = _once_each(turn.calls)
             if turn.side is None and (last_turn is None or len(turn.calls) >= len(last_turn.calls)):
                 last_turn, last_seq = turn, entry["seq"]
                 for index, exchange in enumerate(turn.calls):
@@ -144,6 +145,20 @@ def read_view(entries: Iterable[dict]) -> ModelView:
             handed.request_seq = last_seq
         view.steps.setdefault(handed.step, handed)
     return view
+
+
+def _once_each(calls: list[Exchange]) -> list[Exchange]:
+    """The conversation's exchanges, an exchange the host sent twice counted once: the stand-in
+    names each call anew (``call_mcpaccept_NN``), and Claude Code 1.0.44 repeats its first call and
+    result in every later request, which would shift each later call onto its neighbour's result."""
+    seen: set[str] = set()
+    out = []
+    for exchange in calls:
+        if exchange.call_id and exchange.call_id in seen:
+            continue  # an exchange without an id (a host that drops them) is never a repeat
+        seen.add(exchange.call_id)
+        out.append(exchange)
+    return out
 
 
 # Keys of a result block that frame it rather than carry what the model reads.

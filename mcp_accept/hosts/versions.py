@@ -3,7 +3,8 @@ a cache of mcp-accept's own, reused by every later run, and never into the user'
 global packages.
 
 The cache is ``--host-cache``, else ``$MCP_ACCEPT_HOST_CACHE``, else ``mcp-accept/hosts/`` in the
-user's cache folder (platformdirs). Each version lives in ``CACHE/HOST/VERSION/``:
+user's cache folder (platformdirs). Each version lives in ``CACHE/HOST/VERSION/``, with its
+lock ``CACHE/HOST/.VERSION.lock`` and the mark of its last use ``CACHE/HOST/.VERSION.used``:
 
 * an npm host is ``npm install --prefix DIR --no-audit --no-fund PACKAGE@VERSION``, made in a
   folder of its own beside it and renamed into place whole, so a run that finds the folder
@@ -12,8 +13,20 @@ user's cache folder (platformdirs). Each version lives in ``CACHE/HOST/VERSION/`
   environment's own path, so it cannot be renamed; it is made in place while a lock is held,
   and counts only once its ``installed`` mark is written.
 
+The cache is bounded (``--host-cache-max``, else ``$MCP_ACCEPT_HOST_CACHE_MAX``, else 5 GiB,
+sizes counted by walking the folders): once an install is made, the versions least recently used
+are removed until the cache is within it, never the version just installed and never one in
+use, which a run holds a shared lock on for as long as it runs (:func:`in_use`). The registry
+clients' own download caches are made per install and removed after it, so the cache holds only
+installed versions.
+
 An install that fails (no network, no such version) is :class:`HostInstallFailed`, one line; a
 run with no network reaches only the versions already in the cache.
+
+``--range A..B`` is read from the registry's own list of published versions
+(:func:`versions_in_range`): npm's ``npm view PACKAGE versions --json``, already in semver order
+(npm sorts them with its own ``semver.compareLoose``, lib/commands/view.js), or PyPI's JSON API
+(``/pypi/NAME/json``), ordered by :mod:`packaging.version` (PEP 440).
 """
 
 from __future__ import annotations
@@ -25,20 +38,34 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from mcp_accept.errors import InputError, ServerError
 from mcp_accept.hosts.adapters.base import HostAdapter
 
 CACHE_ENV = "MCP_ACCEPT_HOST_CACHE"
+CACHE_MAX_ENV = "MCP_ACCEPT_HOST_CACHE_MAX"
+CACHE_MAX = 5 << 30  # 5 GiB: some fifty npm installs of an agent host
 INSTALL_TIMEOUT = 600.0
 MARK = "installed"  # a PyPI host's environment is complete once this file exists
 # a version as registries spell it (semver, PEP 440): never a path or an option
 VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}")
 
 
+PYPI_JSON = "https://pypi.org/pypi/{name}/json"  # the JSON API: https://docs.pypi.org/api/json/
+LIST_TIMEOUT = 60.0
+MAX_VERSIONS = 12  # a --range over more than this is refused unless bisected
+
+
 class HostInstallFailed(ServerError):
     """The version asked for could not be installed: the run did not happen (exit 3)."""
+
+
+class RegistryUnreachable(ServerError):
+    """The registry's list of published versions could not be read (exit 3)."""
 
 
 def split_host(text: str, field: str = "HOST") -> tuple[str, str | None]:
@@ -71,8 +98,33 @@ def cached_binary(adapter: HostAdapter, version: str, cache: Path) -> Path | Non
     return binary if binary.is_file() and os.access(binary, os.X_OK) else None
 
 
-def installed(adapter: HostAdapter, version: str, cache: Path, say=None) -> str:
-    """The program of ``adapter``'s host at ``version``, installed into ``cache`` unless there."""
+@contextmanager
+def in_use(adapter: HostAdapter, version: str, cache: Path, say=None, limit: int | None = None):
+    """The program of ``adapter``'s host at ``version`` (installed unless there), with a shared
+    lock on the version held until the block ends: a bound of the cache made meanwhile leaves
+    it alone."""
+    for _ in range(3):
+        binary = installed(adapter, version, cache, say, limit)
+        with open(cache / adapter.name / f".{version}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_SH)
+            # removed between the install and the lock (another bound): installed again
+            if cached_binary(adapter, version, cache) is not None:
+                _mark_used(cache / adapter.name, version)
+                yield binary
+                return
+    raise HostInstallFailed(f"{adapter.product} {version} was removed from the host cache {cache} as often as it "
+                            "was installed: raise --host-cache-max")
+
+
+def _mark_used(folder: Path, version: str) -> None:
+    mark = folder / f".{version}.used"
+    mark.touch()
+    os.utime(mark)
+
+
+def installed(adapter: HostAdapter, version: str, cache: Path, say=None, limit: int | None = None) -> str:
+    """The program of ``adapter``'s host at ``version``, installed into ``cache`` unless there;
+    a new install bounds the cache to ``limit`` bytes (None: :func:`cache_max`)."""
     found = cached_binary(adapter, version, cache)
     if found is not None:
         return str(found)
@@ -97,6 +149,10 @@ def installed(adapter: HostAdapter, version: str, cache: Path, say=None) -> str:
             else:
                 _pypi_install(adapter, version, folder)
             found = cached_binary(adapter, version, cache)
+            if found is not None:
+                _mark_used(folder, version)
+    if found is not None:
+        bound_cache(cache, cache_max() if limit is None else limit, keep=folder / version, say=say)
     if found is None:
         raise HostInstallFailed(f"{adapter.product} {version} was installed into {folder / version} but "
                                 f"has no program {adapter.installed_binary(folder / version).name}")
@@ -116,14 +172,25 @@ def _failed(adapter: HostAdapter, version: str, registry: str, done: subprocess.
                              f"(the host run did not happen): {why[:300]}")
 
 
-def _run(argv: list[str], adapter: HostAdapter, version: str, registry: str, folder: Path) -> None:
-    # the installers' download caches and logs are kept in the host cache too, not in the user's HOME
-    downloads = folder.parent / ".downloads"
-    env = dict(os.environ, npm_config_cache=str(downloads / "npm"), PIP_CACHE_DIR=str(downloads / "pip"),
-               npm_config_update_notifier="false")
+@contextmanager
+def _installer_env(cache: Path):
+    """The environment of npm or pip: their download caches and logs in a folder of the host
+    cache of this install's own, removed after it (not in the user's HOME, and not kept: the
+    cache holds installed versions only, within its bound)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    downloads = Path(tempfile.mkdtemp(prefix=".downloads-", dir=cache))
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=INSTALL_TIMEOUT, env=env)
+        yield dict(os.environ, npm_config_cache=str(downloads / "npm"), PIP_CACHE_DIR=str(downloads / "pip"),
+                   npm_config_update_notifier="false")
+    finally:
+        shutil.rmtree(downloads, ignore_errors=True)
+
+
+def _run(argv: list[str], adapter: HostAdapter, version: str, registry: str, folder: Path) -> None:
+    try:
+        with _installer_env(folder.parent) as env:
+            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                  timeout=INSTALL_TIMEOUT, env=env)
     except FileNotFoundError:
         raise _failed(adapter, version, registry, None, f"{argv[0]} is not installed") from None
     except subprocess.TimeoutExpired:
@@ -154,3 +221,233 @@ def _pypi_install(adapter: HostAdapter, version: str, folder: Path) -> None:
     _run([str(place / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
           f"{adapter.pypi_package}=={version}"], adapter, version, "PyPI", folder)
     (place / MARK).write_text(f"{adapter.pypi_package}=={version}\n", encoding="utf-8")
+
+
+def published_versions(adapter: HostAdapter, cache: Path, timeout: float = LIST_TIMEOUT) -> list[str]:
+    """Every version of ``adapter``'s host its registry has published, earliest first."""
+    if adapter.npm_package:
+        return _npm_versions(adapter, cache, timeout)
+    if adapter.pypi_package:
+        return _pypi_versions(adapter, timeout)
+    raise InputError(f"{adapter.product} is not published in a registry: it has no versions to run", field="HOST")
+
+
+def _npm_versions(adapter: HostAdapter, cache: Path, timeout: float) -> list[str]:
+    import json
+
+    argv = ["npm", "view", adapter.npm_package, "versions", "--json", "--fetch-retries=1"]
+    try:
+        with _installer_env(cache) as env:
+            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout,
+                                  env=env)
+    except FileNotFoundError:
+        raise RegistryUnreachable(f"cannot list {adapter.npm_package}'s versions: npm is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise RegistryUnreachable(f"cannot list {adapter.npm_package}'s versions: npm had no answer from the "
+                                  f"registry in {timeout:.0f} s") from None
+    try:
+        found = json.loads(done.stdout)
+    except ValueError:
+        found = None
+    if done.returncode != 0 or found is None:
+        # with --json npm says its error as JSON on stdout: {"error": {"code", "summary"}}
+        error = found.get("error") if isinstance(found, dict) else None
+        lines = [line.strip() for line in (done.stderr or "").splitlines() if line.strip()]
+        why = (f"{error.get('code')}: {error.get('summary')}" if isinstance(error, dict)
+               else (lines or [f"exit {done.returncode}"])[0])
+        raise RegistryUnreachable(f"cannot list {adapter.npm_package}'s versions from npm: {why[:300]}")
+    return [found] if isinstance(found, str) else [v for v in found if isinstance(v, str)]
+
+
+def _pypi_versions(adapter: HostAdapter, timeout: float) -> list[str]:
+    import httpx
+    from packaging.version import InvalidVersion, Version
+
+    url = PYPI_JSON.format(name=adapter.pypi_package)
+    try:
+        answer = httpx.get(url, timeout=timeout, follow_redirects=True)
+    except httpx.HTTPError as exc:
+        raise RegistryUnreachable(f"cannot list {adapter.pypi_package}'s versions from PyPI: {exc}") from None
+    if answer.status_code != 200:
+        raise RegistryUnreachable(f"cannot list {adapter.pypi_package}'s versions from PyPI: {url} answered "
+                                  f"{answer.status_code}")
+    try:
+        releases = answer.json().get("releases") or {}
+    except ValueError:
+        raise RegistryUnreachable(f"{url} did not answer JSON") from None
+    out = []
+    for text, files in releases.items():
+        # a release with no files, or whose every file is yanked, cannot be installed
+        if not files or all(f.get("yanked") for f in files if isinstance(f, dict)):
+            continue
+        try:
+            out.append((Version(text), text))
+        except InvalidVersion:
+            continue
+    return [text for _, text in sorted(out)]
+
+
+def _prerelease(adapter: HostAdapter, version: str) -> bool:
+    if adapter.pypi_package and not adapter.npm_package:
+        from packaging.version import Version
+
+        return Version(version).is_prerelease
+    return bool(re.match(r"v?\d+\.\d+\.\d+-", version))  # semver: a hyphen after x.y.z
+
+
+def split_range(text: str) -> tuple[str, str]:
+    """``A..B`` as (A, B), each checked as a version."""
+    first, dots, last = text.partition("..")
+    if not dots or not VERSION.fullmatch(first) or not VERSION.fullmatch(last) or first == last:
+        raise InputError(f"must be two published versions A..B, the earlier first, such as 2.0.19..2.0.22 "
+                         f"(found {text!r})", field="--range")
+    return first, last
+
+
+def versions_in_range(adapter: HostAdapter, text: str, cache: Path, limit: int | None = MAX_VERSIONS) -> list[str]:
+    """The published versions from A to B of ``--range A..B``, both included, in the registry's
+    order: stable releases only, unless a bound is itself a pre-release. More than ``limit`` is
+    refused (None: any number, as bisection runs only a few)."""
+    first, last = split_range(text)
+    published = published_versions(adapter, cache)
+    what = adapter.npm_package or adapter.pypi_package
+    registry = "npm" if adapter.npm_package else "PyPI"
+    for bound in (first, last):
+        if bound not in published:
+            raise InputError(f"{what} has no version {bound} published on {registry} (its versions run from "
+                             f"{published[0] if published else '-'} to {published[-1] if published else '-'})",
+                             field="--range")
+    start, end = published.index(first), published.index(last)
+    if start > end:
+        raise InputError(f"{first} comes after {last} in {registry}'s order: give the earlier version first "
+                         f"({last}..{first})", field="--range")
+    pre = _prerelease(adapter, first) or _prerelease(adapter, last)
+    chosen = [v for v in published[start:end + 1] if pre or v in (first, last) or not _prerelease(adapter, v)]
+    if limit is not None and len(chosen) > limit:
+        raise InputError(f"{text} holds {len(chosen)} published versions, more than --max-versions {limit}: "
+                         f"narrow it, raise --max-versions, or find where one cell changed with --bisect CELL "
+                         f"(about {max(1, (len(chosen) - 1).bit_length()) + 2} runs)", field="--range")
+    return chosen
+
+
+def parse_size(text: str, field: str) -> int:
+    """A size in bytes, with an optional unit: ``5GiB`` (1024-based), ``500MB`` or ``500M`` (1000-based)."""
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?:([kmgt])(i?)b?|b)?\s*", text.lower())
+    if not found:
+        raise InputError(f"must be a size in bytes, optionally with a unit such as 500MiB or 5GiB (found {text!r})",
+                         field=field)
+    letter, binary = found.group(2), found.group(3)
+    factor = (1024 if binary else 1000) ** ("kmgt".index(letter) + 1) if letter else 1
+    return int(float(found.group(1)) * factor)
+
+
+def cache_max(given: str | None = None) -> int:
+    """The cache's bound in bytes: ``--host-cache-max``, else ``$MCP_ACCEPT_HOST_CACHE_MAX``, else 5 GiB."""
+    if given:
+        return parse_size(given, "--host-cache-max")
+    if os.environ.get(CACHE_MAX_ENV):
+        return parse_size(os.environ[CACHE_MAX_ENV], CACHE_MAX_ENV)
+    return CACHE_MAX
+
+
+@dataclass
+class CachedVersion:
+    host: str
+    version: str
+    path: Path
+    size: int  # bytes of its files, counted by walking the folder (links not followed)
+    last_used: float  # seconds since the epoch: its last run, else its install
+    in_use: bool  # a run holds it now
+
+    def as_json(self) -> dict:
+        return {"host": self.host, "version": self.version, "path": str(self.path), "bytes": self.size,
+                "last_used": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.last_used)),
+                "in_use": self.in_use}
+
+
+def folder_size(path: Path) -> int:
+    total = 0
+    for root, dirs, files in os.walk(path):
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(root, d))]:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                continue
+    return total
+
+
+def _busy(folder: Path, version: str) -> bool:
+    """Whether a run or an install holds the version's lock (its lock is free to take now)."""
+    try:
+        with open(folder / f".{version}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+
+
+def cache_entries(cache: Path) -> list[CachedVersion]:
+    """Every HOST/VERSION the cache holds, by host and then by last use, the earliest first."""
+    out = []
+    if not cache.is_dir():
+        return out
+    for host in sorted(p for p in cache.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        for place in host.iterdir():
+            # a name that starts with a dot is an install under way, a lock or a use mark
+            if place.name.startswith(".") or not place.is_dir() or place.is_symlink():
+                continue
+            mark = host / f".{place.name}.used"
+            last = (mark if mark.exists() else place).stat().st_mtime
+            out.append(CachedVersion(host.name, place.name, place, folder_size(place), last,
+                                     _busy(host, place.name)))
+    return sorted(out, key=lambda e: (e.host, e.last_used))
+
+
+def remove_version(entry: CachedVersion) -> bool:
+    """Remove one version from the cache, unless a run or an install holds it (False then).
+    It is moved aside first, so no run finds half of it."""
+    folder = entry.path.parent
+    with open(folder / f".{entry.version}.lock", "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        aside = Path(tempfile.mkdtemp(prefix=f".{entry.version}-removed-", dir=folder))
+        os.rename(entry.path, aside / "version")
+        (folder / f".{entry.version}.used").unlink(missing_ok=True)
+    # the lock file stays: a run waiting on it would otherwise hold a lock no later run sees
+    shutil.rmtree(aside, ignore_errors=True)
+    return True
+
+
+def clear_cache(cache: Path, host: str | None = None, version: str | None = None) -> tuple[list, list]:
+    """``host cache clear [HOST[@VERSION]]``: (removed, left because in use)."""
+    removed, busy = [], []
+    for entry in cache_entries(cache):
+        if (host and entry.host != host) or (version and entry.version != version):
+            continue
+        (removed if remove_version(entry) else busy).append(entry)
+    return removed, busy
+
+
+def bound_cache(cache: Path, limit: int, keep: Path | None = None, say=None) -> list[CachedVersion]:
+    """The least recently used versions removed until the cache holds ``limit`` bytes or less,
+    never ``keep`` nor one in use; what was removed."""
+    with open(cache / ".bound.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one bound at a time: two would count the same versions
+        entries = cache_entries(cache)
+        total = sum(e.size for e in entries)
+        removed = []
+        for entry in sorted(entries, key=lambda e: e.last_used):
+            if total <= limit:
+                break
+            if entry.path == keep or entry.in_use or not remove_version(entry):
+                continue
+            total -= entry.size
+            removed.append(entry)
+    if removed and say:
+        say(f"the host cache passed {limit} bytes: removed the least recently used "
+            + ", ".join(f"{e.host}@{e.version}" for e in removed))
+    return removed

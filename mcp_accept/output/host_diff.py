@@ -20,7 +20,7 @@ from mcp_accept.output.host_matrix import row_of
 
 FORMAT = "mcp-accept/host-diff/1"
 # what any two runs differ in, whatever the host did
-NOT_COMPARED = frozenset({"folder", "seconds"})
+NOT_COMPARED = frozenset({"folder", "seconds", "kind"})  # kind: the adapter's, not measured
 # A form's cost in tokens moves by a few between two runs of the same host: the fixture's
 # markers are new each run and tokenize differently. Its cost in characters carries a change.
 NOISY_LEAF = "tokens"
@@ -134,7 +134,7 @@ def diff_hosts(a: Path, b: Path) -> HostDiff:
     return outcome
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
     if value is None:
         return "-"
     if isinstance(value, str):
@@ -147,7 +147,7 @@ def render_table(diff: HostDiff, width: int = 60) -> str:
     from mcp_accept.untrusted import plain_line
 
     def cell(value: object) -> str:
-        text = plain_line(_shown(value)).replace("|", "\\|")
+        text = plain_line(shown(value)).replace("|", "\\|")
         return text if len(text) <= width else text[:width - 1] + "…"
 
     lines = [f"host diff: A {diff.a}, B {diff.b} ({diff.kind} folders)", ""]
@@ -194,7 +194,7 @@ def render_history(table: dict, width: int = 40) -> str:
     from mcp_accept.untrusted import plain_line
 
     def cell(value: object) -> str:
-        text = plain_line(_shown(value)).replace("|", "\\|")
+        text = plain_line(shown(value)).replace("|", "\\|")
         return text if len(text) <= width else text[:width - 1] + "…"
 
     versions = table["versions"]
@@ -206,4 +206,60 @@ def render_history(table: dict, width: int = 40) -> str:
                      + f" | {'changed' if row['changed'] else ''} |")
     changed = sum(row["changed"] for row in table["cells"])
     lines += ["", f"{changed} of {len(table['cells'])} cell(s) differ between the versions"]
+    if table.get("bisect"):
+        lines += ["", *bisect_lines(table)]
+    return "\n".join(lines) + "\n"
+
+
+def render_history_html(table: dict) -> str:
+    """The history as HTML, by the matrix's page: the same table, changed rows in bold."""
+    from mcp_accept.output.host_matrix import html_page
+
+    versions = table["versions"]
+    changed = sum(row["changed"] for row in table["cells"])
+    note = (f"Measured by `mcp-accept host history` with the stand-in model, offline, at {table.get('measured_at')}; "
+            f"{changed} of {len(table['cells'])} cell(s) differ between the versions (in bold).")
+    body = [[row["cell"], *(shown(row["values"][v]) for v in versions)] for row in table["cells"]]
+    sections = [("Bisection", bisect_lines(table))] if table.get("bisect") else []
+    return html_page(f"host history: {table['host']}", note, ["cell", *versions], body, "en", sections,
+                     [row["changed"] for row in table["cells"]])
+
+
+def bisect_lines(table: dict) -> list[str]:
+    """What ``--bisect`` ran, in the order it ran them, each version's value, and its answer."""
+    found = table["bisect"]
+    first, last = found["range"]
+    lines = [f"bisect {found['cell']} over {table['host']} {first}..{last} ({found['versions_in_range']} published "
+             "version(s)), in the order run:"]
+    for number, step in enumerate(found["ran"], 1):
+        lines.append(f"{number}. {step['version']}: " + (f"not run, skipped ({step['error']})" if step.get("error")
+                                                          else shown(step["value"])))
+    spent = f"{found['runs']} run(s) in {found['seconds']:.0f} s"
+    if found.get("error"):
+        lines.append(f"no answer: {found['error']}; {spent}")
+    elif found.get("same_at_both_ends"):
+        lines.append(f"{found['cell']} is the same at {first} and {last} ({shown(found['ran'][0]['value'])}): "
+                     f"nothing to bisect; {spent}")
+    elif found.get("first_with_b_value"):
+        lines.append(f"first version with {last}'s value ({shown(found['b_value'])}): {found['first_with_b_value']} "
+                     f"(the version before it, {found['last_before']}, had another); {spent}")
+    else:
+        lines.append(f"the first version with {last}'s value is one of {', '.join(found['candidates'])}, which "
+                     f"could not all be run; {spent}")
+    return lines
+
+
+def render_cache(root: Path, entries: list[dict], limit: int) -> str:
+    """``host cache list``: a row per HOST/VERSION (by host, then the least recently used first)."""
+    from mcp_accept.output.reporters.html_report import human_size
+    from mcp_accept.untrusted import plain_line
+
+    total = sum(e["bytes"] for e in entries)
+    lines = [f"host cache: {plain_line(str(root))}", ""]
+    if entries:
+        lines += ["| host | version | size | last used | in use |", "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {e['host']} | {e['version']} | {human_size(e['bytes'])} | {e['last_used']} | "
+                  f"{'yes' if e['in_use'] else ''} |" for e in entries]
+        lines.append("")
+    lines.append(f"{len(entries)} version(s), {human_size(total)} of at most {human_size(limit)}")
     return "\n".join(lines) + "\n"

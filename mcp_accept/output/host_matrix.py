@@ -358,20 +358,34 @@ def render_markdown(matrix: dict, lang: str = "en") -> str:
 
 def render_html(matrix: dict, lang: str = "en") -> str:
     columns = COLUMNS[lang]
-    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
     body = []
     for row in matrix["rows"]:
         found = cells(row, lang)
-        body.append("<tr>" + "".join(f"<td>{html.escape(plain_line(found.get(key, '')))}</td>"
-                                     for key, _ in columns) + "</tr>")
+        body.append([found.get(key, "") for key, _ in columns])
     note = NOTE[lang].format(server=matrix.get("server"), transport=matrix.get("transport"),
                              at=matrix.get("measured_at")) + _interrupted(matrix, lang)
-    said = "".join(f"<li>{html.escape(plain_line(line))}</li>" for line in advice_lines(advice(matrix), lang))
-    return (f"<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>{html.escape(TITLE[lang])}"
+    said = advice_lines(advice(matrix), lang)
+    return html_page(TITLE[lang], note, [label for _, label in columns], body, lang,
+                     [(ADVICE_TITLE[lang], said)] if said else [])
+
+
+def html_page(title: str, note: str, head: list[str], body: list[list[str]], lang: str = "en",
+              sections: list[tuple[str, list[str]]] = (), marked: list[bool] | None = None) -> str:
+    """A page of one table (``host matrix``, ``host history``): every cell, title and line made
+    inert; each of ``sections`` a heading and a list of lines after the table; a row whose
+    ``marked`` is true is shown bold."""
+    def cell(text: str, tag: str = "td") -> str:
+        return f"<{tag}>{html.escape(plain_line(text))}</{tag}>"
+
+    opened = ['<tr class="changed">' if marked and marked[i] else "<tr>" for i in range(len(body))]
+    rows = "".join(opened[i] + "".join(cell(c) for c in row) + "</tr>" for i, row in enumerate(body))
+    after = "".join(f"<h2>{html.escape(heading)}</h2><ul>"
+                    + "".join(f"<li>{html.escape(plain_line(line))}</li>" for line in lines) + "</ul>"
+                    for heading, lines in sections)
+    return (f"<!doctype html><html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}"
             "</title><style>body{font-family:sans-serif;max-width:1280px;margin:1em auto}"
             ".wrap{overflow-x:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px;"
-            "vertical-align:top;font-size:13px}</style></head><body>"
-            f"<h1>{html.escape(TITLE[lang])}</h1><p>{html.escape(plain_line(note))}</p>"
-            f"<div class=\"wrap\"><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
-            + (f"<h2>{html.escape(ADVICE_TITLE[lang])}</h2><ul>{said}</ul>" if said else "") +
-            "</body></html>\n")
+            "vertical-align:top;font-size:13px}tr.changed td{font-weight:bold}</style></head><body>"
+            f"<h1>{html.escape(title)}</h1><p>{html.escape(plain_line(note))}</p>"
+            f"<div class=\"wrap\"><table><thead><tr>{''.join(cell(h, 'th') for h in head)}</tr></thead>"
+            f"<tbody>{rows}</tbody></table></div>{after}</body></html>\n")

@@ -17,6 +17,7 @@ Tools (none takes arguments):
   stats                  structuredContent and its text twin; no outputSchema
   stats_stale            like stats, but structuredContent says total 3
   stats_pretty           like stats, with a pretty-printed text twin
+  stats_chart            like stats, with a 32x32 PNG as an image item after the twin
   flaky                  a tool execution error: isError true with a text item
   report_log             {"chars": N}: N characters of a prose log (quotes, CRLF, accents), for H03
 
@@ -61,6 +62,21 @@ def pdf() -> bytes:
 
 def png() -> bytes:
     return (DATA / "chart.png").read_bytes()
+
+
+def gradient_png(side: int = 32) -> bytes:
+    """A PNG of ``side`` pixels square, each a different colour: long enough in base64 that a
+    stretch of it names this image only (tests/data/chart.png is 4 pixels square)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\0" + bytes(v for x in range(side) for v in (x * 8 % 256, y * 8 % 256, (x * y) % 256))
+                    for y in range(side))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
 def text(value: str) -> dict:
@@ -113,6 +129,9 @@ def call(name: str, arguments: dict | None = None) -> dict | None:
         "chart_link_badsize": lambda: {"content": [link(PNG_URI, "chart.png", "image/png", len(png()) + 1)]},
         "stats": lambda: {"content": [text(compact(REPORT))], "structuredContent": REPORT},
         "stats_pretty": lambda: {"content": [text(json.dumps(REPORT, indent=2))], "structuredContent": REPORT},
+        "stats_chart": lambda: {"content": [text(compact(REPORT)), {"type": "image", "data": b64(gradient_png()),
+                                                                     "mimeType": "image/png"}],
+                                "structuredContent": REPORT},
         "stats_stale": lambda: {"content": [text(compact(stale))], "structuredContent": stale},
         "flaky": lambda: {"content": [text("upstream timeout after 30s")], "isError": True},
         "report_log": lambda: {"content": [text(log_text(chars if isinstance(chars, int) and 0 < chars <= 1 << 22
@@ -124,7 +143,7 @@ def call(name: str, arguments: dict | None = None) -> dict | None:
 
 TOOL_NAMES = ("summary_prose", "summary_with_preface", "report_json", "report_json_link", "report_markdown",
               "report_markdown_link", "report_pdf", "report_pdf_link", "chart", "chart_link_badsize", "stats",
-              "stats_stale", "stats_pretty", "flaky", "report_log")
+              "stats_stale", "stats_pretty", "stats_chart", "flaky", "report_log")
 
 
 def read(uri: str) -> dict | None:

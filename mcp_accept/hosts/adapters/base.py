@@ -155,6 +155,11 @@ class HostAdapter:
         not every version has (None: the adapter passes every version the same options)."""
         return None
 
+    def for_flags(self, host_flags: frozenset | None) -> "HostAdapter":
+        """The adapter for a version with these options (what ``help_argv`` listed): itself,
+        unless that version names the server's tools otherwise than the current one."""
+        return self
+
     def tools_off(self, host_flags: frozenset | None) -> str:
         """How the host's own tools were switched off in a run with these options."""
         return self.own_tools_off

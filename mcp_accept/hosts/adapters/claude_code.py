@@ -25,6 +25,9 @@ CHANGELOG.md dates ``--tools`` from the 2.0 series (2.1.0: "Added ``--tools`` fl
 interactive mode"). So the adapter reads the version's own ``--help`` (``help_argv``) and passes
 each of these only to a version that lists it; without ``--tools`` the built-in tools stay offered
 beside the server's, which the stand-in never calls (their names have no ``mcp__`` prefix).
+``--strict-mcp-config`` is listed from 1.0.44 on (1.0.43's ``--help`` has no such option and stops
+at once on it): before, it is left out, and the run's private HOME and fresh working folder hold
+no other MCP configuration for the host to add.
 """
 
 from __future__ import annotations
@@ -79,8 +82,10 @@ class ClaudeCode(HostAdapter):
             str(ctx.work): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}}}),
             encoding="utf-8")
         argv = [binary, "-p", ctx.prompt, "--model", MODEL, "--output-format", "stream-json", "--verbose",
-                "--mcp-config", str(config), "--strict-mcp-config",
+                "--mcp-config", str(config),
                 "--allowedTools", ",".join([f"mcp__{ctx.server_name}", *RESOURCE_TOOLS])]
+        if ctx.offers("--strict-mcp-config"):
+            argv += ["--strict-mcp-config"]
         if ctx.offers("--tools"):
             argv += ["--tools", ",".join(RESOURCE_TOOLS)]
         if ctx.offers("--no-session-persistence"):

@@ -20,12 +20,21 @@ Settings and where they come from:
 * offline: ``privacy.usageStatisticsEnabled = false`` (the only call home seen: usage
   statistics to play.googleapis.com), ``telemetry.enabled = false``, auto-update off; measured:
   with them the only connection is the stand-in's port.
+* older versions: the adapter reads the version's ``gemini --help``. One without
+  ``--approval-mode`` (0.1.16, 0.1.19: ``--yolo`` only) gets ``--yolo``, the flat settings of its
+  series beside the nested ones, and is judged by its own tool names: the server's tools under
+  their bare names (``search_text``), its own tools (``OLD_OWN_TOOLS``) never called.
+  ``--output-format stream-json`` is passed only where ``--output-format`` is listed; a version
+  whose ``--output-format`` lacks ``stream-json`` (0.10.0: text, json), or that names tools bare
+  but lists ``--approval-mode`` (0.20.0), is not driven yet: ``--help`` shows an option's name,
+  not its choices or the tool names.
 * Over Streamable HTTP this version sends no ``MCP-Protocol-Version`` header after ``initialize``;
   the header is set in the server's entry so that servers which require it answer.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch, offered
@@ -33,6 +42,15 @@ from mcp_accept.model.script import ToolOffer
 from mcp_accept.protocol import HEADER_VERSION, OLDEST
 
 MODEL = "gemini-2.5-flash"
+# Listed by --help from the version whose settings are nested and whose tool names carry the
+# server's; 0.1.16 and 0.1.19 list --yolo only.
+CURRENT_FLAG = "--approval-mode"
+# The built-in tools of the 0.1 series (gemini-cli-core's tools/*.js, each tool's static Name):
+# a server tool of one of these names is never called, as that series hands MCP tools over
+# under their own names.
+OLD_OWN_TOOLS = frozenset({"list_directory", "read_file", "search_file_content", "glob", "replace",
+                           "write_file", "web_fetch", "read_many_files", "run_shell_command", "save_memory",
+                           "google_web_search"})
 # The only built-in tools kept: they read the server's resources for the model.
 RESOURCE_TOOLS = ("read_mcp_resource", "list_mcp_resources")
 
@@ -76,14 +94,39 @@ class GeminiCli(HostAdapter):
                         "checkpointing": {"enabled": False}},
             "mcpServers": {ctx.server_name: server},
         }
+        if not ctx.offers(CURRENT_FLAG):
+            settings.update(_flat(settings))
         path = ctx.home / ".gemini" / "settings.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
-        argv = [binary, "-m", MODEL, "--approval-mode", "yolo", "--output-format", "stream-json", "-p", ctx.prompt]
-        return Launch(argv, env, ctx.work, [path])
+        argv = [binary, "-m", MODEL]
+        argv += ["--approval-mode", "yolo"] if ctx.offers(CURRENT_FLAG) else ["--yolo"]
+        if ctx.offers("--output-format"):
+            argv += ["--output-format", "stream-json"]
+        return Launch([*argv, "-p", ctx.prompt], env, ctx.work, [path])
+
+    def help_argv(self, binary: str) -> list[str]:
+        return [binary, "--help"]
+
+    def for_flags(self, host_flags: frozenset | None) -> "GeminiCli":
+        if host_flags is None or CURRENT_FLAG in host_flags:
+            return self
+        old = copy.copy(self)
+        old.tool_scheme, old.own_tools = "{tool}", OLD_OWN_TOOLS
+        return old
 
     def resource_reader(self, server_name: str):
         def pick(offers: list[ToolOffer], uri: str):
             tool = offered(offers, "read_mcp_resource")
             return (tool, {"uri": uri}) if tool else None
         return pick
+
+
+def _flat(settings: dict) -> dict:
+    """The same settings in the flat keys of the 0.1 series, whose config/settings.js and
+    gemini-cli-core's config.js read ``selectedAuthType``, ``coreTools`` and
+    ``usageStatisticsEnabled`` at the top of settings.json."""
+    return {"selectedAuthType": settings["security"]["auth"]["selectedType"],
+            "coreTools": settings["tools"]["core"],
+            "usageStatisticsEnabled": settings["privacy"]["usageStatisticsEnabled"],
+            "autoUpdate": False, "checkpointing": {"enabled": False}}

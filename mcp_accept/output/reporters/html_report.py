@@ -49,7 +49,9 @@ def human_size(n: int) -> str:
         return f"{n} B"
     if n < 1024 * 1024:
         return f"{n / 1024:.1f} KiB"
-    return f"{n / (1024 * 1024):.1f} MiB"
+    if n < 1 << 30:
+        return f"{n / (1024 * 1024):.1f} MiB"
+    return f"{n / (1 << 30):.2f} GiB"
 
 
 def shown(value, template: str) -> dict:
