@@ -43,6 +43,8 @@ class DrivenFramework(HostAdapter):
     model = MODEL
     tool_scheme = "{tool}"
     own_tools_off = "none to switch off: the driver's agent is given no tool but its MCP server's"
+    # variables the framework reads beside the contract's: its documented offline switches
+    offline_env: dict[str, str] = {}
 
     def find(self, given: str | None) -> str | None:
         if given:
@@ -75,16 +77,12 @@ class DrivenFramework(HostAdapter):
     def installed_binary(self, place: Path) -> Path:
         return place / "bin" / "python"  # the environment's interpreter has the framework
 
-    def extra_env(self) -> dict[str, str]:
-        """Variables the framework reads beside the contract's (its offline switches)."""
-        return {}
-
     def driver_argv(self, binary: str) -> list[str]:
         return [binary, str(DRIVERS / self.driver)]
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env, config = contract_env(ctx, self.api)
-        env.update(self.extra_env())
+        env.update(self.offline_env)
         return Launch(self.driver_argv(binary), env, ctx.work, [config])
 
 

@@ -37,6 +37,4 @@ class Mastra(DrivenNodeFramework):
                "https://mastra.ai/models",
                "https://github.com/mastra-ai/mastra/blob/main/packages/core/src/telemetry/posthog.ts")
     offline = "telemetry off: MASTRA_TELEMETRY_DISABLED=1"
-
-    def extra_env(self) -> dict[str, str]:
-        return {"MASTRA_TELEMETRY_DISABLED": "1"}
+    offline_env = {"MASTRA_TELEMETRY_DISABLED": "1"}

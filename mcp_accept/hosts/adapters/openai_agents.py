@@ -42,6 +42,4 @@ class OpenAIAgents(DrivenFramework):
                "https://github.com/openai/openai-agents-python/blob/v0.24.0/src/agents/mcp/server.py",
                "https://github.com/openai/openai-agents-python/blob/v0.24.0/src/agents/tracing/provider.py")
     offline = "tracing off: set_tracing_disabled(True), OPENAI_AGENTS_DISABLE_TRACING=1"
-
-    def extra_env(self) -> dict[str, str]:
-        return {"OPENAI_AGENTS_DISABLE_TRACING": "1"}
+    offline_env = {"OPENAI_AGENTS_DISABLE_TRACING": "1"}

@@ -39,6 +39,4 @@ class OpenAIAgentsJs(DrivenNodeFramework):
                "https://openai.github.io/openai-agents-js/guides/models/",
                "https://github.com/openai/openai-agents-js/blob/v0.20.0/packages/agents-core/src/config.ts")
     offline = "tracing off: setTracingDisabled(true), OPENAI_AGENTS_DISABLE_TRACING=1"
-
-    def extra_env(self) -> dict[str, str]:
-        return {"OPENAI_AGENTS_DISABLE_TRACING": "1"}
+    offline_env = {"OPENAI_AGENTS_DISABLE_TRACING": "1"}
