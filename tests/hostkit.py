@@ -236,13 +236,8 @@ def extras_interpreter(distribution: str, install: str) -> str:
     return sys.executable
 
 
-# The fixture's tools in marker mode, as each host names them by its scheme (fixture_tools).
-FIXTURE_TOOL_NAMES = ("search_text", "search_structured", "search_embedded", "search_link", "search_large",
-                 "search_image", "search_blob")
-
-
 def fixture_tools(scheme: str) -> set[str]:
-    return {scheme.format(tool=tool) for tool in FIXTURE_TOOL_NAMES}
+    return {scheme.format(tool=tool) for tool in FIXTURE_TOOLS}
 
 
 # The shapes server's own bodies under the names of the fixture's forms: prose, a structured result

@@ -19,7 +19,7 @@ import sys
 import pytest
 from hostkit import (FIXTURE_TOOLS, PINNED, assert_link_unread, assert_offline, assert_pinned_run,
                      assert_responses_forms, call_id_of, handed_outputs, host_bin, model_requests, prepare_stdio,
-                     processes_mentioning, run_on_shapes_offline, run_once, run_over_http, server_starts)
+                     processes_mentioning, run_on_shapes_offline, run_once, run_over_http_offering, server_starts)
 
 from mcp_accept.hosts.registry import ADAPTERS
 
@@ -74,9 +74,7 @@ def test_the_ai_sdk_hands_each_form(fixture_run):
 
 
 def test_the_ai_sdk_over_streamable_http(tmp_path):
-    folder, rows, facts = run_over_http(tmp_path, "ai-sdk")
-    assert facts["offered_tools"] == FIXTURE_TOOLS
-    assert_offline(facts)
+    folder, rows, facts = run_over_http_offering(tmp_path, "ai-sdk", FIXTURE_TOOLS)
     assert not processes_mentioning(str(folder))
 
 

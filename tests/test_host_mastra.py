@@ -18,7 +18,7 @@ import json
 import pytest
 from hostkit import (FIXTURE_TOOLS, assert_forms_whole, assert_link_unread, assert_offline, assert_pinned_run,
                      call_id_of, handed_outputs, model_requests, prepare_stdio, processes_mentioning,
-                     run_on_shapes_offline, run_once, run_over_http, server_starts)
+                     run_on_shapes_offline, run_once, run_over_http_offering, server_starts)
 
 from mcp_accept.hosts.adapters.base import PROMPT
 from mcp_accept.output.host_matrix import row_of
@@ -81,9 +81,7 @@ def test_mastra_hands_each_form(fixture_run):
 
 
 def test_mastra_over_streamable_http(tmp_path):
-    folder, rows, facts = run_over_http(tmp_path, "mastra")
-    assert facts["offered_tools"] == OFFERED
-    assert_offline(facts)
+    folder, rows, facts = run_over_http_offering(tmp_path, "mastra", OFFERED)
     assert not processes_mentioning(str(folder))
 
 

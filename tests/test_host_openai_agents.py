@@ -17,13 +17,13 @@ import json
 import subprocess
 import sys
 
-from hostkit import (FIXTURE_TOOL_NAMES, assert_every_size_whole, assert_forms_whole, assert_link_unread,
+from hostkit import (FIXTURE_TOOLS, assert_every_size_whole, assert_forms_whole, assert_link_unread,
                      assert_offline, assert_responses_driver, call_id_of, extras_interpreter, model_requests,
                      prepare_driver, processes_mentioning, run_over_http_offering, run_pinned)
 
 from mcp_accept.hosts.registry import ADAPTERS
 
-SERVER_TOOLS = list(FIXTURE_TOOL_NAMES)
+SERVER_TOOLS = list(FIXTURE_TOOLS)
 
 
 def interpreter() -> str:

@@ -17,7 +17,7 @@ import json
 import pytest
 from hostkit import (FIXTURE_TOOLS, assert_link_unread, assert_offline, assert_pinned_run, assert_responses_forms,
                      call_id_of, handed_outputs, model_requests, prepare_stdio, processes_mentioning,
-                     run_on_shapes_offline, run_once, run_over_http, server_starts)
+                     run_on_shapes_offline, run_once, run_over_http_offering, server_starts)
 
 @pytest.fixture(scope="module")
 def fixture_run(tmp_path_factory):
@@ -63,9 +63,7 @@ def test_the_agents_sdk_for_javascript_hands_each_form(fixture_run):
 
 
 def test_the_agents_sdk_for_javascript_over_streamable_http(tmp_path):
-    folder, rows, facts = run_over_http(tmp_path, "openai-agents-js")
-    assert facts["offered_tools"] == FIXTURE_TOOLS
-    assert_offline(facts)
+    folder, rows, facts = run_over_http_offering(tmp_path, "openai-agents-js", FIXTURE_TOOLS)
     assert not processes_mentioning(str(folder))
 
 

@@ -14,14 +14,14 @@ from __future__ import annotations
 import importlib.metadata
 import json
 
-from hostkit import (FIXTURE_TOOL_NAMES, SHAPES_PROFILE, assert_every_size_whole, assert_forms_whole, assert_link_unread,
+from hostkit import (FIXTURE_TOOLS, SHAPES_PROFILE, assert_every_size_whole, assert_forms_whole, assert_link_unread,
                      assert_offline, assert_responses_driver, call_id_of, extras_interpreter, model_requests,
                      prepare_driver, processes_mentioning, results_by_tool, run_on_shapes, run_over_http_offering,
                      run_pinned)
 
 from mcp_accept.hosts.registry import ADAPTERS
 
-SERVER_TOOLS = list(FIXTURE_TOOL_NAMES)
+SERVER_TOOLS = list(FIXTURE_TOOLS)
 
 
 def interpreter() -> str:
