@@ -187,3 +187,11 @@ def translate(template: str, lang: str) -> str:
     if lang == "en":
         return template
     return _translations(lang).gettext(template)
+
+
+def translate_word(context: str, text: str, lang: str) -> str:
+    """A fixed word of one output (its ``msgctxt``: a table heading, a cell's value) in ``lang``,
+    itself when the catalog has no entry."""
+    if lang == "en":
+        return text
+    return _translations(lang).pgettext(context, text)

@@ -162,7 +162,7 @@ def test_unknown_hosts_are_bad_input(tmp_path):
 
 
 def test_japanese_cells_translate_the_values_and_keep_what_hosts_wrote():
-    from mcp_accept.output.host_matrix import VALUE_JA, cells
+    from mcp_accept.output.host_matrix import VALUES, cells
 
     row = {"host": "opencode", "product": "opencode", "version": "1.18.33", "client": "opencode",
            "client_version": "1.18.33", "protocol": "2025-06-18", "refused_versions": ["2026-07-28"],
@@ -175,7 +175,8 @@ def test_japanese_cells_translate_the_values_and_keep_what_hosts_wrote():
     assert "None" not in " ".join(english.values()) and "body through it: not called" in english["link"]
     assert english["protocol"] == "2025-06-18; refused 2026-07-28"
     assert english["client"] == "opencode 1.18.33"
-    words = [w for w in VALUE_JA if VALUE_JA[w] != w]
+    words = [w for w in VALUES.strings() if VALUES.word(w, "ja") != w]
+    assert "whole" in words and "loopback only" in words
     for key, text in japanese.items():
         if key in ("host", "version", "client", "tool_names", "rows"):
             assert text == english[key]  # names and versions as the host wrote them

@@ -8,26 +8,20 @@ import html
 import json
 from pathlib import Path
 
+from mcp_accept.output.words import Words
 from mcp_accept.untrusted import markdown_cell, plain_line
 
-COLUMNS = {
-    "en": [("host", "Host"), ("version", "Version"), ("client", "clientInfo"), ("protocol", "Protocol"), ("tool_names", "Tool names"),
-           ("text", "Text"), ("structured_seen", "Structured: model saw"), ("embedded", "Embedded"),
-           ("link", "resource_link"), ("image", "Image"), ("blob", "Blob (PDF)"), ("large", "Large results"),
-           ("cost", "Tokens (turns)"), ("rows", "H01 / H02 / H03"), ("offline", "Network")],
-    "ja": [("host", "ホスト"), ("version", "バージョン"), ("client", "clientInfo"), ("protocol", "プロトコル"), ("tool_names", "ツール名"),
-           ("text", "テキスト"), ("structured_seen", "structured: モデルが見たもの"), ("embedded", "埋め込みリソース"),
-           ("link", "resource_link"), ("image", "画像"), ("blob", "blob (PDF)"), ("large", "大きな結果"),
-           ("cost", "トークン数（ターン）"), ("rows", "H01 / H02 / H03"), ("offline", "ネットワーク")],
-}
-TITLE = {"en": "What each host hands its model", "ja": "各ホストがモデルに渡すもの"}
-NOTE = {"en": "Measured by `mcp-accept host test` with the stand-in model, offline; server: {server}; "
-              "transport: {transport}; measured at {at}.",
-        "ja": "`mcp-accept host test` とスタンドインモデルでオフライン計測。サーバー: {server}、"
-              "トランスポート: {transport}、計測日時: {at}。"}
-MISSING = {"en": "not measured", "ja": "未計測"}
-INTERRUPTED = {"en": "Interrupted by {signal}: the host it stopped and those it left unrun say so.",
-               "ja": "{signal} で中断: 止めたホストと実行しなかったホストの行にその旨を記載。"}
+COLUMNS = Words("matrix", {
+    "host": "Host", "version": "Version", "client": "clientInfo", "protocol": "Protocol", "tool_names": "Tool names",
+    "text": "Text", "structured_seen": "Structured: model saw", "embedded": "Embedded",
+    "link": "resource_link", "image": "Image", "blob": "Blob (PDF)", "large": "Large results",
+    "cost": "Tokens (turns)", "rows": "H01 / H02 / H03", "offline": "Network",
+})
+TITLE = Words("matrix", "What each host hands its model")
+NOTE = Words("matrix", "Measured by `mcp-accept host test` with the stand-in model, offline; server: {server}; "
+                       "transport: {transport}; measured at {at}.")
+MISSING = Words("matrix", "not measured")
+INTERRUPTED = Words("matrix", "Interrupted by {signal}: the host it stopped and those it left unrun say so.")
 
 
 def is_host_test(folder: Path) -> bool:
@@ -125,41 +119,28 @@ def _as_part(routes: list | None) -> bool:
     return routes is None or any(r.get("as") == "media part" for r in routes)
 
 
-# Every fixed word a cell may hold, in Japanese; what a host or server wrote (a tool name, a
-# version, a clientInfo) is carried over as it is, and a value not listed here stays English.
-VALUE_JA = {
-    "whole": "全体", "cut": "途中で切断", "cut in the middle": "中間を省略", "absent": "なし",
-    "neither": "どちらも渡されない", "text twin": "テキストの対", "structuredContent": "structuredContent",
-    "unknown": "不明", "bytes handed": "バイト列を渡す", "bytes attached beside the result": "結果の横にバイト列を添付",
-    AS_TEXT: "バイト列をテキストとして渡す（JSON内のbase64）",
-    "text only": "テキストのみ", "not handed": "渡さない", "saved to a file": "ファイルに保存",
-    "saved to a file with a preview": "プレビュー付きでファイルに保存",
-    "saved to a file with a head-and-tail preview": "先頭と末尾のプレビュー付きでファイルに保存",
-    "replaced by an error, saved to a file": "エラーに置換しファイルに保存", "replaced": "置換",
-    "replaced by an error": "エラーに置換", "never handed to the model": "モデルに渡されない",
-    "yes": "する", "no": "しない", "none": "なし", "not called": "呼ばれなかった",
-    "loopback only": "ループバックのみ", "not installed": "未インストール",
-}
-PHRASES = {
-    "en": {"body in result": "body in result: {0}", "host read": "host read it: {0}", "read tool": "read tool: {0}",
-           "via tool": "body through it: {0}", "between": " (threshold between {0} and {1} bytes)",
-           "found": " (whole up to {0} bytes, not at {1}: found in {2} extra calls)",
-           "model": ", {0} model",
-           "at or below": " (at or below {0} bytes)", "also tried": "also tried: {0}", "seconds": "; {0} s",
-           "refused": "{0}; refused {1}", "client": "{0} {1}", "framework": "; framework"},
-    "ja": {"body in result": "結果に本文: {0}", "host read": "ホストが自ら読む: {0}", "read tool": "読み取りツール: {0}",
-           "via tool": "ツール経由の本文: {0}", "between": "（しきい値は{0}〜{1}バイトの間）",
-           "found": "（{0}バイトまで全体、{1}バイトで全体でない: 追加呼び出し{2}回で特定）",
-           "model": "、{0} モデル",
-           "at or below": "（{0}バイト以下）", "also tried": "ほかの接続先: {0}", "seconds": "、{0}秒",
-           "refused": "{0}、拒否した版: {1}", "client": "{0} {1}", "framework": "、フレームワーク"},
-}
+# Every fixed word a cell may hold, translated by the catalog; what a host or server wrote (a tool
+# name, a version, a clientInfo) is carried over as it is, and a value not listed here stays English.
+VALUES = Words("matrix value", (
+    "whole", "cut", "cut in the middle", "absent", "neither", "text twin", "structuredContent", "unknown",
+    "bytes handed", "bytes attached beside the result", AS_TEXT, "text only", "not handed", "saved to a file",
+    "saved to a file with a preview", "saved to a file with a head-and-tail preview",
+    "replaced by an error, saved to a file", "replaced", "replaced by an error", "never handed to the model",
+    "yes", "no", "none", "not called", "loopback only", "not installed",
+))
+PHRASES = Words("matrix", {
+    "body in result": "body in result: {0}", "host read": "host read it: {0}", "read tool": "read tool: {0}",
+    "via tool": "body through it: {0}", "between": " (threshold between {0} and {1} bytes)",
+    "found": " (whole up to {0} bytes, not at {1}: found in {2} extra calls)",
+    "model": ", {0} model",
+    "at or below": " (at or below {0} bytes)", "also tried": "also tried: {0}", "seconds": "; {0} s",
+    "refused": "{0}; refused {1}", "client": "{0} {1}", "framework": "; framework"
+})
 
 
 def value(text, lang: str) -> str:
-    """One fixed value of a cell in LANG (English, or the Japanese of :data:`VALUE_JA`)."""
-    text = "" if text is None else str(text)
-    return VALUE_JA.get(text, text) if lang == "ja" else text
+    """One fixed value of a cell in LANG (one of :data:`VALUES` translated, any other as it is)."""
+    return VALUES.word("" if text is None else str(text), lang)
 
 
 def cells(row: dict, lang: str) -> dict[str, str]:
@@ -201,8 +182,7 @@ def cells(row: dict, lang: str) -> dict[str, str]:
     }
 
 
-FORM_LABEL = {"en": {"text": "text", "structured": "structured", "embedded": "embedded", "link": "link"},
-              "ja": {"text": "テキスト", "structured": "structured", "embedded": "埋め込み", "link": "リンク"}}
+FORM_LABEL = Words("matrix", {"text": "text", "structured": "structured", "embedded": "embedded", "link": "link"})
 
 
 def cost_cell(costs: dict, lang: str) -> str:
@@ -266,38 +246,23 @@ def advice(matrix: dict) -> list[dict]:
     return found
 
 
-ADVICE_TEXT = {
-    "en": {"form.whole": "{form}: handed whole by {n} of {m} hosts{others}.",
-           "structured.twin_only": "structuredContent: {n} hosts show their model only the text twin ({hosts}): "
-                                   "keep the twin equal to structuredContent.",
-           "structured.structured_only": "{n} hosts show only structuredContent ({hosts}): a text twin alone does not "
-                                         "reach their model.",
-           "link.reached": "resource_link: the body reached the model on {n} of {m} hosts (in the result: {inline}; "
-                           "through the host's read tool: {tool}){never}.",
-           "link.never": "; never on {hosts}: hand the body inline too where the model needs it",
-           "link.cost": "Does a resource_link save tokens? Against the same body embedded: {hosts}.",
-           "link.cost.host": "{host} {link} tokens in {turns} turns against {embedded} in one",
-           "image.bytes": "image: its bytes reached the model as an image on {n} of {m} hosts ({part}){as_text}{never}.",
-           "image.as_text": "; as base64 text inside JSON on {hosts}: that model reads characters, not a picture, and "
-                            "pays for them in tokens",
-           "image.never": "; not at all on {hosts}: say what the image shows in a text item too",
-           "others": "; not by {hosts}", "none": "none"},
-    "ja": {"form.whole": "{form}: {m} ホスト中 {n} ホストが全体を渡す{others}。",
-           "structured.twin_only": "structuredContent: {n} ホスト（{hosts}）はテキストの対だけをモデルに見せる。"
-                                   "対を structuredContent と同じ内容に保つこと。",
-           "structured.structured_only": "{n} ホスト（{hosts}）は structuredContent だけを見せる。テキストの対だけでは"
-                                         "モデルに届かない。",
-           "link.reached": "resource_link: {m} ホスト中 {n} ホストで本文がモデルに届いた（結果の中: {inline}、"
-                           "ホストの読み取りツール経由: {tool}）{never}。",
-           "link.never": "。{hosts} では届かない。モデルに必要ならば本文もインラインで渡すこと",
-           "link.cost": "resource_link でトークンは減るか。同じ本文を埋め込んだ場合との比較: {hosts}。",
-           "link.cost.host": "{host} は {turns} ターンで {link} トークン、埋め込みは 1 ターンで {embedded}",
-           "image.bytes": "画像: {m} ホスト中 {n} ホストでバイト列が画像としてモデルに届いた（{part}）{as_text}{never}。",
-           "image.as_text": "。{hosts} ではJSON内のbase64テキストとして届く: モデルが読むのは画像ではなく文字列で、"
-                            "その分のトークンを消費する",
-           "image.never": "。{hosts} では届かない: 画像が示す内容をテキスト項目でも書くこと",
-           "others": "（渡さない: {hosts}）", "none": "なし"},
-}
+ADVICE_TEXT = Words("matrix", {
+    "form.whole": "{form}: handed whole by {n} of {m} hosts{others}.",
+    "structured.twin_only": "structuredContent: {n} hosts show their model only the text twin ({hosts}): "
+    "keep the twin equal to structuredContent.",
+    "structured.structured_only": "{n} hosts show only structuredContent ({hosts}): a text twin alone does not "
+    "reach their model.",
+    "link.reached": "resource_link: the body reached the model on {n} of {m} hosts (in the result: {inline}; "
+    "through the host's read tool: {tool}){never}.",
+    "link.never": "; never on {hosts}: hand the body inline too where the model needs it",
+    "link.cost": "Does a resource_link save tokens? Against the same body embedded: {hosts}.",
+    "link.cost.host": "{host} {link} tokens in {turns} turns against {embedded} in one",
+    "image.bytes": "image: its bytes reached the model as an image on {n} of {m} hosts ({part}){as_text}{never}.",
+    "image.as_text": "; as base64 text inside JSON on {hosts}: that model reads characters, not a picture, and "
+    "pays for them in tokens",
+    "image.never": "; not at all on {hosts}: say what the image shows in a text item too",
+    "others": "; not by {hosts}", "none": "none"
+})
 
 
 def advice_lines(items: list[dict], lang: str = "en") -> list[str]:
@@ -332,7 +297,7 @@ def advice_lines(items: list[dict], lang: str = "en") -> list[str]:
     return lines
 
 
-ADVICE_TITLE = {"en": "What the table says to a server author", "ja": "サーバー作者への示唆（表から導出）"}
+ADVICE_TITLE = Words("matrix", "What the table says to a server author")
 def _interrupted(matrix: dict, lang: str) -> str:
     """What the note adds for a matrix a stop signal cut short."""
     stopped_by = matrix.get("interrupted")
@@ -344,12 +309,12 @@ def render_markdown(matrix: dict, lang: str = "en") -> str:
     lines = [f"# {TITLE[lang]}", "",
              NOTE[lang].format(server=markdown_cell(matrix.get("server")), transport=matrix.get("transport"),
                                at=matrix.get("measured_at")) + _interrupted(matrix, lang), "",
-             "| " + " | ".join(label for _, label in columns) + " |",
+             "| " + " | ".join(columns.values()) + " |",
              "| " + " | ".join("---" for _ in columns) + " |"]
     for row in matrix["rows"]:
         found = cells(row, lang)
         lines.append("| " + " | ".join(markdown_cell(found.get(key, MISSING[lang] if row.get("error") else ""))
-                                       for key, _ in columns) + " |")
+                                       for key in columns) + " |")
     said = advice_lines(advice(matrix), lang)
     if said:
         lines += ["", f"## {ADVICE_TITLE[lang]}", "", *(f"- {markdown_cell(line)}" for line in said)]
@@ -361,11 +326,11 @@ def render_html(matrix: dict, lang: str = "en") -> str:
     body = []
     for row in matrix["rows"]:
         found = cells(row, lang)
-        body.append([found.get(key, "") for key, _ in columns])
+        body.append([found.get(key, "") for key in columns])
     note = NOTE[lang].format(server=matrix.get("server"), transport=matrix.get("transport"),
                              at=matrix.get("measured_at")) + _interrupted(matrix, lang)
     said = advice_lines(advice(matrix), lang)
-    return html_page(TITLE[lang], note, [label for _, label in columns], body, lang,
+    return html_page(TITLE[lang], note, list(columns.values()), body, lang,
                      [(ADVICE_TITLE[lang], said)] if said else [])
 
 

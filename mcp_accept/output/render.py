@@ -13,52 +13,32 @@ from pathlib import Path
 
 from mcp_accept.data import data_dir
 from mcp_accept.errors import InputError
+from mcp_accept.output.words import LANGS, Words
 
-
-LANGS = ("en", "ja")
 REPORT_FORMAT = "mcp-accept/report/1"
-LABELS = {
-    "en": {"PASS": "PASS", "FAIL": "FAIL", "UNOBTAINABLE": "UNOBTAINABLE", "PENDING": "PENDING",
-           "conditions": "Execution conditions", "rows": "Rows", "id": "ID", "kind": "Kind",
-           "title": "Title", "status": "Status", "reason": "Reason", "evidence": "Evidence",
-           "normative": "normative", "additional": "additional", "observation": "observation",
-           "condition": "Condition", "value": "Value", "schemas": "Official schemas used",
-           "summary": "Summary", "unset": "(not recorded)", "note": "note",
-           "report": "mcp-accept report", "hosts": "Summary by host", "by_run": "Summary by run",
-           "server": "Server",
-           "host_product": "Host", "host_version": "Host version", "transport": "Transport",
-           "protocol_version_on_wire": "Protocol version", "run": "Run", "runs": "Runs",
-           "folder": "Run folder", "absent": "—", "no_host": "no host recorded",
-           "pending_reason": "not observed yet (fill it with mcp-accept observe)",
-           "wire": "wire", "type": "type", "meaning": "meaning", "sdk": "sdk",
-           "details": "What each row establishes", "establishes": "A PASS establishes",
-           "procedure": "Procedure", "check": "Check", "layer": "Layer", "rule": "Rule",
-           "source": "Spec source", "must": "must", "should": "should", "profile": "profile (yours)", "app": "app (the sheet's advice)",
-           "cause": "Nothing could be tested", "sheet": "Sheet",
-           "untested": "Nothing was tested: the server could not be started or reached",
-           "not_gating": "it does not fail the run", "expected_failure": "expected by the baseline",
-           "conditions_given": "Given values the wire contradicted (kept, not used)",
-           "evidence_missing": "missing from the run folder", "off": "off"},
-    "ja": {"PASS": "PASS", "FAIL": "FAIL", "UNOBTAINABLE": "取得不可", "PENDING": "未記入",
-           "conditions": "実行条件", "rows": "試験", "id": "ID", "kind": "種別", "title": "項目",
-           "status": "結果", "reason": "理由", "evidence": "証拠", "normative": "規範",
-           "additional": "追加", "observation": "観測", "condition": "条件", "value": "値",
-           "schemas": "使用した公式スキーマ", "summary": "集計", "unset": "（未記録）",
-           "note": "備考", "report": "mcp-accept 報告書", "hosts": "ホスト別の集計", "by_run": "実行ごとの集計",
-           "server": "サーバー",
-           "host_product": "ホスト", "host_version": "ホストのバージョン",
-           "transport": "トランスポート", "protocol_version_on_wire": "プロトコルバージョン",
-           "run": "実行", "runs": "実行一覧", "folder": "実行フォルダ", "absent": "—",
-           "no_host": "ホスト未記録",
-           "pending_reason": "未観測（mcp-accept observe で記入する）",
-           "wire": "wire", "type": "型", "meaning": "意味", "sdk": "SDK",
-           "details": "各項目が確かめること", "establishes": "PASSが示すこと", "procedure": "手順",
-           "check": "検査", "layer": "段", "rule": "規則", "source": "仕様の出典", "must": "MUST",
-           "should": "SHOULD", "profile": "プロファイルの規則", "app": "本票の助言", "cause": "試験できなかった理由",
-           "sheet": "試験票", "not_gating": "実行を不合格にしない", "expected_failure": "ベースラインで想定済み", "untested": "何も試験できなかった（サーバーを起動できない、または接続できない）",
-           "conditions_given": "通信で観測した値と異なる指定値（記録のみ、不使用）",
-           "evidence_missing": "実行フォルダにない", "off": "オフ"},
-}
+LABELS = Words("report", {
+    "PASS": "PASS", "FAIL": "FAIL", "UNOBTAINABLE": "UNOBTAINABLE", "PENDING": "PENDING",
+    "conditions": "Execution conditions", "rows": "Rows", "id": "ID", "kind": "Kind",
+    "title": "Title", "status": "Status", "reason": "Reason", "evidence": "Evidence",
+    "normative": "normative", "additional": "additional", "observation": "observation",
+    "condition": "Condition", "value": "Value", "schemas": "Official schemas used",
+    "summary": "Summary", "unset": "(not recorded)", "note": "note",
+    "report": "mcp-accept report", "hosts": "Summary by host", "by_run": "Summary by run",
+    "server": "Server",
+    "host_product": "Host", "host_version": "Host version", "transport": "Transport",
+    "protocol_version_on_wire": "Protocol version", "run": "Run", "runs": "Runs",
+    "folder": "Run folder", "absent": "—", "no_host": "no host recorded",
+    "pending_reason": "not observed yet (fill it with mcp-accept observe)",
+    "wire": "wire", "type": "type", "meaning": "meaning", "sdk": "sdk",
+    "details": "What each row establishes", "establishes": "A PASS establishes",
+    "procedure": "Procedure", "check": "Check", "layer": "Layer", "rule": "Rule",
+    "source": "Spec source", "must": "must", "should": "should", "profile": "profile (yours)", "app": "app (the sheet's advice)",
+    "cause": "Nothing could be tested", "sheet": "Sheet",
+    "untested": "Nothing was tested: the server could not be started or reached",
+    "not_gating": "it does not fail the run", "expected_failure": "expected by the baseline",
+    "conditions_given": "Given values the wire contradicted (kept, not used)",
+    "evidence_missing": "missing from the run folder", "off": "off"
+})
 
 
 def templates_dir() -> Path:

@@ -17,31 +17,23 @@ import json
 
 from mcp_accept.checks.base import spec_url
 from mcp_accept.output.reporters.base import Reporter, load_row_file
+from mcp_accept.output.words import Words
 
 # A shown message is cut at this many bytes, so that a 16 MiB result gives a page of a
 # few hundred KiB, not one a browser chokes on; its full size is shown beside it.
 MESSAGE_CAP = 20 * 1024
 
-HTML_LABELS = {
-    "en": {"filter": "Show", "search": "Search rows", "checks": "Checks", "check": "Check",
-           "layer": "Layer", "rule": "Rule", "source": "Spec source", "detail": "Detail",
-           "messages": "Wire messages", "headers": "HTTP", "shown": "shown {shown} of {size}",
-           "no_checks": "No checks recorded for this row.", "omitted": "not shown",
-           "all": "All", "matches": "rows shown", "server_name": "Server", "server_version": "Server version",
-           "failures": "Failures", "runs_table": "One line per run", "by_row": "Every row of every run", "outcome": "Outcome",
-           "untested_short": "tested nothing", "clean": "no failure", "evidence_messages": "Evidence: wire messages",
-           "cited_by": "cited by", "failures_above": "its failures are listed above", "other_rows": "Other rows",
-           "no_messages": "No check of this run cites a wire message."},
-    "ja": {"filter": "表示", "search": "試験を検索", "checks": "検査", "check": "検査",
-           "layer": "層", "rule": "規則", "source": "仕様の箇所", "detail": "詳細",
-           "messages": "通信メッセージ", "headers": "HTTP", "shown": "{size} のうち {shown} を表示",
-           "no_checks": "この試験の検査記録はない。", "omitted": "非表示",
-           "all": "すべて", "matches": "件を表示", "server_name": "サーバ", "server_version": "サーバのバージョン",
-           "failures": "FAIL の項目", "runs_table": "実行ごとの集計", "by_row": "実行ごとの全項目", "outcome": "結果",
-           "untested_short": "試験できず", "clean": "FAIL なし", "evidence_messages": "証拠: 通信メッセージ",
-           "cited_by": "参照元", "failures_above": "FAIL の項目は上に示した", "other_rows": "その他の項目",
-           "no_messages": "この実行の検査は通信メッセージを参照していない。"},
-}
+HTML_LABELS = Words("html", {
+    "filter": "Show", "search": "Search rows", "checks": "Checks", "check": "Check",
+    "layer": "Layer", "rule": "Rule", "source": "Spec source", "detail": "Detail",
+    "messages": "Wire messages", "headers": "HTTP", "shown": "shown {shown} of {size}",
+    "no_checks": "No checks recorded for this row.", "omitted": "not shown",
+    "all": "All", "matches": "rows shown", "server_name": "Server", "server_version": "Server version",
+    "failures": "Failures", "runs_table": "One line per run", "by_row": "Every row of every run", "outcome": "Outcome",
+    "untested_short": "tested nothing", "clean": "no failure", "evidence_messages": "Evidence: wire messages",
+    "cited_by": "cited by", "failures_above": "its failures are listed above", "other_rows": "Other rows",
+    "no_messages": "No check of this run cites a wire message."
+})
 
 
 def human_size(n: int) -> str:

@@ -11,6 +11,7 @@ import itertools
 from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.output.reporters.base import gates
 from mcp_accept.output.results_writer import failures_by_rule, summary
+from mcp_accept.output.words import Words
 from mcp_accept.protocol import META_SERVER_INFO
 
 # serverInfo comes back in the first exchange of a run; past this many wire entries a run
@@ -20,20 +21,14 @@ RULE_KINDS = ("must", "profile", "should", "app")
 # A verdict names hosts and servers up to this many; a fleet of hundreds is counted, not listed.
 NAMED = 6
 
-VERDICT_LABELS = {
-    "en": {"verdict": "Verdict", "run_n": ("{n} run", "{n} runs"), "host_n": ("{n} host", "{n} hosts"),
-           "server_n": ("{n} server", "{n} servers"), "and_more": "{n} more",
-           "untested_n": "{n} tested nothing", "failed_n": "{n} failed", "clean_n": "{n} without a failure",
-           "failed_rows": ("{n} failed row", "{n} failed rows"), "by_rule": "failed checks by rule kind",
-           "failed_runs": "Runs that failed", "clean_runs": "Runs without a failure",
-           "server_version": "Server version", "no_server": "server not named"},
-    "ja": {"verdict": "判定", "run_n": ("実行 {n} 件", "実行 {n} 件"), "host_n": ("ホスト {n} 種", "ホスト {n} 種"),
-           "server_n": ("サーバー {n} 種", "サーバー {n} 種"), "and_more": "ほか {n} 種",
-           "untested_n": "何も試験できなかった実行 {n} 件", "failed_n": "FAIL のある実行 {n} 件",
-           "clean_n": "FAIL のない実行 {n} 件", "failed_rows": ("FAIL {n} 項目", "FAIL {n} 項目"),
-           "by_rule": "FAIL の検査の規則の種類別", "failed_runs": "FAIL のある実行", "clean_runs": "FAIL のない実行",
-           "server_version": "サーバーのバージョン", "no_server": "サーバー名なし"},
-}
+VERDICT_LABELS = Words("overview", {
+    "verdict": "Verdict", "run_n": ("{n} run", "{n} runs"), "host_n": ("{n} host", "{n} hosts"),
+    "server_n": ("{n} server", "{n} servers"), "and_more": "{n} more",
+    "untested_n": "{n} tested nothing", "failed_n": "{n} failed", "clean_n": "{n} without a failure",
+    "failed_rows": ("{n} failed row", "{n} failed rows"), "by_rule": "failed checks by rule kind",
+    "failed_runs": "Runs that failed", "clean_runs": "Runs without a failure",
+    "server_version": "Server version", "no_server": "server not named"
+})
 
 
 def counted(template: tuple, n: int) -> str:
