@@ -73,9 +73,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = args.source or Path(tmp) / "matrix"
         if args.source is None:
-            env = dict(os.environ, PATH=os.pathsep.join([*map(str, BINS), os.environ.get("PATH", "")]))
+            # the JavaScript frameworks are found in the folder their packages are installed in
+            env = dict(os.environ, PATH=os.pathsep.join([*map(str, BINS), os.environ.get("PATH", "")]),
+                       MCP_ACCEPT_NODE_FRAMEWORKS=str(ROOT / "tests" / "hosts"))
+            # both model kinds, where a host's handling depends on the model it is configured with
             done = subprocess.run([sys.executable, "-m", "mcp_accept", "host", "matrix", "--out", str(out),
-                                   "--jobs", str(args.jobs)], env=env, cwd=ROOT)
+                                   "--jobs", str(args.jobs), "--models", "text,vision"], env=env, cwd=ROOT)
             if done.returncode != 0:
                 return done.returncode
         table = (out / "matrix.md").read_text(encoding="utf-8").split("\n", 2)[2].strip()

@@ -87,6 +87,18 @@ def _what(step) -> str:
     return f"{method}({shown})" if shown else method
 
 
+def _error_check(name: str, step_name: str, code: int, *, rule: str, source: tuple[str, str],
+                 result_is: str | Reason):
+    """The check that the probe ``step_name`` was answered with JSON-RPC error ``code``."""
+
+    @check(name, "wire", rule=rule, source=source)
+    def judged(ctx: Context) -> Verdict:
+        return _expect_error(ctx, name, step_name, code, result_is=result_is)
+
+    judged.__name__ = judged.__qualname__ = name
+    return judged
+
+
 def _expect_error(ctx: Context, name: str, step_name: str, code: int, *, result_is: str | Reason) -> Verdict:
     """PASS for a JSON-RPC error with ``code``; FAIL for another code or for a result."""
     step, early = _probe(ctx, name, step_name)
@@ -119,37 +131,33 @@ def _expect_error(ctx: Context, name: str, step_name: str, code: int, *, result_
 # tool belongs in an MCP error response, in lower case. Neither sentence uses a MUST or
 # SHOULD keyword (the lower-case "should" is not one, RFC 8174), so the sheet holds
 # servers to that classification as a rule of its own (app), citing the section.
-@check("unknown_tool_error", "wire", rule=APP, source=("server/tools.mdx", "error-handling"))
-def unknown_tool_error(ctx: Context) -> Verdict:
-    return _expect_error(ctx, "unknown_tool_error", UNKNOWN_TOOL, INVALID_PARAMS,
-                         result_is="an unknown tool is a protocol error, not a tool execution error")
+unknown_tool_error = _error_check(
+    "unknown_tool_error", UNKNOWN_TOOL, INVALID_PARAMS, rule=APP, source=("server/tools.mdx", "error-handling"),
+    result_is="an unknown tool is a protocol error, not a tool execution error")
 
 
 # basic/index.mdx#messages: messages MUST follow JSON-RPC 2.0, whose error -32601 is
 # "Method not found" (2026-07-28 also lists it among the codes MCP uses, #error-codes, and
 # defines MethodNotFoundError in the schema).
-@check("unknown_method_error", "wire", rule=MUST, source=("basic/index.mdx", "messages"))
-def unknown_method_error(ctx: Context) -> Verdict:
-    return _expect_error(ctx, "unknown_method_error", UNKNOWN_METHOD, METHOD_NOT_FOUND,
-                         result_is="JSON-RPC 2.0 answers a method that does not exist with -32601")
+unknown_method_error = _error_check(
+    "unknown_method_error", UNKNOWN_METHOD, METHOD_NOT_FOUND, rule=MUST, source=("basic/index.mdx", "messages"),
+    result_is="JSON-RPC 2.0 answers a method that does not exist with -32601")
 
 
 # server/tools.mdx#error-handling: a request that does not fit the CallToolRequest schema
 # is a protocol error (2025-06-18: "Invalid arguments"); JSON-RPC's
 # code for invalid parameters is -32602. Stated without a MUST or SHOULD keyword: a rule of
 # the sheet (app) that cites the section.
-@check("call_without_name_error", "wire", rule=APP, source=("server/tools.mdx", "error-handling"))
-def call_without_name_error(ctx: Context) -> Verdict:
-    return _expect_error(ctx, "call_without_name_error", NO_NAME, INVALID_PARAMS,
-                         result_is="a tools/call without name fails the CallToolRequest schema")
+call_without_name_error = _error_check(
+    "call_without_name_error", NO_NAME, INVALID_PARAMS, rule=APP, source=("server/tools.mdx", "error-handling"),
+    result_is="a tools/call without name fails the CallToolRequest schema")
 
 
 # server/utilities/pagination.mdx#error-handling: a bad cursor SHOULD be answered with error
 # -32602 (worded alike in all three versions).
-@check("invalid_cursor_error", "wire", rule=SHOULD, source=("server/utilities/pagination.mdx", "error-handling"))
-def invalid_cursor_error(ctx: Context) -> Verdict:
-    return _expect_error(ctx, "invalid_cursor_error", BAD_CURSOR, INVALID_PARAMS,
-                         result_is=reason("probe.cursor-invalid"))
+invalid_cursor_error = _error_check(
+    "invalid_cursor_error", BAD_CURSOR, INVALID_PARAMS, rule=SHOULD, source=("server/utilities/pagination.mdx", "error-handling"),
+    result_is=reason("probe.cursor-invalid"))
 
 
 # After the refused requests the server still answers a plain tools/list: refusing a

@@ -118,24 +118,22 @@ def _verdict(ctx: Context, name: str, step: str, *, want_error: bool = False) ->
                    seqs)
 
 
-@check("sdk_call_text", LAYER)
-def sdk_call_text(ctx: Context) -> Verdict:
-    return _verdict(ctx, "sdk_call_text", "call:text")
+def _call_check(form: str):
+    """The check of one form's tools/call result as the SDK's client session gives it."""
+    name = f"sdk_call_{form}"
+
+    @check(name, LAYER)
+    def judged(ctx: Context) -> Verdict:
+        return _verdict(ctx, name, f"call:{form}")
+
+    judged.__name__ = judged.__qualname__ = name
+    return judged
 
 
-@check("sdk_call_structured", LAYER)
-def sdk_call_structured(ctx: Context) -> Verdict:
-    return _verdict(ctx, "sdk_call_structured", "call:structured")
-
-
-@check("sdk_call_embedded", LAYER)
-def sdk_call_embedded(ctx: Context) -> Verdict:
-    return _verdict(ctx, "sdk_call_embedded", "call:embedded")
-
-
-@check("sdk_call_link", LAYER)
-def sdk_call_link(ctx: Context) -> Verdict:
-    return _verdict(ctx, "sdk_call_link", "call:link")
+sdk_call_text = _call_check("text")
+sdk_call_structured = _call_check("structured")
+sdk_call_embedded = _call_check("embedded")
+sdk_call_link = _call_check("link")
 
 
 @check("sdk_read_link", LAYER)

@@ -58,12 +58,9 @@ def proxy(
             from mcp_accept.hosts.proxy.http import listen_address, serve_http_proxy
 
             address = listen_address(listen, allow_remote)
-        base = out or DEFAULT_OUT
-        try:
-            base.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"cannot write the output folder: {exc.strerror or exc}", file=str(base),
-                             field="--out") from None
+        from mcp_accept.evidence.files import make_folder
+
+        base = make_folder(out or DEFAULT_OUT)
         if server:
             from mcp_accept.hosts.proxy.stdio import run_stdio_proxy
 

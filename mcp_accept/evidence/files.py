@@ -248,10 +248,19 @@ class FolderLock:
             self._fd = None
 
 
-def prepare_folder(folder: Path) -> Path:
-    """``folder`` made, and found writable (an InputError naming --out if not)."""
+def make_folder(folder: Path, field: str = "--out", what: str = "write the output folder") -> Path:
+    """``folder`` made with its parents, or a one-line InputError naming the option it came from."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot {what}: {exc.strerror or exc}", file=str(folder), field=field) from None
+    return folder
+
+
+def prepare_folder(folder: Path) -> Path:
+    """``folder`` made, and found writable (an InputError naming --out if not)."""
+    make_folder(folder)
+    try:
         probe = folder / ".mcp-accept-write-test"
         new_empty(probe)  # created new: a link planted under that name is replaced, not written through
         probe.unlink()

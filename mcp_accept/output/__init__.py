@@ -3,7 +3,8 @@
 (:mod:`.results_writer`), the exit status of a run or host test (:mod:`.exit_status`), one
 filled sheet (:mod:`.render`: ``sheet.md``, Jinja, labels), reports over many runs (:mod:`.runs` loads
 them, :mod:`.report` renders them through the reporter classes of :mod:`.reporters`),
-``mcp-accept diff`` (:mod:`.diff`) and the Japanese texts (:mod:`.i18n`); what ``host test``
+``mcp-accept diff`` (:mod:`.diff`), a row's reason in another language (:mod:`.i18n`) and the
+outputs' fixed words, translated by the message catalog (:mod:`.words`); what ``host test``
 prints (:mod:`.host_run`), the cross-host table of ``host matrix`` (:mod:`.host_matrix`), and
 ``host diff`` and ``host history``'s table (:mod:`.host_diff`), all read from finished host-test
 folders.
