@@ -19,7 +19,10 @@ Settings and where they come from:
   ``GEMINI_CLI_NO_RELAUNCH=true`` keeps it one process;
 * offline: ``privacy.usageStatisticsEnabled = false`` (the only call home seen: usage
   statistics to play.googleapis.com), ``telemetry.enabled = false``, auto-update off; measured:
-  with them the only connection is the stand-in's port.
+  with them the only connection is the stand-in's port. ``tools.useRipgrep = false``: versions
+  from 0.10 to at least 0.33 download ripgrep when it is missing, whichever tools are listed
+  (``canUseRipgrep`` in gemini-cli-core's ``tools/ripGrep.js``, called by ``createToolRegistry``
+  in ``config/config.js``; the setting in the CLI's ``config/settingsSchema.js``).
 * older versions: the adapter reads the version's ``gemini --help`` and its version. One without
   ``--approval-mode`` (0.1.16, 0.1.19: ``--yolo`` only) gets ``--yolo`` and the flat settings of
   its series beside the nested ones. Every version before 0.33.0 offers the server's tools under
@@ -30,9 +33,6 @@ Settings and where they come from:
   gemini-cli-core's ``config/config.js`` registers only those it lists) but not the Codebase
   Investigator agent, on by default from 0.15 (the CLI's ``config/settingsSchema.js``,
   ``experimental.codebaseInvestigatorSettings.enabled``): it is switched off there.
-  Those versions also download ripgrep when it is missing, whichever tools are listed
-  (``canUseRipgrep`` in ``tools/ripGrep.js``, called by ``createToolRegistry``), unless
-  ``tools.useRipgrep`` is false (``config/settingsSchema.js``): it is set false there.
   ``--output-format stream-json`` is passed where ``--help`` lists it among the option's choices
   (0.10.0 has ``text`` and ``json`` only, and then writes plain text, which the run never reads).
 * Over Streamable HTTP this version sends no ``MCP-Protocol-Version`` header after ``initialize``;
@@ -81,7 +81,8 @@ class GeminiCli(HostAdapter):
     tool_scheme = "mcp_{server}_{tool}"
     own_tools_off = ("tools.core = [" + ", ".join(RESOURCE_TOOLS) + ", mcp_SERVER_*]: no other built-in tool "
                      "is registered")
-    offline = "privacy.usageStatisticsEnabled=false, telemetry.enabled=false, auto-update off"
+    offline = ("privacy.usageStatisticsEnabled=false, telemetry.enabled=false, auto-update off, "
+               "tools.useRipgrep=false (no ripgrep download)")
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
@@ -100,7 +101,9 @@ class GeminiCli(HostAdapter):
             "telemetry": {"enabled": False, "logPrompts": False},
             # the allowlist also becomes a policy that denies every tool not in it: the server's
             # tools are listed by the pattern its trust rule uses
-            "tools": {"core": [*RESOURCE_TOOLS, f"mcp_{ctx.server_name}_*"]},
+            # useRipgrep: else the tool registry downloads ripgrep before it asks tools.core
+            # (measured: a DNS query from 0.10.0, 0.20.2 and 0.33.0)
+            "tools": {"core": [*RESOURCE_TOOLS, f"mcp_{ctx.server_name}_*"], "useRipgrep": False},
             "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False,
                         "checkpointing": {"enabled": False}},
             "mcpServers": {ctx.server_name: server},
@@ -110,9 +113,6 @@ class GeminiCli(HostAdapter):
         elif self.tool_scheme == "{tool}":
             # from 0.15 on by default, and not a core tool: tools.core does not keep it off
             settings["experimental"] = {"codebaseInvestigatorSettings": {"enabled": False}}
-            # else the tool registry downloads ripgrep before it asks tools.core (measured: a DNS
-            # query from 0.10.0, 0.15.4 and 0.20.2)
-            settings["tools"]["useRipgrep"] = False
         path = ctx.home / ".gemini" / "settings.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
@@ -132,8 +132,7 @@ class GeminiCli(HostAdapter):
         old = copy.copy(self)
         old.tool_scheme, old.own_tools = "{tool}", BARE_OWN_TOOLS
         if not flat:
-            old.own_tools_off = self.own_tools_off + ("; experimental.codebaseInvestigatorSettings.enabled = false, "
-                                                      "tools.useRipgrep = false")
+            old.own_tools_off = self.own_tools_off + "; experimental.codebaseInvestigatorSettings.enabled = false"
         return old
 
     def resource_reader(self, server_name: str):
