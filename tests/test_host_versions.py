@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from hostkit import HOSTS_BIN, PINNED, facts_of, rows_of
+from hostkit import FIXTURE_TOOLS, HOSTS_BIN, LARGE_SIZES, PINNED, facts_of, model_requests, observed, rows_of
 
 OLD = "2.0.21"  # has no --tools and no --no-session-persistence (its claude --help)
 PACKAGE = "@anthropic-ai/claude-code"
@@ -328,6 +328,71 @@ def test_gemini_cli_hands_images_and_embedded_resources_from_0_1_19_as_its_sourc
     assert cells["tool_names"]["values"] == {"0.1.16": "{tool}", "0.1.19": "{tool}"}
     job = json.loads((out / "gemini-cli-0.1.16" / "job.json").read_text())
     assert "--yolo" in job["host_flags"] and "--approval-mode" not in job["host_flags"]
+
+
+def gemini_handed(folder: Path) -> tuple[list[str], list[tuple[str, object]]]:
+    """What a Gemini CLI run's last model request held: the tools it offered, and its parts in
+    order, each a call (``call``, the tool's name), a result (``result``, its output) or a media
+    part (``media``, its MIME type)."""
+    last = model_requests(folder)[-1]["message"]
+    offered = [f["name"] for t in last.get("tools") or [] for f in t.get("functionDeclarations") or []]
+    parts = []
+    for part in (p for c in last["contents"] for p in c["parts"]):
+        if "functionCall" in part:
+            parts.append(("call", part["functionCall"]["name"]))
+        elif "functionResponse" in part:
+            parts.append(("result", part["functionResponse"]["response"].get("output")))
+        elif "inlineData" in part:
+            parts.append(("media", part["inlineData"]["mimeType"]))
+    return offered, parts
+
+
+def test_gemini_cli_0_10_names_tools_bare_and_from_0_33_truncates_large_mcp_results(cache: Path,
+                                                                                    tmp_path: Path) -> None:
+    """Gemini CLI before 0.33.0 offers the server's tools under their bare names, and 0.10.0's
+    --output-format takes text and json only (its --help lists the choices): 0.10.0 runs with
+    neither mcp_ names nor stream-json, and every row is what its model.jsonl holds. 0.33.0 names
+    them mcp_mcpaccept_*, and truncates an MCP tool's large text result to a file with a head and
+    tail (pull request 19365, "truncate large MCP tool output", in 0.33.0's scheduler/
+    tool-executor.js, not 0.32.1's): bisected to 0.33.0 over 0.24.0..0.33.0 (docs/hosts.md)."""
+    out, cells = measured_history(tmp_path, cache, "gemini-cli", "0.10.0,0.33.0")
+    old = out / "gemini-cli-0.10.0"
+    job = json.loads((old / "job.json").read_text())
+    assert {"--output-format", "--output-format=text", "--output-format=json"} <= set(job["host_flags"])
+    assert "--output-format=stream-json" not in job["host_flags"]
+    facts = facts_of(old)
+    assert facts["host_exit"] == 0 and facts["version"] == "0.10.0" and facts["connects"]["other"] == {}
+    assert cells["tool_names"]["values"] == {"0.10.0": "{tool}", "0.33.0": "mcp_mcpaccept_{tool}"}
+    rows, _ = rows_of(old)
+    offered, parts = gemini_handed(old)
+    # the server's tools under their bare names, and none of the host's own
+    assert sorted(offered) == sorted(FIXTURE_TOOLS) == sorted(facts["offered_tools"])
+    results = {}
+    for (kind, name), (next_kind, output) in zip(parts, parts[1:]):
+        if kind == "call" and next_kind == "result":
+            results.setdefault(name, []).append(output)
+    # H01: each form's result handed whole, the fixture's marker in it
+    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
+    assert "[MKT-" in results["search_text"][0] and "[MKE-" in results["search_embedded"][0]
+    # H02: the resource_link handed as a line of text, and no tool to read it
+    assert rows["H02"]["status"] == "FAIL"
+    assert f"handed: {results['search_link'][0]!r}" in rows["H02"]["reason"]
+    assert results["search_link"][0] == "Resource Link: search-demo-v1.json at search://results/demo-v1"
+    # H03: every size whole, as long as asked
+    assert rows["H03"]["status"] == "PASS", rows["H03"]["reason"]
+    assert [len(text) for text in results["search_large"]] == list(LARGE_SIZES)
+    # the image's bytes as a media part right after its result
+    image = parts.index(("call", "search_image"))
+    assert parts[image + 2] == ("media", "image/png")
+    # 0.33.0: the result saved to a file from 65536 bytes, 32768 still whole
+    assert cells["large_bracket"]["values"] == {"0.10.0": None, "0.33.0": [32768, 65536]}
+    assert cells["H03"]["values"] == {"0.10.0": "PASS", "0.33.0": "FAIL"}
+    sizes = {s["bytes"]: s for s in observed(out / "gemini-cli-0.33.0", "H03")["sizes"]}
+    assert sizes[32768]["handling"] == "whole"
+    assert sizes[65536]["handling"] == "saved to a file with a head-and-tail preview", sizes[65536]
+    _, new_parts = gemini_handed(out / "gemini-cli-0.33.0")
+    handed = [o for (k, n), (_, o) in zip(new_parts, new_parts[1:]) if (k, n) == ("call", "mcp_mcpaccept_search_large")]
+    assert len(handed[2]) == 32768 and len(handed[3]) < 65536
 
 
 CHART_PROFILE = """profile: shapes-chart

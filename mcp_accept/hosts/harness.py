@@ -143,11 +143,26 @@ def host_version(adapter: HostAdapter, binary: str, folder: Path, prefix: list[s
 
 def host_flags(adapter: HostAdapter, binary: str, folder: Path, prefix: list[str]) -> list[str] | None:
     """The options the host's ``--help`` lists, where its adapter passes options not every version
-    has (None: not asked, or no answer: the adapter then assumes the current version's)."""
+    has (None: not asked, or no answer: the adapter then assumes the current version's); and, as
+    ``--option=VALUE``, each value an option's help says it takes (``HostContext.takes``)."""
     argv = adapter.help_argv(binary)
     text = _host_says(argv, folder, prefix) if argv else None
-    flags = sorted(set(re.findall(r"(?<![\w-])--[A-Za-z][\w-]*", text or "")))
-    return flags or None
+    flags = set(re.findall(r"(?<![\w-])--[A-Za-z][\w-]*", text or ""))
+    flags.update(option_choices(text or ""))
+    return sorted(flags) or None
+
+
+def option_choices(text: str) -> set[str]:
+    """``--option=VALUE`` for each value of an option whose help lists its choices, as yargs
+    writes them (``[choices: "text", "json"]``, after the option's words, wrapped or not)."""
+    found = set()
+    # an option's help runs from its line (``  -o, --output-format``) to the next option's
+    for part in re.split(r"\n(?=\s*(?:-\w,\s+)?--[A-Za-z])", text):
+        option = re.match(r"\s*(?:-\w,\s+)?(--[A-Za-z][\w-]*)", part)
+        choices = re.search(r"\[choices: ([^\]]*)\]", part)
+        if option and choices:
+            found.update(f"{option.group(1)}={value}" for value in re.findall(r'"([^"]*)"', choices.group(1)))
+    return found
 
 
 def _host_says(argv: list[str], folder: Path, prefix: list[str]) -> str | None:
@@ -487,7 +502,7 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
     from mcp_accept.inputs.profile import load_profile
     opts = job.options
     # a version that names the server's tools otherwise is judged by its own naming
-    adapter = adapter_of(opts, job.cwd).for_flags(frozenset(job.host_flags) if job.host_flags else None)
+    adapter = adapter_of(opts, job.cwd).for_flags(frozenset(job.host_flags) if job.host_flags else None, job.version)
     if job.guard == netguard.NETNS:
         netguard.loopback_up()
     profile = load_profile(opts.profile)

@@ -180,8 +180,10 @@ def _installer_env(cache: Path):
     cache.mkdir(parents=True, exist_ok=True)
     downloads = Path(tempfile.mkdtemp(prefix=".downloads-", dir=cache))
     try:
+        # devdir: node-gyp, building a package's native addon (Gemini CLI's node-pty), else keeps
+        # Node's headers in ~/.cache/node-gyp (node-gyp's README, "--devdir")
         yield dict(os.environ, npm_config_cache=str(downloads / "npm"), PIP_CACHE_DIR=str(downloads / "pip"),
-                   npm_config_update_notifier="false")
+                   npm_config_devdir=str(downloads / "node-gyp"), npm_config_update_notifier="false")
     finally:
         shutil.rmtree(downloads, ignore_errors=True)
 

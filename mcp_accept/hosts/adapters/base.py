@@ -45,6 +45,14 @@ class HostContext:
         """Whether the host at this run's version has the command-line option ``flag``."""
         return self.host_flags is None or flag in self.host_flags
 
+    def takes(self, flag: str, value: str) -> bool:
+        """Whether the host at this run's version takes ``flag value``: it has the option, and its
+        ``--help`` lists ``value`` among the option's choices where it lists any."""
+        if self.host_flags is None:
+            return True
+        choices = {f for f in self.host_flags if f.startswith(flag + "=")}
+        return flag in self.host_flags and (not choices or f"{flag}={value}" in choices)
+
     @property
     def home(self) -> Path:
         return self.folder / "home"
@@ -155,9 +163,10 @@ class HostAdapter:
         not every version has (None: the adapter passes every version the same options)."""
         return None
 
-    def for_flags(self, host_flags: frozenset | None) -> "HostAdapter":
-        """The adapter for a version with these options (what ``help_argv`` listed): itself,
-        unless that version names the server's tools otherwise than the current one."""
+    def for_flags(self, host_flags: frozenset | None, version: str | None = None) -> "HostAdapter":
+        """The adapter for a version with these options (what ``help_argv`` listed) that says it is
+        ``version`` (None: not known): itself, unless that version names the server's tools
+        otherwise than the current one."""
         return self
 
     def tools_off(self, host_flags: frozenset | None) -> str:
