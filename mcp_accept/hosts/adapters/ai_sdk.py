@@ -34,6 +34,9 @@ class AiSdk(DrivenNodeFramework):
     binary = "node_modules/ai"  # no program of its own: found as a folder holding its packages
     driver = "ai_sdk_agent.mjs"
     packages = ("ai@7.0.185", "@ai-sdk/mcp@2.0.99", "@ai-sdk/openai@4.0.126")
+    # ai-sdk@VERSION: the SDK's packages are released together from one repository, each release
+    # pinning the @ai-sdk/provider-utils it is built on (their package.json at any tag)
+    companions_by = "@ai-sdk/provider-utils"
     api = "openai-responses"
     sources = ("https://ai-sdk.dev/docs/ai-sdk-core/mcp-tools",
                "https://ai-sdk.dev/providers/ai-sdk-providers/openai",

@@ -40,6 +40,7 @@ class GoogleAdk(DrivenFramework):
     driver = "google_adk_agent.py"  # not google_adk.py, named apart from the package as the others are
     tested_version = "2.13.0"
     install = "pip install 'google-adk[mcp]==2.13.0'"
+    extras = "[mcp]"  # the extra that brings the MCP SDK its McpToolset imports
     api = "gemini"
     sources = ("https://google.github.io/adk-docs/tools-custom/mcp-tools/",
                "https://google.github.io/adk-docs/agents/models/",

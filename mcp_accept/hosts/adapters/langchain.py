@@ -38,6 +38,7 @@ class LangChain(DrivenFramework):
     driver = "langchain_agent.py"  # not langchain.py, which would shadow the package
     tested_version = "0.3.2"
     install = "pip install langchain-mcp-adapters==0.3.2 langchain==1.5.2 langchain-openai==1.8.1"
+    companions = ("langchain", "langchain-openai")  # create_agent and ChatOpenAI, which the driver imports
     api = "openai-chat"
     sources = ("https://github.com/langchain-ai/langchain-mcp-adapters/blob/langchain-mcp-adapters==0.3.2/README.md",
                "https://docs.langchain.com/oss/python/langchain/mcp",

@@ -30,6 +30,9 @@ class Mastra(DrivenNodeFramework):
     binary = "node_modules/@mastra/core"  # no program of its own: found as a folder holding its packages
     driver = "mastra_agent.mjs"
     packages = ("@mastra/core@1.71.0", "@mastra/mcp@2.0.0")
+    # mastra@VERSION: @mastra/mcp at its newest version whose peer dependency on @mastra/core
+    # admits VERSION (its package.json declares one, e.g. ">=1.68.0-0 <2.0.0-0" in 2.0.0)
+    companions_by = ""
     api = "openai-chat"
     tool_scheme = "{server}_{tool}"
     sources = ("https://mastra.ai/docs/tools-mcp/mcp-overview",

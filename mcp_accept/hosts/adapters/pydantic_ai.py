@@ -35,6 +35,7 @@ class PydanticAI(DrivenFramework):
     driver = "pydantic_ai_agent.py"  # not pydantic_ai.py: a script's folder comes first on sys.path, and would shadow the package
     tested_version = "2.78.0"
     install = "pip install 'pydantic-ai-slim[openai,mcp]==2.78.0'"
+    extras = "[openai,mcp]"  # the OpenAI model and MCPToolset's FastMCP client (pyproject.toml's extras)
     api = "openai-responses"
     sources = ("https://ai.pydantic.dev/mcp/client/",
                "https://ai.pydantic.dev/models/openai/",
