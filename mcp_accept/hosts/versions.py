@@ -199,9 +199,15 @@ def _installer_env(cache: Path):
     cache holds installed versions only, within its bound)."""
     cache.mkdir(parents=True, exist_ok=True)
     downloads = Path(tempfile.mkdtemp(prefix=".downloads-", dir=cache))
+    env = dict(os.environ, npm_config_cache=str(downloads / "npm"), PIP_CACHE_DIR=str(downloads / "pip"),
+               npm_config_update_notifier="false")
+    # pip asks `rustc --version` for its user agent (pip/_internal/network/session.py); where
+    # rustc is rustup's shim and the user has no ~/.rustup, the shim makes one: pointed here, at
+    # a folder removed after the install, it finds no toolchain, which was not there to find
+    if "RUSTUP_HOME" not in env and not (Path.home() / ".rustup").exists():
+        env["RUSTUP_HOME"] = str(downloads / "rustup")
     try:
-        yield dict(os.environ, npm_config_cache=str(downloads / "npm"), PIP_CACHE_DIR=str(downloads / "pip"),
-                   npm_config_update_notifier="false")
+        yield env
     finally:
         shutil.rmtree(downloads, ignore_errors=True)
 
@@ -323,6 +329,9 @@ def _pypi_install(adapter: HostAdapter, version: str, folder: Path) -> None:
     with _installer_env(folder.parent) as env:
         _run([sys.executable, "-m", "venv", str(place)], adapter, version, "PyPI", env)
         _run([str(place / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
+              # a wheel, even of an older version, rather than a build from source: a build runs
+              # the user's compilers and toolchains, which write to their HOME
+              "--prefer-binary",
               *wanted], adapter, version, "PyPI", env)
     (place / MARK).write_text("".join(f"{line}\n" for line in wanted), encoding="utf-8")
 
