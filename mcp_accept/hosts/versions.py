@@ -11,7 +11,16 @@ lock ``CACHE/HOST/.VERSION.lock`` and the mark of its last use ``CACHE/HOST/.VER
   finds it complete, and two installs of the same version at once leave one of them;
 * a PyPI host is a virtual environment with ``PACKAGE==VERSION``: its scripts name the
   environment's own path, so it cannot be renamed; it is made in place while a lock is held,
-  and counts only once its ``installed`` mark is written.
+  and counts only once its ``installed`` mark is written;
+* an agent framework is its package at VERSION and the packages its driver imports beside it
+  (``HostAdapter.companions``): a Python one in a virtual environment, the companions unpinned so
+  that pip's resolver, which backtracks, picks versions the framework's own declared ranges admit
+  (:meth:`HostAdapter.requirements`); a JavaScript one in an npm folder, each companion pinned to
+  the version the registry's manifests say goes with VERSION (:func:`npm_companions`: npm's
+  resolver does not go back to an older version of a package whose peer range refuses another,
+  it stops with ERESOLVE), npm then checking every peer range as it installs. A version older
+  than the oldest its driver runs is refused before anything is installed
+  (:meth:`HostAdapter.too_old`, :class:`HostTooOld`).
 
 The cache is bounded (``--host-cache-max``, else ``$MCP_ACCEPT_HOST_CACHE_MAX``, else 5 GiB,
 sizes counted by walking the folders): once an install is made, the versions least recently used
@@ -44,6 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcp_accept.errors import InputError, ServerError
+from mcp_accept.evidence.files import make_folder
 from mcp_accept.hosts.adapters.base import HostAdapter
 
 CACHE_ENV = "MCP_ACCEPT_HOST_CACHE"
@@ -66,6 +76,13 @@ class HostInstallFailed(ServerError):
 
 class RegistryUnreachable(ServerError):
     """The registry's list of published versions could not be read (exit 3)."""
+
+
+class HostTooOld(InputError):
+    """The version asked for is older than the oldest its adapter runs (exit 2): nothing was installed."""
+
+    def __init__(self, message: str):
+        super().__init__(message, field="HOST")
 
 
 def split_host(text: str, field: str = "HOST") -> tuple[str, str | None]:
@@ -94,8 +111,7 @@ def cached_binary(adapter: HostAdapter, version: str, cache: Path) -> Path | Non
     place = cache / adapter.name / version
     if adapter.pypi_package and not (place / MARK).is_file():
         return None
-    binary = adapter.installed_binary(place)
-    return binary if binary.is_file() and os.access(binary, os.X_OK) else None
+    return adapter.installed_in(place)
 
 
 @contextmanager
@@ -131,15 +147,16 @@ def installed(adapter: HostAdapter, version: str, cache: Path, say=None, limit: 
     if not adapter.npm_package and not adapter.pypi_package:
         raise InputError(f"{adapter.product} is not published in a registry: give --host-bin instead of "
                          f"@{version}", field="HOST")
+    why = adapter.too_old(version)
+    if why:
+        raise HostTooOld(why)
     folder = cache / adapter.name
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot make the host cache: {exc.strerror or exc}", file=str(folder),
-                         field="--host-cache") from None
+    make_folder(folder, "--host-cache", "make the host cache")
     if say:
         what = adapter.npm_package or adapter.pypi_package
-        say(f"installing {what}@{version} from {'npm' if adapter.npm_package else 'PyPI'} into {folder / version}")
+        beside = f" (with {', '.join(adapter.companions)})" if adapter.companions else ""
+        say(f"installing {what}@{version}{beside} from {'npm' if adapter.npm_package else 'PyPI'} into "
+            f"{folder / version}")
     with open(folder / f".{version}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one install of a version at a time; the next finds it made
         found = cached_binary(adapter, version, cache)
@@ -179,34 +196,122 @@ def _installer_env(cache: Path):
     cache holds installed versions only, within its bound)."""
     cache.mkdir(parents=True, exist_ok=True)
     downloads = Path(tempfile.mkdtemp(prefix=".downloads-", dir=cache))
+    # devdir: node-gyp, building a package's native addon (Gemini CLI's node-pty), else keeps
+    # Node's headers in ~/.cache/node-gyp (node-gyp's README, "--devdir")
+    env = dict(os.environ, npm_config_cache=str(downloads / "npm"), PIP_CACHE_DIR=str(downloads / "pip"),
+               npm_config_devdir=str(downloads / "node-gyp"), npm_config_update_notifier="false")
+    # pip asks `rustc --version` for its user agent (pip/_internal/network/session.py); where
+    # rustc is rustup's shim and the user has no ~/.rustup, the shim makes one: pointed here, at
+    # a folder removed after the install, it finds no toolchain, which was not there to find
+    if "RUSTUP_HOME" not in env and not (Path.home() / ".rustup").exists():
+        env["RUSTUP_HOME"] = str(downloads / "rustup")
     try:
-        # devdir: node-gyp, building a package's native addon (Gemini CLI's node-pty), else keeps
-        # Node's headers in ~/.cache/node-gyp (node-gyp's README, "--devdir")
-        yield dict(os.environ, npm_config_cache=str(downloads / "npm"), PIP_CACHE_DIR=str(downloads / "pip"),
-                   npm_config_devdir=str(downloads / "node-gyp"), npm_config_update_notifier="false")
+        yield env
     finally:
         shutil.rmtree(downloads, ignore_errors=True)
 
 
-def _run(argv: list[str], adapter: HostAdapter, version: str, registry: str, folder: Path) -> None:
+def _run(argv: list[str], adapter: HostAdapter, version: str, registry: str, env: dict) -> str:
+    """What ``argv`` printed on stdout; a failure is :class:`HostInstallFailed`, one line."""
     try:
-        with _installer_env(folder.parent) as env:
-            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                  timeout=INSTALL_TIMEOUT, env=env)
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=INSTALL_TIMEOUT, env=env)
     except FileNotFoundError:
         raise _failed(adapter, version, registry, None, f"{argv[0]} is not installed") from None
     except subprocess.TimeoutExpired:
         raise _failed(adapter, version, registry, None, f"no answer in {INSTALL_TIMEOUT:.0f} s") from None
     if done.returncode != 0:
         raise _failed(adapter, version, registry, done)
+    return done.stdout
+
+
+def _npm_view(spec: str, fields: list[str], adapter: HostAdapter, version: str, env: dict) -> list[dict]:
+    """``npm view SPEC FIELDS --json``, one object per version SPEC matches (none: an empty list)."""
+    import json
+
+    # a registry that does not answer is said at once rather than after npm's default retries
+    out = _run(["npm", "view", spec, *fields, "--json", "--fetch-retries=1"], adapter, version, "npm", env)
+    try:
+        found = json.loads(out) if out.strip() else []
+    except ValueError:
+        raise _failed(adapter, version, "npm", None, f"npm view {spec} did not answer JSON") from None
+    found = found if isinstance(found, list) else [found]
+    # one field asked for is answered as its bare value, not an object of it
+    return [item if isinstance(item, dict) else {fields[0]: item} for item in found]
+
+
+def _semver_key(text: str):
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def npm_companions(adapter: HostAdapter, version: str, env: dict) -> list[str]:
+    """Each of ``adapter.companions`` pinned to the version that goes with the framework's package
+    at ``version``, as the registry's manifests say:
+
+    * by a dependency they share (``companions_by`` names it): a monorepo that releases its
+      packages together pins in each release the same version of the package they are all built
+      on (the Vercel AI SDK: ``@ai-sdk/provider-utils``, exact, in ``ai``, ``@ai-sdk/mcp`` and
+      ``@ai-sdk/openai``); each companion is taken at its newest version built on the same major
+      of it and on no later a version than the framework's own;
+    * by peer dependency (``companions_by`` empty): each companion at its newest version whose
+      peer range on the framework's package admits ``version``, the range read by npm itself
+      (``npm view PACKAGE@RANGE version`` lists the versions it admits).
+
+    Only stable companion versions are taken (``npm view "PACKAGE@>=0.0.0"``; ``@*`` names the latest alone), newest by semver."""
+    main = adapter.npm_package
+    manifest = _npm_view(f"{main}@{version}", ["version", "dependencies"], adapter, version, env)
+    if not manifest:
+        raise _failed(adapter, version, "npm", None, f"No matching version found for {main}@{version}")
+    pins = []
+    admitted: dict[str, bool] = {}
+    for companion in adapter.companions:
+        published = _npm_view(f"{companion}@>=0.0.0", ["version", "dependencies", "peerDependencies"], adapter, version,
+                              env)
+        published = sorted((e for e in published if _semver_key(str(e.get("version"))) is not None),
+                           key=lambda e: _semver_key(e["version"]), reverse=True)
+        chosen = None
+        if adapter.companions_by:
+            shared = adapter.companions_by
+            ours = _semver_key(re.sub(r"^[\^~=v ]+", "", (manifest[0].get("dependencies") or {}).get(shared, "")))
+            if ours is None:
+                raise _failed(adapter, version, "npm", None, f"{main}@{version} names no exact {shared} to choose "
+                              f"{companion} by")
+            for entry in published:
+                theirs = _semver_key(re.sub(r"^[\^~=v ]+", "", (entry.get("dependencies") or {}).get(shared, "")))
+                if theirs is not None and theirs.major == ours.major and theirs <= ours:
+                    chosen = entry["version"]
+                    break
+            how = f"built on {shared} {ours} or earlier of its major"
+        else:
+            for entry in published:
+                peer = (entry.get("peerDependencies") or {}).get(main)
+                if peer is None:
+                    continue
+                if peer not in admitted:
+                    versions = _npm_view(f"{main}@{peer}", ["version"], adapter, version, env)
+                    admitted[peer] = version in {str(v.get("version")) for v in versions}
+                if admitted[peer]:
+                    chosen = entry["version"]
+                    break
+            how = f"whose peer range on {main} admits {version}"
+        if chosen is None:
+            raise _failed(adapter, version, "npm", None, f"no published version of {companion} {how}")
+        pins.append(f"{companion}@{chosen}")
+    return pins
 
 
 def _npm_install(adapter: HostAdapter, version: str, folder: Path) -> None:
     temp = Path(tempfile.mkdtemp(prefix=f".{version}-", dir=folder))
     try:
-        # a registry that does not answer is said at once rather than after npm's default retries
-        _run(["npm", "install", "--prefix", str(temp), "--no-audit", "--no-fund", "--fetch-retries=1",
-              f"{adapter.npm_package}@{version}"], adapter, version, "npm", folder)
+        with _installer_env(folder.parent) as env:
+            beside = npm_companions(adapter, version, env) if adapter.companions else []
+            _run(["npm", "install", "--prefix", str(temp), "--no-audit", "--no-fund", "--fetch-retries=1",
+                  f"{adapter.npm_package}@{version}", *beside], adapter, version, "npm", env)
         os.rename(temp, folder / version)  # whole or absent: a run never sees half an install
     except OSError as exc:
         if not (folder / version).exists():
@@ -219,10 +324,15 @@ def _npm_install(adapter: HostAdapter, version: str, folder: Path) -> None:
 def _pypi_install(adapter: HostAdapter, version: str, folder: Path) -> None:
     place = folder / version
     shutil.rmtree(place, ignore_errors=True)  # an install stopped halfway, without its mark
-    _run([sys.executable, "-m", "venv", str(place)], adapter, version, "PyPI", folder)
-    _run([str(place / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
-          f"{adapter.pypi_package}=={version}"], adapter, version, "PyPI", folder)
-    (place / MARK).write_text(f"{adapter.pypi_package}=={version}\n", encoding="utf-8")
+    wanted = adapter.requirements(version)
+    with _installer_env(folder.parent) as env:
+        _run([sys.executable, "-m", "venv", str(place)], adapter, version, "PyPI", env)
+        _run([str(place / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
+              # a wheel, even of an older version, rather than a build from source: a build runs
+              # the user's compilers and toolchains, which write to their HOME
+              "--prefer-binary",
+              *wanted], adapter, version, "PyPI", env)
+    (place / MARK).write_text("".join(f"{line}\n" for line in wanted), encoding="utf-8")
 
 
 def published_versions(adapter: HostAdapter, cache: Path, timeout: float = LIST_TIMEOUT) -> list[str]:

@@ -7,6 +7,11 @@ argument or text deltas, ``response.output_item.done``, ``response.completed``.
 "function": {name, …}}``, calls in the assistant message's ``tool_calls``, results as
 ``role: "tool"`` messages; streamed as ``chat.completion.chunk`` objects, then ``[DONE]``.
 
+A host may hand an earlier output item back as ``{"type": "item_reference", "id": …}``, which the
+real API resolves from the items it stored (``store`` defaults to true; the AI SDK's provider of
+the ai 6 series sends its calls so): the stand-in stores nothing, so the id of each call item it
+answers carries the call itself (:func:`_item_id`), read back from the reference.
+
 Shapes from the API references (https://platform.openai.com/docs/api-reference/responses,
 https://platform.openai.com/docs/api-reference/chat) and Codex's use of them; checked in the
 tests against the official ``openai`` SDK's types where it is installed.
@@ -14,6 +19,8 @@ tests against the official ``openai`` SDK's types where it is installed.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from typing import Any
 
@@ -73,6 +80,30 @@ def parse(path: str, body: dict) -> Turn:
     return turn
 
 
+CALL_ITEM = "fc_mcpaccept_"
+
+
+def _item_id(n: int, call_id: str, name: str, arguments: str) -> str:
+    """The id of the ``n``-th call item: its number, then the call (id, tool, arguments) as
+    base64url JSON, so that a reference to it names the call without the stand-in storing it."""
+    packed = json.dumps([call_id, name, arguments], separators=(",", ":")).encode()
+    return f"{CALL_ITEM}{n:02d}_{base64.urlsafe_b64encode(packed).decode().rstrip('=')}"
+
+
+def _referenced_call(item_id: Any) -> tuple[str, str, Any] | None:
+    """The call a reference to one of the stand-in's call items names (None: not one of them)."""
+    if not isinstance(item_id, str) or not item_id.startswith(CALL_ITEM) or "_" not in item_id[len(CALL_ITEM):]:
+        return None
+    packed = item_id[len(CALL_ITEM):].split("_", 1)[1]
+    try:
+        call = json.loads(base64.urlsafe_b64decode(packed + "=" * (-len(packed) % 4)))
+    except (ValueError, binascii.Error):
+        return None
+    if not (isinstance(call, list) and len(call) == 3 and all(isinstance(part, str) for part in call)):
+        return None
+    return call[0], call[1], _arguments(call[2])
+
+
 def _parse_responses(body: dict, turn: Turn) -> None:
     for tool in items(body.get("tools")):
         if not isinstance(tool, dict):
@@ -89,6 +120,10 @@ def _parse_responses(body: dict, turn: Turn) -> None:
             continue
         if item.get("type") == "function_call":
             turn.called(str(item.get("call_id")), str(item.get("name")), _arguments(item.get("arguments")))
+        elif item.get("type") == "item_reference" and _referenced_call(item.get("id")):
+            turn.called(*_referenced_call(item.get("id")))
+        elif item.get("type") == "item_reference" and str(item.get("id")).startswith("msg_mcpaccept_"):
+            turn.spoke()
         elif item.get("type") == "function_call_output":
             turn.answered(str(item.get("call_id")), item)
         elif item.get("role") == "assistant":
@@ -130,7 +165,8 @@ def _respond_responses(turn: Turn, action: CallTool | Say | None) -> Answer:
                 "usage": _usage_responses()}
     if isinstance(action, CallTool):
         arguments = json.dumps(action.arguments)
-        item: dict[str, Any] = {"type": "function_call", "id": f"fc_mcpaccept_{n:02d}", "status": "completed",
+        item: dict[str, Any] = {"type": "function_call", "status": "completed",
+                                "id": _item_id(n, action.call_id, action.offer.name, arguments),
                                 "call_id": action.call_id, "name": action.offer.name, "arguments": arguments}
         if action.offer.namespace:
             item["namespace"] = action.offer.namespace

@@ -34,6 +34,15 @@ class AiSdk(DrivenNodeFramework):
     binary = "node_modules/ai"  # no program of its own: found as a folder holding its packages
     driver = "ai_sdk_agent.mjs"
     packages = ("ai@7.0.185", "@ai-sdk/mcp@2.0.99", "@ai-sdk/openai@4.0.126")
+    # ai-sdk@VERSION: the SDK's packages are released together from one repository, each release
+    # pinning the @ai-sdk/provider-utils it is built on (their package.json at any tag)
+    companions_by = "@ai-sdk/provider-utils"
+    # measured: 5.0.82 runs, with @ai-sdk/mcp 0.0.4, the first published, built on
+    # @ai-sdk/provider-utils 3.0.14, which ai pins from 5.0.82 (npm view "@ai-sdk/mcp@<1" and
+    # "ai@5" dependencies)
+    min_version = "5.0.82"
+    min_missing = ("no release of @ai-sdk/mcp, which the driver imports, is built on the @ai-sdk/provider-utils "
+                   "it pins (the first, 0.0.4, on 3.0.14, which ai pins from 5.0.82)")
     api = "openai-responses"
     sources = ("https://ai-sdk.dev/docs/ai-sdk-core/mcp-tools",
                "https://ai-sdk.dev/providers/ai-sdk-providers/openai",

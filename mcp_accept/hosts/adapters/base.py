@@ -108,6 +108,10 @@ class HostAdapter:
     npm_package: str = ""
     pypi_package: str = ""  # a host installed from PyPI instead
     tested_version: str = ""  # the version the adapter was written and tested against
+    # What HOST@VERSION installs beside the host's package (a framework's driver imports more
+    # than one), and how they are chosen to go with it (``DrivenNodeFramework.companions_by``)
+    companions: tuple[str, ...] = ()
+    companions_by: str = ""
     api: str = ""
     # The model name the host is configured to ask for (the stand-in answers any).
     model: str = ""
@@ -178,6 +182,20 @@ class HostAdapter:
         if self.pypi_package:
             return place / "bin" / self.binary
         return place / "node_modules" / ".bin" / self.binary
+
+    def installed_in(self, place: Path) -> Path | None:
+        """What ``host test`` runs of an install in ``place`` (``installed_binary``), if it is there."""
+        binary = self.installed_binary(place)
+        return binary if binary.is_file() and os.access(binary, os.X_OK) else None
+
+    def requirements(self, version: str) -> list[str]:
+        """What pip installs for the host at ``version`` (a PyPI host): the package at that version."""
+        return [f"{self.pypi_package}=={version}"]
+
+    def too_old(self, version: str) -> str | None:
+        """Why ``version`` cannot be run by this adapter, if it is older than the oldest one it
+        runs (None: not known to be)."""
+        return None
 
     def install_hint(self) -> str:
         """The command that installs the host at the version the adapter was tested with."""

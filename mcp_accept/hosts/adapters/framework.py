@@ -13,7 +13,15 @@ in (a project that installed the framework). Node resolves an ES module's bare i
 importing file's folder only (``NODE_PATH`` is read by ``require`` alone), so the driver is run
 with ``--import`` of :mod:`resolve_from.mjs <mcp_accept.hosts.drivers>`, a resolve hook of
 ``module.register`` that resolves the driver's own imports as if from that folder; the
-framework's modules then import each other as they always do."""
+framework's modules then import each other as they always do.
+
+``host test FRAMEWORK@VERSION`` installs that version into the host cache
+(:mod:`mcp_accept.hosts.versions`) with the packages its driver imports beside it: a Python
+framework in a virtual environment of its own (:meth:`DrivenFramework.requirements`, the driver run
+by that environment's interpreter), a JavaScript one in an npm folder of its own
+(:attr:`DrivenNodeFramework.companions_by`, that folder handed to ``resolve_from.mjs``). A version
+older than the oldest the driver runs (``min_version``) is refused before anything is installed,
+naming what it lacks (``min_missing``)."""
 
 from __future__ import annotations
 
@@ -45,6 +53,30 @@ class DrivenFramework(HostAdapter):
     own_tools_off = "none to switch off: the driver's agent is given no tool but its MCP server's"
     # variables the framework reads beside the contract's: its documented offline switches
     offline_env: dict[str, str] = {}
+    # HOST@VERSION: the extras of the framework's package the driver needs (``[openai,mcp]``); its
+    # ``companions`` are the other packages the driver imports, unpinned: pip's resolver picks of
+    # each the newest version that the ranges the framework's package declares at VERSION admit
+    extras = ""
+    # the oldest version the driver runs, and what every earlier one lacks (with its source)
+    min_version = ""
+    min_missing = ""
+
+    def requirements(self, version: str) -> list[str]:
+        return [f"{self.pypi_package}{self.extras}=={version}", *self.companions]
+
+    def too_old(self, version: str) -> str | None:
+        from packaging.version import InvalidVersion, Version
+
+        if not self.min_version:
+            return None
+        try:
+            older = Version(version) < Version(self.min_version)
+        except InvalidVersion:  # a canary or a tag of a form PEP 440 does not order: tried, not refused
+            return None
+        if not older:
+            return None
+        return (f"{self.product} {version} is older than {self.min_version}, the oldest version its driver runs: "
+                f"{self.min_missing}")
 
     def find(self, given: str | None) -> str | None:
         if given:
@@ -100,10 +132,24 @@ class DrivenNodeFramework(DrivenFramework):
     # the npm packages the driver imports, at the versions it was tested with; the first is the
     # framework's own, whose version is the host's version
     packages: tuple[str, ...] = ()
+    # HOST@VERSION: how the other packages are chosen to go with the framework's at VERSION
+    # (mcp_accept.hosts.versions): a package name is the dependency they share with it, pinned
+    # exactly in each release (each companion at its newest version built on the same major and
+    # no later a version of it than the framework's); empty, by the peer dependency each declares
+    # on the framework's package (each at its newest version whose range admits VERSION)
+    companions_by = ""
 
     @property
     def distribution(self) -> str:
         return self.packages[0].rsplit("@", 1)[0]
+
+    @property
+    def npm_package(self) -> str:  # type: ignore[override]
+        return self.distribution
+
+    @property
+    def companions(self) -> tuple[str, ...]:  # type: ignore[override]
+        return tuple(package.rsplit("@", 1)[0] for package in self.packages[1:])
 
     @property
     def tested_version(self) -> str:
@@ -128,6 +174,12 @@ class DrivenNodeFramework(DrivenFramework):
 
     def install_hint(self) -> str:
         return f"npm install --prefix FOLDER {' '.join(self.packages)}, then --host-bin FOLDER"
+
+    def installed_binary(self, place: Path) -> Path:
+        return place  # the folder npm installed the packages into, as --host-bin names one
+
+    def installed_in(self, place: Path) -> Path | None:
+        return place if self._has_it(place) else None
 
     def driver_argv(self, binary: str) -> list[str]:
         return [shutil.which("node") or "node", "--import", (DRIVERS / "resolve_from.mjs").as_uri(),

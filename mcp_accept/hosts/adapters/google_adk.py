@@ -40,6 +40,12 @@ class GoogleAdk(DrivenFramework):
     driver = "google_adk_agent.py"  # not google_adk.py, named apart from the package as the others are
     tested_version = "2.13.0"
     install = "pip install 'google-adk[mcp]==2.13.0'"
+    extras = "[mcp]"  # the extra that brings the MCP SDK its McpToolset imports (in 1.x a dependency)
+    # measured: 1.13.0 runs (it stops at the embedded resource, raising on its URL); 1.12.0's
+    # mcp_session_manager.py has no StdioConnectionParams
+    min_version = "1.13.0"
+    min_missing = ("google.adk.tools.mcp_tool.mcp_session_manager has no StdioConnectionParams and "
+                   "StreamableHTTPConnectionParams, which the driver imports, before 1.13.0")
     api = "gemini"
     sources = ("https://google.github.io/adk-docs/tools-custom/mcp-tools/",
                "https://google.github.io/adk-docs/agents/models/",

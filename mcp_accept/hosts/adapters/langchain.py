@@ -38,6 +38,12 @@ class LangChain(DrivenFramework):
     driver = "langchain_agent.py"  # not langchain.py, which would shadow the package
     tested_version = "0.3.2"
     install = "pip install langchain-mcp-adapters==0.3.2 langchain==1.5.2 langchain-openai==1.8.1"
+    companions = ("langchain", "langchain-openai")  # create_agent and ChatOpenAI, which the driver imports
+    # measured: 0.3.1 and 0.1.11 stop at their import of the MCP SDK (RequestContext,
+    # streamablehttp_client), pip having installed mcp 2; 0.3.2's metadata is the first to bound it
+    min_version = "0.3.2"
+    min_missing = ("earlier releases require mcp>=1.9.2 with no upper bound, so pip installs the MCP SDK 2, "
+                   "which lacks what they import from it (0.3.2 requires mcp<2.0.0)")
     api = "openai-chat"
     sources = ("https://github.com/langchain-ai/langchain-mcp-adapters/blob/langchain-mcp-adapters==0.3.2/README.md",
                "https://docs.langchain.com/oss/python/langchain/mcp",

@@ -30,6 +30,15 @@ class Mastra(DrivenNodeFramework):
     binary = "node_modules/@mastra/core"  # no program of its own: found as a folder holding its packages
     driver = "mastra_agent.mjs"
     packages = ("@mastra/core@1.71.0", "@mastra/mcp@2.0.0")
+    # mastra@VERSION: @mastra/mcp at its newest version whose peer dependency on @mastra/core
+    # admits VERSION (its package.json declares one, e.g. ">=1.68.0-0 <2.0.0-0" in 2.0.0)
+    companions_by = ""
+    # measured: 1.68.0 runs, with @mastra/mcp 2.x, whose peer range starts there; 1.0.4 is given an
+    # @mastra/mcp whose peer range admits it but which imports @mastra/core/dist/schema, absent
+    # from it (ERR_MODULE_NOT_FOUND); the versions between were not measured
+    min_version = "1.68.0"
+    min_missing = ("the @mastra/mcp its peer ranges admit imports modules of @mastra/core it does not have "
+                   "(measured at 1.0.4: dist/schema); 1.68.0 is the oldest measured to run")
     api = "openai-chat"
     tool_scheme = "{server}_{tool}"
     sources = ("https://mastra.ai/docs/tools-mcp/mcp-overview",

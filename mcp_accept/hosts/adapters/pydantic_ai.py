@@ -35,6 +35,14 @@ class PydanticAI(DrivenFramework):
     driver = "pydantic_ai_agent.py"  # not pydantic_ai.py: a script's folder comes first on sys.path, and would shadow the package
     tested_version = "2.78.0"
     install = "pip install 'pydantic-ai-slim[openai,mcp]==2.78.0'"
+    extras = "[openai,mcp]"  # the OpenAI model and MCPToolset's FastMCP client (pyproject.toml's extras)
+    # measured: 2.19.0 runs (pip installs fastmcp-slim 3.4 and mcp 1.30 with it); 2.18.0's extra
+    # admits fastmcp-slim 4, with which its MCPToolset stops: "FastMCP Client initialization
+    # returned no result"; 1.97.0, the first with MCPToolset on FastMCP, imports the MCP SDK 1's
+    # mcp.shared.context, and pip installs the SDK 2
+    min_version = "2.19.0"
+    min_missing = ("earlier releases admit dependencies their MCPToolset does not run with (fastmcp-slim 4 "
+                   "before 2.19.0, the MCP SDK 2 in the 1 series)")
     api = "openai-responses"
     sources = ("https://ai.pydantic.dev/mcp/client/",
                "https://ai.pydantic.dev/models/openai/",

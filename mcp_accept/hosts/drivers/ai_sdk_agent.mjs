@@ -12,11 +12,19 @@
 //   script takes 13.
 // Imports nothing of mcp-accept; run with `node --import resolve_from.mjs`, which finds the
 // packages in the folder npm installed them into.
-import { createMCPClient } from "@ai-sdk/mcp";
+//
+// The same example runs the SDK's 6 series too (`host test ai-sdk@6.x`): there the client is
+// `experimental_createMCPClient` (the @ai-sdk/mcp CHANGELOG's 1.0.0 example) and the stop
+// condition `stepCountIs` (ai's CHANGELOG, 7.0.0: "rename `stepCountIs` to `isStepCount`"), so
+// each is taken by whichever name the installed version exports.
+import * as mcp from "@ai-sdk/mcp";
 import { Experimental_StdioMCPTransport } from "@ai-sdk/mcp/mcp-stdio";
 import { createOpenAI } from "@ai-sdk/openai";
-import { generateText, isStepCount } from "ai";
+import * as ai from "ai";
 
+const createMCPClient = mcp.createMCPClient ?? mcp.experimental_createMCPClient;
+const isStepCount = ai.isStepCount ?? ai.stepCountIs;
+const { generateText } = ai;
 const env = process.env;
 let transport;
 if (env.MCP_ACCEPT_SERVER_URL) {
