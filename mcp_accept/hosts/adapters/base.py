@@ -73,6 +73,12 @@ class HostContext:
         if not self.fence.exists():
             self.fence.write_text(f"gitdir: {self.folder / 'no-repository'}\n", encoding="utf-8")
 
+    def home_dir(self, *parts: str) -> Path:
+        """A folder in the host's private HOME (its configuration folder, say), made."""
+        folder = self.home.joinpath(*parts)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
     def base_env(self) -> dict[str, str]:
         """A fresh environment, not the user's: a private HOME and XDG folders, no key or proxy
         setting of the user's, PATH kept so that ``#!/usr/bin/env node`` launchers work."""

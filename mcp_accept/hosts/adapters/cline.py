@@ -71,8 +71,7 @@ class Cline(HostAdapter):
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
         cline_dir = ctx.home / ".cline"
-        settings = cline_dir / "data" / "settings"
-        settings.mkdir(parents=True, exist_ok=True)
+        settings = ctx.home_dir(".cline", "data", "settings")
         env["CLINE_DIR"] = str(cline_dir)
         providers = settings / "providers.json"
         providers.write_text(json.dumps({"version": 1, "lastUsedProvider": "openai-compatible", "modes": {},

@@ -60,8 +60,7 @@ class Codex(HostAdapter):
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
-        codex_home = ctx.home / ".codex"
-        codex_home.mkdir(parents=True, exist_ok=True)
+        codex_home = ctx.home_dir(".codex")
         env.update({"CODEX_HOME": str(codex_home), KEY_VAR: ctx.model_key})
         name = ctx.server_name
         lines = [

@@ -104,8 +104,8 @@ class ContinueCli(HostAdapter):
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
-        continue_home = ctx.home / ".continue"
-        (continue_home / "index").mkdir(parents=True, exist_ok=True)
+        continue_home = ctx.home_dir(".continue")
+        ctx.home_dir(".continue", "index")
         state = continue_home / "index" / "globalContext.json"
         state.write_text(json.dumps({"autoUpdateCli": False}), encoding="utf-8")
         folder = ctx.folder / "host-config"

@@ -61,8 +61,7 @@ class CopilotCli(HostAdapter):
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
-        copilot_home = ctx.home / ".copilot"
-        copilot_home.mkdir(parents=True, exist_ok=True)
+        copilot_home = ctx.home_dir(".copilot")
         env.update({"COPILOT_HOME": str(copilot_home), "COPILOT_PROVIDER_BASE_URL": ctx.model_url + "/v1",
                     "COPILOT_PROVIDER_TYPE": "openai", "COPILOT_PROVIDER_API_KEY": ctx.model_key,
                     "COPILOT_MODEL": MODEL, "COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false"})

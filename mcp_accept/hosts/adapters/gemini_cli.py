@@ -113,8 +113,7 @@ class GeminiCli(HostAdapter):
         elif self.tool_scheme == "{tool}":
             # from 0.15 on by default, and not a core tool: tools.core does not keep it off
             settings["experimental"] = {"codebaseInvestigatorSettings": {"enabled": False}}
-        path = ctx.home / ".gemini" / "settings.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = ctx.home_dir(".gemini") / "settings.json"
         path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
         argv = [binary, "-m", MODEL]
         argv += ["--approval-mode", "yolo"] if ctx.offers(CURRENT_FLAG) else ["--yolo"]

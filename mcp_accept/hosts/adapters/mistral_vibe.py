@@ -82,8 +82,7 @@ class MistralVibe(HostAdapter):
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
-        vibe_home = ctx.home / ".vibe"
-        vibe_home.mkdir(parents=True, exist_ok=True)
+        vibe_home = ctx.home_dir(".vibe")
         env.update({"VIBE_HOME": str(vibe_home), KEY_VAR: ctx.model_key})
         lines = [
             f"active_model = {toml_string(MODEL)}",

@@ -140,8 +140,8 @@ class Opencode(HostAdapter):
             "permission": {"*": "deny", f"{name}_*": "allow", "read": "allow"},
         }
         config = self.extra_config(config)
-        folder = ctx.home / ".config" / self.config_folder
-        (folder / "node_modules").mkdir(parents=True, exist_ok=True)
+        folder = ctx.home_dir(".config", self.config_folder)
+        ctx.home_dir(".config", self.config_folder, "node_modules")
         path = folder / self.config_name
         path.write_text(json.dumps(config, indent=2), encoding="utf-8")
         dependencies = {self.plugin_package: self.tested_version}

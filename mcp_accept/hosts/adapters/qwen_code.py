@@ -116,8 +116,7 @@ class QwenCode(HostAdapter):
             "tools": {"visible": [READ_TOOL], "core": [READ_TOOL], "disabled": list(OUTSIDE_CORE)},
             "mcpServers": {ctx.server_name: server},
         }
-        path = ctx.home / ".qwen" / "settings.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = ctx.home_dir(".qwen") / "settings.json"
         path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
         argv = [binary, "-m", model, "--approval-mode", "yolo", "--output-format", "stream-json", ctx.prompt]
         return Launch(argv, env, ctx.work, [path])
