@@ -183,3 +183,27 @@ def test_japanese_cells_translate_the_values_and_keep_what_hosts_wrote():
         else:
             assert not any(text == w or f": {w}" in text for w in words), (key, text)
     assert japanese["text"] == "全体" and "read_mcp_resource" in japanese["link"]
+
+
+def test_the_advice_counts_a_host_run_with_two_models_once():
+    """`--models text,vision` gives a host two rows; the advice names it once where both agree and
+    once per model, as `host (kind)`, where they differ, and counts hosts, not rows."""
+    from mcp_accept.output.host_matrix import advice, advice_lines
+
+    def row(host, kind, image, link_tool):
+        return {"host": host, "model_kind": kind, "text": "whole", "embedded": "whole", "image": image,
+                "structured_seen": "text twin", "link_handed": "absent", "link_body_via_tool": link_tool,
+                "cost": {"link": {"tokens": 160, "turns": 2} if link_tool == "whole" else {},
+                         "embedded": {"tokens": 110, "turns": 1}}}
+    rows = [row("opencode", "text", "text only", None), row("opencode", "vision", "bytes handed", None),
+            row("qwen-code", "text", "text only", "whole"), row("qwen-code", "vision", "text only", "whole"),
+            row("codex", None, "bytes handed", "whole")]
+    lines = advice_lines(advice({"rows": rows}))
+    assert "- text: handed whole by 3 of 3 hosts." in [f"- {line}" for line in lines]
+    link = next(line for line in lines if line.startswith("resource_link"))
+    assert "on 2 of 3 hosts" in link and "read tool: qwen-code, codex" in link and "never on opencode:" in link
+    image = next(line for line in lines if line.startswith("image"))
+    assert "on 2 of 3 hosts (opencode (vision), codex)" in image
+    assert "not at all on opencode (text), qwen-code:" in image
+    cost = next(line for line in lines if line.startswith("Does a resource_link"))
+    assert cost.count("qwen-code") == 1 and cost.count("codex") == 1 and "opencode" not in cost

@@ -476,22 +476,25 @@ def uri_and_blob_formats(ctx: Context) -> list[Verdict]:
 # That a form's tool returns its item at all is the profile's expectation (app); an item that
 # is there must have the fields its schema definition requires (must).
 
-def _form_items(ctx: Context, form: str, name: str, kind: str) -> tuple[list, list[int], Verdict | None]:
+def _form_items(ctx: Context, form: str, name: str, kind: str,
+                none: Reason | str) -> tuple[list, list[int], Verdict | None]:
     """The items of ``kind`` in the result of ``form``'s call and the call's wire entries, or
-    the verdict that ends check ``name`` when the call has no result (see call_outcome)."""
+    the verdict that ends check ``name``: the call has no result (see call_outcome), or its
+    content holds no item of ``kind`` (FAIL, reason ``none``)."""
     result, early = call_outcome(ctx, form, name, "wire")
     if early:
         return [], [], early
-    return content_items(result, kind), ctx.step(f"call:{form}").seqs, None
+    items, seqs = content_items(result, kind), ctx.step(f"call:{form}").seqs
+    if not items:
+        return [], seqs, Verdict(name, "wire", FAIL, none, seqs)
+    return items, seqs, None
 
 
 @check("text_item", "wire", rule=APP)
 def text_item(ctx: Context) -> Verdict:
-    items, seqs, early = _form_items(ctx, "text", "text_item", "text")
+    items, seqs, early = _form_items(ctx, "text", "text_item", "text", reason("text.no-item"))
     if early:
         return early
-    if not items:
-        return Verdict("text_item", "wire", FAIL, reason("text.no-item"), seqs)
     if not all(isinstance(item.get("text"), str) for item in items):
         # TextContent requires `text`, a string (server/tools.mdx#text-content; the schema)
         return Verdict("text_item", "wire", FAIL, "a text item has no string text", seqs, rule=MUST,
@@ -502,12 +505,10 @@ def text_item(ctx: Context) -> Verdict:
 @check("embedded_item", "wire", rule=APP)
 def embedded_item(ctx: Context) -> list[Verdict]:
     name = "embedded_item"
-    items, seqs, early = _form_items(ctx, "embedded", name, "resource")
+    items, seqs, early = _form_items(ctx, "embedded", name, "resource",
+                                     "content holds no {type: resource, resource: {uri, text|blob}} item")
     if early:
         return [early]
-    if not items:
-        return [Verdict(name, "wire", FAIL, "content holds no {type: resource, resource: {uri, text|blob}} item",
-                        seqs)]
     # EmbeddedResource requires `resource`, a TextResourceContents {uri, text} or a
     # BlobResourceContents {uri, blob} (server/tools.mdx#embedded-resources; the schema)
     whole = [item["resource"] for item in items if isinstance(item.get("resource"), dict)
@@ -527,11 +528,9 @@ def embedded_item(ctx: Context) -> list[Verdict]:
 @check("link_item", "wire", rule=APP)
 def link_item(ctx: Context) -> list[Verdict]:
     name = "link_item"
-    links, seqs, early = _form_items(ctx, "link", name, "resource_link")
+    links, seqs, early = _form_items(ctx, "link", name, "resource_link", reason("link.no-item"))
     if early:
         return [early]
-    if not links:
-        return [Verdict(name, "wire", FAIL, reason("link.no-item"), seqs)]
     link = links[0]
     missing = [k for k in ("uri", "name") if not isinstance(link.get(k), str)]
     if missing:

@@ -23,6 +23,8 @@ import threading
 import time
 from typing import Any, Callable
 
+from mcp_accept.evidence.scoped import ThreadValue
+
 
 def process_running(pid: int) -> bool:
     """Whether process ``pid`` still runs: a zombie has ended (only its parent's wait is
@@ -35,7 +37,7 @@ def process_running(pid: int) -> bool:
     return state != [b"Z"]
 
 MEMORY_HEADROOM = 1024 * 1024 * 1024  # bytes of address space the child may add to the parent's
-_local = threading.local()
+_deadline = ThreadValue()
 
 
 class TooCostly(Exception):
@@ -47,20 +49,14 @@ class TooCostly(Exception):
         super().__init__(f"stopped after {seconds:g}s" if why == "time" else f"stopped: {why}")
 
 
-@contextlib.contextmanager
-def judging_deadline(deadline: float):
+def judging_deadline(deadline: float) -> contextlib.AbstractContextManager[None]:
     """Every budget taken in this thread, inside the block, ends by ``deadline`` (monotonic)."""
-    before = getattr(_local, "deadline", None)
-    _local.deadline = deadline
-    try:
-        yield
-    finally:
-        _local.deadline = before
+    return _deadline.scoped(deadline)
 
 
 def seconds_left(budget: float) -> float:
     """``budget`` shortened to what is left of the judging deadline (at least 0.05 s)."""
-    deadline = getattr(_local, "deadline", None)
+    deadline = _deadline.get()
     if deadline is None:
         return budget
     return max(0.05, min(budget, deadline - time.monotonic()))

@@ -7,11 +7,11 @@ import contextlib
 import datetime as _dt
 import os
 import stat
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp_accept.errors import InputError
+from mcp_accept.evidence.scoped import ThreadValue
 
 if TYPE_CHECKING:
     from mcp_accept.evidence.redaction import Redactor
@@ -349,11 +349,10 @@ def _replace(path: Path, fill) -> None:
         os.close(dir_fd)
 
 
-_durability = threading.local()
+_durability = ThreadValue()
 
 
-@contextlib.contextmanager
-def durable_only(*names: str):
+def durable_only(*names: str) -> contextlib.AbstractContextManager[None]:
     """Within the block, only files with one of ``names`` are fsynced before their rename.
 
     A run writes a dozen files at its end; an fsync each cost a sixth of a run. The rename
@@ -362,16 +361,11 @@ def durable_only(*names: str):
     says a run is complete: its fsync commits the file system's journal, and with it (on
     ext4's default ``data=ordered``, and wherever renames are ordered) the files renamed
     into place before it."""
-    before = getattr(_durability, "names", None)
-    _durability.names = frozenset(names)
-    try:
-        yield
-    finally:
-        _durability.names = before
+    return _durability.scoped(frozenset(names))
 
 
 def _wants_fsync(path: Path) -> bool:
-    names = getattr(_durability, "names", None)
+    names = _durability.get()
     return names is None or Path(path).name in names
 
 

@@ -34,9 +34,7 @@ def parse(path: str, body: dict) -> Turn:
     if path.endswith("/count_tokens"):
         turn.side = "count_tokens"
         return turn
-    for tool in items(body.get("tools")):
-        if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-            turn.offers.append(ToolOffer(tool["name"], description=str(tool.get("description") or "")))
+    ToolOffer.collect(turn.offers, items(body.get("tools")))
     for message in items(body.get("messages")):
         if not isinstance(message, dict):
             continue

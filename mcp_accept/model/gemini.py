@@ -39,9 +39,7 @@ def parse(path: str, body: dict) -> Turn:
     allowed = items(config.get("allowedFunctionNames"))
     turn.tool_choice = tool_choice(config.get("mode"), allowed[0] if len(allowed) == 1 else None)
     for tool in items(body.get("tools")):
-        for decl in items(fields(tool).get("functionDeclarations")):
-            if isinstance(decl, dict) and isinstance(decl.get("name"), str):
-                turn.offers.append(ToolOffer(decl["name"], description=str(decl.get("description") or "")))
+        ToolOffer.collect(turn.offers, items(fields(tool).get("functionDeclarations")))
     open_calls: list[Exchange] = []
     for content in items(body.get("contents")):
         if not isinstance(content, dict):

@@ -109,12 +109,9 @@ def _parse_responses(body: dict, turn: Turn) -> None:
         if not isinstance(tool, dict):
             continue
         if tool.get("type") == "namespace":
-            for inner in items(tool.get("tools")):
-                if isinstance(inner, dict) and isinstance(inner.get("name"), str):
-                    turn.offers.append(ToolOffer(inner["name"], namespace=str(tool.get("name")),
-                                                 description=str(inner.get("description") or "")))
-        elif isinstance(tool.get("name"), str):
-            turn.offers.append(ToolOffer(tool["name"], description=str(tool.get("description") or "")))
+            ToolOffer.collect(turn.offers, items(tool.get("tools")), namespace=str(tool.get("name")))
+        else:
+            ToolOffer.collect(turn.offers, [tool])
     for item in items(body.get("input")):
         if not isinstance(item, dict):
             continue
@@ -133,10 +130,7 @@ def _parse_responses(body: dict, turn: Turn) -> None:
 
 
 def _parse_chat(body: dict, turn: Turn) -> None:
-    for tool in items(body.get("tools")):
-        function = fields(tool).get("function")
-        if isinstance(function, dict) and isinstance(function.get("name"), str):
-            turn.offers.append(ToolOffer(function["name"], description=str(function.get("description") or "")))
+    ToolOffer.collect(turn.offers, (fields(tool).get("function") for tool in items(body.get("tools"))))
     for message in items(body.get("messages")):
         if not isinstance(message, dict):
             continue

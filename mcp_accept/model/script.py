@@ -51,6 +51,22 @@ class ToolOffer:
     def shown(self) -> str:
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
+    @classmethod
+    def declared(cls, declaration: Any, namespace: str | None = None) -> ToolOffer | None:
+        """The offer a request's tool declaration makes (every API names it ``name`` and may
+        describe it in ``description``), or None where it is not an object with a string name."""
+        if not (isinstance(declaration, dict) and isinstance(declaration.get("name"), str)):
+            return None
+        return cls(declaration["name"], namespace, str(declaration.get("description") or ""))
+
+    @staticmethod
+    def collect(offers: list[ToolOffer], declarations: Any, namespace: str | None = None) -> None:
+        """Append to ``offers`` what each of ``declarations`` offers, passing over the malformed."""
+        for declaration in declarations:
+            offer = ToolOffer.declared(declaration, namespace)
+            if offer is not None:
+                offers.append(offer)
+
 
 @dataclass
 class Exchange:

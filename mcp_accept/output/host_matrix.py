@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
+from typing import Any
 
 from mcp_accept.output.words import Words
 from mcp_accept.untrusted import markdown_cell, plain_line
@@ -203,44 +204,74 @@ def cost_cell(costs: dict, lang: str) -> str:
     return ", ".join(parts) or "-"
 
 
+def by_host(rows: list[dict], measure) -> dict[str, Any]:
+    """``measure(row)`` for each host, under the host's name; a host measured with several stand-in
+    models (``--models text,vision``) is named once where they agree, and once per model, as
+    ``host (kind)``, where they differ."""
+    grouped: dict[str, list[dict]] = {}
+    for row in rows:
+        grouped.setdefault(row.get("host") or "?", []).append(row)
+    found: dict[str, Any] = {}
+    for host, runs in grouped.items():
+        values = [measure(row) for row in runs]
+        if all(v == values[0] for v in values):
+            found[host] = values[0]
+        else:
+            found.update({f"{host} ({row.get('model_kind') or '?'})": v for row, v in zip(runs, values)})
+    return found
+
+
+def _link_route(row: dict) -> str:
+    if row.get("link_handed") == "whole":
+        return "inline"
+    return "read_tool" if row.get("link_body_via_tool") == "whole" else "never"
+
+
+def _link_cost(row: dict) -> dict | None:
+    cost = row.get("cost") or {}
+    link, embedded = cost.get("link") or {}, cost.get("embedded") or {}
+    if link.get("turns") and embedded.get("turns") and link.get("tokens") is not None \
+            and embedded.get("tokens") is not None:
+        return {"link": link["tokens"], "link_turns": link["turns"], "embedded": embedded["tokens"]}
+    return None
+
+
 def advice(matrix: dict) -> list[dict]:
     """What the measured rows say to a server author, per form: data (an id and its parameters),
-    derived from the cells alone; :func:`advice_lines` words it."""
+    derived from the cells alone, each host counted once (see :func:`by_host`);
+    :func:`advice_lines` words it."""
     rows = [r for r in matrix.get("rows") or [] if not r.get("error")]
     if not rows:
         return []
-    name = lambda r: r.get("host") or "?"  # noqa: E731
     found: list[dict] = []
+    hosts = lambda subset: len({r.get("host") for r in subset})  # noqa: E731 - a host of two models counts once
     for form in ("text", "embedded"):
-        measured = [r for r in rows if r.get(form) not in (None, "unobtainable", "nothing to look for")]
+        subset = [r for r in rows if r.get(form) not in (None, "unobtainable", "nothing to look for")]
+        measured = by_host(subset, lambda r: r[form])
         if measured:
-            found.append({"id": "form.whole", "form": form, "whole": [name(r) for r in measured if r[form] == "whole"],
-                          "not": {name(r): r[form] for r in measured if r[form] != "whole"}})
-    seen = {name(r): set((r.get("structured_seen") or "").split(", ")) - {""} for r in rows if r.get("structured_seen")}
+            found.append({"id": "form.whole", "form": form, "whole": [h for h, v in measured.items() if v == "whole"],
+                          "not": {h: v for h, v in measured.items() if v != "whole"}, "m": hosts(subset)})
+    seen = by_host([r for r in rows if r.get("structured_seen")],
+                   lambda r: frozenset(r["structured_seen"].split(", ")) - {""})
     if seen:
         found.append({"id": "structured.seen", "both": sorted(h for h, s in seen.items() if {"structuredContent", "text twin"} <= s),
                       "twin_only": sorted(h for h, s in seen.items() if s == {"text twin"}),
                       "structured_only": sorted(h for h, s in seen.items() if s == {"structuredContent"}),
                       "neither": sorted(h for h, s in seen.items() if s in ({"neither"}, set()))})
-    links = [r for r in rows if r.get("link_handed") is not None]
+    subset = [r for r in rows if r.get("link_handed") is not None]
+    links = by_host(subset, _link_route)
     if links:
-        inline = [name(r) for r in links if r.get("link_handed") == "whole"]
-        tool = [name(r) for r in links if r.get("link_handed") != "whole" and r.get("link_body_via_tool") == "whole"]
-        found.append({"id": "link.reached", "inline": inline, "read_tool": tool,
-                      "never": sorted(name(r) for r in links if name(r) not in inline + tool)})
-    images = {name(r): r["image"] for r in rows if r.get("image")}
+        found.append({"id": "link.reached", "inline": [h for h, v in links.items() if v == "inline"],
+                      "read_tool": [h for h, v in links.items() if v == "read_tool"],
+                      "never": sorted(h for h, v in links.items() if v == "never"), "m": hosts(subset)})
+    subset = [r for r in rows if r.get("image")]
+    images = by_host(subset, lambda r: r["image"])
     if images:
         part = ("bytes handed", "bytes attached beside the result")
         found.append({"id": "image.bytes", "part": [h for h, v in images.items() if v in part],
                       "as_text": [h for h, v in images.items() if v == AS_TEXT],
-                      "not": [h for h, v in images.items() if v not in part and v != AS_TEXT]})
-    costs = {}
-    for r in rows:
-        cost = r.get("cost") or {}
-        link, embedded = cost.get("link") or {}, cost.get("embedded") or {}
-        if link.get("turns") and embedded.get("turns") and link.get("tokens") is not None \
-                and embedded.get("tokens") is not None:
-            costs[name(r)] = {"link": link["tokens"], "link_turns": link["turns"], "embedded": embedded["tokens"]}
+                      "not": [h for h, v in images.items() if v not in part and v != AS_TEXT], "m": hosts(subset)})
+    costs = {h: c for h, c in by_host(rows, _link_cost).items() if c is not None}
     if costs:
         found.append({"id": "link.cost", "hosts": costs})
     return found
@@ -271,7 +302,7 @@ def advice_lines(items: list[dict], lang: str = "en") -> list[str]:
     lines = []
     for item in items:
         if item["id"] == "form.whole":
-            m = len(item["whole"]) + len(item["not"])
+            m = item.get("m", len(item["whole"]) + len(item["not"]))
             others = words["others"].format(hosts=", ".join(f"{h} ({value(v, lang)})" for h, v in item["not"].items())) \
                 if item["not"] else ""
             lines.append(words["form.whole"].format(form=item["form"], n=len(item["whole"]), m=m, others=others))
@@ -282,13 +313,13 @@ def advice_lines(items: list[dict], lang: str = "en") -> list[str]:
         elif item["id"] == "link.reached":
             n = len(item["inline"]) + len(item["read_tool"])
             never = words["link.never"].format(hosts=listed(item["never"])) if item["never"] else ""
-            lines.append(words["link.reached"].format(n=n, m=n + len(item["never"]), inline=listed(item["inline"]),
+            lines.append(words["link.reached"].format(n=n, m=item.get("m", n + len(item["never"])), inline=listed(item["inline"]),
                                                       tool=listed(item["read_tool"]), never=never))
         elif item["id"] == "image.bytes":
             n = len(item["part"])
             as_text = words["image.as_text"].format(hosts=listed(item["as_text"])) if item["as_text"] else ""
             never = words["image.never"].format(hosts=listed(item["not"])) if item["not"] else ""
-            lines.append(words["image.bytes"].format(n=n, m=n + len(item["as_text"]) + len(item["not"]),
+            lines.append(words["image.bytes"].format(n=n, m=item.get("m", n + len(item["as_text"]) + len(item["not"])),
                                                      part=listed(item["part"]), as_text=as_text, never=never))
         elif item["id"] == "link.cost":
             hosts = "; ".join(words["link.cost.host"].format(host=h, link=c["link"], turns=c["link_turns"],
