@@ -106,3 +106,35 @@ INPUT_REQUIRED_METHODS = ("tools/call", "resources/read", "prompts/get")
 CACHEABLE_METHODS = ("server/discover", "tools/list", "resources/list", "resources/templates/list",
                      "resources/read")
 CACHE_SCOPES = ("public", "private")
+
+
+# -- methods --------------------------------------------------------------------------------------
+# The requests mcp-accept sends or judges: the schema's definitions of the request and of its result
+# (schema.ts; None: judged as a bare Result), and the server capability whose feature the method
+# serves (server/tools.mdx and server/resources.mdx, "Capabilities"; None: the lifecycle's own).
+METHODS: dict[str, tuple[str, str | None, str | None]] = {
+    "server/discover": ("DiscoverRequest", "DiscoverResult", None),
+    "initialize": ("InitializeRequest", "InitializeResult", None),
+    "ping": ("PingRequest", None, None),
+    "tools/list": ("ListToolsRequest", "ListToolsResult", "tools"),
+    "tools/call": ("CallToolRequest", "CallToolResult", "tools"),
+    "resources/list": ("ListResourcesRequest", "ListResourcesResult", "resources"),
+    "resources/read": ("ReadResourceRequest", "ReadResourceResult", "resources"),
+    "resources/templates/list": ("ListResourceTemplatesRequest", "ListResourceTemplatesResult", "resources"),
+}
+NOTIFICATIONS = {
+    "notifications/initialized": "InitializedNotification",
+    "notifications/cancelled": "CancelledNotification",
+    "notifications/message": "LoggingMessageNotification",
+    "notifications/progress": "ProgressNotification",
+    "notifications/tools/list_changed": "ToolListChangedNotification",
+    "notifications/resources/list_changed": "ResourceListChangedNotification",
+    "notifications/resources/updated": "ResourceUpdatedNotification",
+}
+# The client capability each server-to-client request of the legacy versions needs
+# (basic/lifecycle.mdx#capability-negotiation); ping needs none.
+CLIENT_CAPABILITY_OF = {
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+    "elicitation/create": "elicitation",
+}

@@ -53,9 +53,13 @@ def test_claude_code_with_a_report_server(tmp_path):
     assert forms["structured"]["how"] == "as a JSON value" and forms["structured"]["reached"] == "whole"
     assert results["conditions"]["server_name"] != "mcp-accept-fixture"
     # the link's body is a blob: Claude Code reads it for the model but saves it to a file and
-    # hands over the path, so the body itself never reaches the model
+    # hands over the path, so the body itself never reaches the model, and the row says so
     h02 = observed(folder, "H02")
-    assert rows["H02"]["status"] == "FAIL" and h02["body_via_read_tool"] == "absent"
+    assert rows["H02"]["status"] == "FAIL" and h02["body_via_read_tool"] == "saved to a file"
+    assert h02["read_tool_saved_to"].startswith("home/") and h02["read_tool_saved_to"] in h02["read_tool_result"]
+    assert h02["read_tool_saved_file_whole"] in (True, None)  # None: the host removed it on exit
+    assert "body through it: saved to a file (home/" in rows["H02"]["reason"]
+    assert row_of("claude-code", folder)["link_body_via_tool"] == "saved to a file"
     assert h02["host_reads"] and not h02["host_read_by_itself"]
     assert rows["H03"]["status"] == "UNOBTAINABLE"
     assert not processes_mentioning(str(folder))
@@ -76,8 +80,11 @@ def test_prose_and_a_pdf_blob_through_claude_code(tmp_path):
     forms = observed(folder, "H01")["forms"]
     assert forms["text"]["reached"] == "whole" and forms["text"]["found"].startswith("the server's own body")
     assert forms["structured"]["reached"] == "whole"
-    assert forms["embedded"]["reached"] == "absent" and "Binary content (application/pdf" in forms["embedded"]["quote"]
-    assert rows["H01"]["status"] == "FAIL" and "embedded: absent" in rows["H01"]["reason"]
+    # saved to a file in the run's private HOME, its path handed to the model in its place
+    assert forms["embedded"]["reached"] == "saved to a file" and "Binary content (application/pdf" in forms["embedded"]["quote"]
+    assert forms["embedded"]["saved_to"].startswith("home/") and forms["embedded"]["saved_file_whole"] in (True, None)
+    assert rows["H01"]["status"] == "FAIL" and "embedded: saved to a file (home/" in rows["H01"]["reason"]
+    assert row_of("claude-code", folder)["embedded"] == "saved to a file"
     # the blob is looked for by its content type (an embedded application/pdf), not by a tool
     # name of the fixture: found in the embedded step, and its absence explained by what was handed
     blob = facts_of(folder)["extra_forms"]["blob"]

@@ -17,10 +17,12 @@ import json
 import sys
 
 from hostkit import (assert_forms_whole, assert_large_saved, assert_link_unread, assert_offline, assert_shapes_forms,
-                     call_id_of, handed_by_call, model_requests, prepare_stdio, processes_mentioning, run_on_shapes,
+                     call_id_of, handed_by_call, model_requests, observed, prepare_stdio, processes_mentioning, run_on_shapes,
+                     run_on_shapes_offline,
                      run_over_http_offering, run_pinned, scripted_requests)
 
 from mcp_accept.hosts.registry import ADAPTERS
+from mcp_accept.output.host_matrix import row_of
 
 VERSION = ADAPTERS["mistral-vibe"].tested_version
 SCHEME = "tools.mcp_mcpaccept.{tool} in run_typescript"
@@ -72,6 +74,23 @@ def test_mistral_vibe_with_a_server_that_is_not_the_fixture(tmp_path):
     assert_shapes_forms(folder, rows, found=False)
     structured = json.loads(handed_by_call(model_requests(folder))[call_id_of(folder, "structured")])
     assert structured["total"] == 3
+    assert not processes_mentioning(str(folder))
+
+
+def test_mistral_vibe_measures_h03_with_a_servers_own_large_tool(tmp_path):
+    """H03 on a server that is not the fixture, through the sandbox: the large results are matched
+    on the MCP wire by the arguments the step asked for (the model hands Vibe code, not them),
+    and the fixture's media tools, which this server lacks, are never called."""
+    folder, rows, facts, _, called = run_on_shapes_offline(tmp_path, "mistral-vibe")
+    h03 = observed(folder, "H03")
+    assert rows["H03"]["status"] == "FAIL" and h03["threshold_bracket_bytes"] == [1024, 65536], rows["H03"]["reason"]
+    sizes = {s["bytes"]: s for s in h03["sizes"]}
+    assert sizes[1024]["handling"] == "whole"
+    assert sizes[65536]["handling"] == "saved to a file with a head-and-tail preview"
+    assert "search_image" not in json.dumps(model_requests(folder)) and set(called) <= {"summary_with_preface", "stats_pretty",
+                                                                                 "report_markdown", "report_json_link", "report_log"}
+    row = row_of("mistral-vibe", folder)
+    assert (row["image"], row["blob"], row["H03"]) == (None, None, "FAIL")
     assert not processes_mentioning(str(folder))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from mcp_accept.checks.base import (FAIL, MUST, PASS, SHOULD, Context, Verdict, check, content_items, first_few, id_key,
                                     server_capabilities)
 from mcp_accept.checks.places import cite
-from mcp_accept.protocol import INPUT_REQUIRED, META_LOG_LEVEL, MODERN, RESULT_TYPE_FIELD
+from mcp_accept.protocol import CLIENT_CAPABILITY_OF, INPUT_REQUIRED, META_LOG_LEVEL, METHODS, MODERN, RESULT_TYPE_FIELD
 from mcp_accept.reasons import declare, reason
 
 # The reasons this module's verdicts give: id and English template (collected into
@@ -48,22 +48,9 @@ RESOURCES_CAPABILITY = ("server/resources.mdx", "capabilities")
 # A server that embeds resources SHOULD also offer the resources capability (every version).
 EMBEDDED_CAPABILITY = ("server/tools.mdx", "embedded-resources")
 
-# The client capability each server-to-client request of the legacy versions uses
-# (basic/lifecycle.mdx#capability-negotiation); ping needs none.
-CLIENT_CAPABILITY_OF = {
-    "sampling/createMessage": "sampling",
-    "roots/list": "roots",
-    "elicitation/create": "elicitation",
-}
-# The methods whose result is serving a feature, and the capability that feature needs.
-SERVED_BY = {
-    "tools/list": ("tools", TOOLS_CAPABILITY),
-    "tools/call": ("tools", TOOLS_CAPABILITY),
-    "resources/list": ("resources", RESOURCES_CAPABILITY),
-    "resources/read": ("resources", RESOURCES_CAPABILITY),
-    "resources/templates/list": ("resources", RESOURCES_CAPABILITY),
-}
-
+# The methods whose result is serving a feature, the capability that feature needs and where that is said.
+SERVED_BY = {method: (capability, {"tools": TOOLS_CAPABILITY, "resources": RESOURCES_CAPABILITY}[capability])
+             for method, (_, _, capability) in METHODS.items() if capability}
 
 
 class Flow:

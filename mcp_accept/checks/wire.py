@@ -12,7 +12,7 @@ import re
 
 from mcp_accept.checks.base import (APP, FAIL, MUST, PASS, SHOULD, UNOBTAINABLE, Context, Verdict, call_outcome, check, content_items, first_few, id_key, json_integer, no_answer_is_local, server_capabilities, spec_for)
 from mcp_accept.checks.errors import DELIBERATELY_INVALID, ERROR_CODES, forbidden_code
-from mcp_accept.protocol import (CACHE_SCOPES, CACHEABLE_METHODS, COMPLETE, INPUT_REQUIRED, INPUT_REQUIRED_METHODS, MODERN,
+from mcp_accept.protocol import (CACHE_SCOPES, CACHEABLE_METHODS, COMPLETE, INPUT_REQUIRED, INPUT_REQUIRED_METHODS, METHODS, MODERN, NOTIFICATIONS,
                                  RESOURCE_NOT_FOUND, RESULT_TYPE_FIELD, reserves_error_codes, unknown_resource_code)
 from mcp_accept.reasons import Reason, declare, reason
 from mcp_accept.schemas import SchemaUnavailable
@@ -57,34 +57,10 @@ SCHEMA = ("basic/index.mdx", "schema")
 # Every message exchanged by clients and servers MUST conform to JSON-RPC 2.0.
 MESSAGES = ("basic/index.mdx", "messages")
 
-REQUEST_DEFS = {
-    "server/discover": "DiscoverRequest",
-    "initialize": "InitializeRequest",
-    "ping": "PingRequest",
-    "tools/list": "ListToolsRequest",
-    "tools/call": "CallToolRequest",
-    "resources/list": "ListResourcesRequest",
-    "resources/read": "ReadResourceRequest",
-    "resources/templates/list": "ListResourceTemplatesRequest",
-}
-NOTIFICATION_DEFS = {
-    "notifications/initialized": "InitializedNotification",
-    "notifications/cancelled": "CancelledNotification",
-    "notifications/message": "LoggingMessageNotification",
-    "notifications/progress": "ProgressNotification",
-    "notifications/tools/list_changed": "ToolListChangedNotification",
-    "notifications/resources/list_changed": "ResourceListChangedNotification",
-    "notifications/resources/updated": "ResourceUpdatedNotification",
-}
-RESULT_DEFS = {
-    "server/discover": "DiscoverResult",
-    "initialize": "InitializeResult",
-    "tools/list": "ListToolsResult",
-    "tools/call": "CallToolResult",
-    "resources/list": "ListResourcesResult",
-    "resources/read": "ReadResourceResult",
-    "resources/templates/list": "ListResourceTemplatesResult",
-}
+# The schema's definition each message of a method is judged against (mcp_accept.protocol.METHODS).
+REQUEST_DEFS = {method: request for method, (request, _, _) in METHODS.items()}
+NOTIFICATION_DEFS = NOTIFICATIONS
+RESULT_DEFS = {method: result for method, (_, result, _) in METHODS.items() if result}
 
 
 def _first_def(store, version: str, *names: str) -> str | None:

@@ -413,8 +413,11 @@ def build_script(adapter: HostAdapter, profile, large: bool, fixture: bool = Tru
             if form == "link":
                 steps.append(Step("link-read", host_tool=link_reader(adapter, ref.name)))
     # image and blob before the large results: a host that gives up past its context limit
-    # (or compacts its conversation) has then shown them already
-    steps += [Step("image", "search_image", {}), Step("blob", "search_blob", {})]
+    # (or compacts its conversation) has then shown them already. The fixture's tools only: a
+    # host whose server tools live inside a code tool (Mistral Vibe) would be asked to call them
+    # on a server that has none; another server's media are found in whichever form carried them.
+    if fixture:
+        steps += [Step("image", "search_image", {}), Step("blob", "search_blob", {})]
     tool = ("search_large", {"bytes": "{bytes}"}) if fixture else \
         ((profile.tools["large"].name, profile.tools["large"].arguments) if "large" in profile.tools else None)
     if large and tool is not None:

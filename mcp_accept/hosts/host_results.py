@@ -256,11 +256,13 @@ def host_verdicts(folder: Path, adapter: HostAdapter, profile, view: model_view.
     if picked is not None:
         read_tool = picked[0].name
     bodies = model_view.server_bodies(exchanges, {form: ref.name for form, ref in profile.tools.items()})
+    private = [folder / "home", folder / "work"]  # where a host may save what it does not hand
     verdicts = {
-        "H01": model_view.h01(view, heads, tails, bodies),
-        "H02": model_view.h02(view, heads, tails, link_reads, read_tool, bodies),
-        "H03": model_view.h03(view, heads, tails, [folder / "home", folder / "work"],
-                              model_view.large_bodies(exchanges, view, profile.tools["large"].name)
+        "H01": model_view.h01(view, heads, tails, bodies, private),
+        "H02": model_view.h02(view, heads, tails, link_reads, read_tool, bodies, private),
+        "H03": model_view.h03(view, heads, tails, private,
+                              model_view.large_bodies(exchanges, view, profile.tools["large"].name,
+                                                       profile.tools["large"].arguments)
                               if "large" in profile.tools and not heads.get("large") else None,
                               search=search),
     }

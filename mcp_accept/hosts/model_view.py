@@ -16,12 +16,15 @@ of the MCP specification (the spec leaves what a host shows its model to the hos
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from mcp_accept.hosts.cost import cost
+from mcp_accept.hosts.job import with_size
 from mcp_accept.model.script import Exchange, Turn
 from mcp_accept.model.server import FORGED, WRONG_API, bare_path, dialect_named
 
@@ -353,7 +356,8 @@ def _structured_by_body(handed: Handed, body: "Body") -> dict:
 BESIDE = "beside the result, in what the host added after it"
 
 
-def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None) -> RowVerdict:
+def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None, folders: list | None = None) -> RowVerdict:
+    """``folders``: the run's private folders, where a host may have saved a body it did not hand."""
     bodies = bodies or {}
     forms: dict[str, dict] = {}
     parts, statuses = [], []
@@ -390,7 +394,15 @@ def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None) -
             else:
                 best, how = find_body(handed, bodies[form])
                 forms[form] = {"reached": best, "found": f"the server's own body, {how}", "quote": quote(handed)}
-                parts.append(f"{form}: {best} (found {how})")
+                saved = saved_file(block_text(handed.block), folders or []) if best == "absent" else None
+                if saved is not None:
+                    # the host wrote the body to a file and handed the model its path (Claude Code
+                    # does so with a blob)
+                    best = forms[form]["reached"] = "saved to a file"
+                    forms[form]["saved_to"], forms[form]["saved_file_whole"] = saved[0], _holds_body(saved[1], bodies[form])
+                    parts.append(f"{form}: saved to a file ({saved[0]}), a path the model is handed in its place")
+                else:
+                    parts.append(f"{form}: {best} (found {how})")
         else:
             forms[form] = {"reached": NO_TOKENS, "quote": quote(handed)}
             parts.append(f"{form}: nothing to look for (no marker tokens, and the proxy recorded no body)")
@@ -407,7 +419,8 @@ def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None) -
 
 
 def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_tool: str | None,
-        bodies: dict | None = None) -> RowVerdict:
+        bodies: dict | None = None, folders: list | None = None) -> RowVerdict:
+    """``folders``: the run's private folders, where a read tool may have saved the body."""
     handed = view.steps.get("link")
     missing = _missing(handed, "link", view)
     if missing:
@@ -434,6 +447,13 @@ def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_
                 "read_tool_offered": read_tool, "body_via_read_tool": via_tool}
     if read is not None and read.answered:
         observed["read_tool_result"] = quote(read)
+        saved = saved_file(block_text(read.block), folders or []) if via_tool == "absent" and body else None
+        if saved is not None:
+            # the read tool wrote the body to a file and handed the model its path (Claude Code
+            # does so with a blob): not the body, and said as what it is
+            via_tool = observed["body_via_read_tool"] = "saved to a file"
+            observed["read_tool_saved_to"], observed["read_tool_saved_file_whole"] = \
+                saved[0], _holds_body(saved[1], body)
     # the link's result, and the read tool's when the body came only through it: two turns
     through_tool = inline not in ("whole", "cut") and read is not None and read.answered \
         and via_tool in ("whole", "cut")
@@ -446,7 +466,9 @@ def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_
         route.append(f"the model read it with the host's {read_tool}")
     facts = (f"handed: {quote(handed)[:200]!r}; host read the link by itself: {'yes' if by_itself else 'no'}; "
              f"read tool offered: {read_tool or 'none'}"
-             + (f"; body through it: {via_tool}" if via_tool else ""))
+             + (f"; body through it: {via_tool}" if via_tool else "")
+             + (f" ({observed['read_tool_saved_to']}), a path the model is handed in its place"
+                if "read_tool_saved_to" in observed else ""))
     if route:
         return RowVerdict(PASS, f"the body reached the model ({'; '.join(route)}); {facts}", observed)
     if read_tool and read is None and not URI.search(handed_text(handed)):
@@ -455,6 +477,40 @@ def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_
     if read_tool and (read is None or not read.answered):
         return RowVerdict(UNOBTAINABLE, f"the model's read through {read_tool} got no result; {facts}", observed)
     return RowVerdict(FAIL, f"the body never reached the model; {facts}", observed)
+
+
+def saved_file(text: str, folders: list) -> tuple[str, bytes | None] | None:
+    """The last file named in ``text`` that lies in one of the run's private ``folders`` (only
+    such a file is the host's doing): its path from the run folder, and its bytes (None: gone)."""
+    from pathlib import Path
+
+    found = None
+    for candidate in PATH.findall(text):
+        target = Path(candidate.rstrip(".,)"))
+        for folder in folders:
+            base = Path(folder).resolve()
+            if str(target).startswith(str(base) + "/"):
+                try:
+                    data = target.read_bytes() if target.is_file() else None
+                except OSError:
+                    data = None
+                found = (str(target.relative_to(base.parent)), data)
+    return found
+
+
+def _holds_body(data: bytes | None, body: Body) -> bool | None:
+    """Whether a file's bytes are the body (a blob's decoded bytes, or a text of it); None: gone."""
+    if data is None:
+        return None
+    for text in body.texts:
+        try:
+            if base64.b64decode(text, validate=True) == data:
+                return True
+        except (binascii.Error, ValueError):
+            pass
+        if text.encode("utf-8") in data:
+            return True
+    return False
 
 
 def _position(text: str) -> int | None:
@@ -485,21 +541,12 @@ def large_handling(handed: Handed, heads: set[str], tails: set[str], size: int, 
                 out["missing_between_positions"] = [gaps[0][0], gaps[-1][1]]
     if how != "whole":  # what the host put in the result's place, as the model read it
         out["handed_quote"] = text[:QUOTE_LIMIT]
-    from pathlib import Path
-
-    for candidate in PATH.findall(text):
-        target = Path(candidate.rstrip(".,)"))
-        for folder in folders:
-            base = Path(folder).resolve()
-            if not str(target).startswith(str(base) + "/"):
-                continue  # only a file in the run's own private folders is the host's doing
-            out["saved_to"] = str(target.relative_to(base.parent))
-            try:
-                data = target.read_text(encoding="utf-8", errors="replace") if target.is_file() else None
-            except OSError:
-                data = None
-            # a host may delete its saved results when it exits: then the name is the evidence
-            out["saved_file_whole"] = None if data is None else reach(data, heads, tails) == "whole"
+    saved = saved_file(text, folders)
+    if saved is not None:
+        out["saved_to"], data = saved
+        # a host may delete its saved results when it exits: then the name is the evidence
+        out["saved_file_whole"] = None if data is None else \
+            reach(data.decode("utf-8", errors="replace"), heads, tails) == "whole"
     error = bool(re.search(r"(?i)error|exceed", text))
     if how == "whole":
         out["handling"] = "whole"
@@ -673,13 +720,15 @@ def wire_exchanges(entries: Iterable[dict]) -> list[WireExchange]:
     return paired
 
 
-def large_bodies(exchanges: list[WireExchange], view: ModelView, tool: str) -> dict[str, str]:
+def large_bodies(exchanges: list[WireExchange], view: ModelView, tool: str, arguments: dict) -> dict[str, str]:
     """step (``large-N``) -> the text the server answered to the stand-in's call of that step,
-    matched by tool name and arguments (:func:`answered_text`)."""
+    matched by tool name and the arguments the step asks the server for (``arguments`` with N in
+    place of ``"{bytes}"``; :func:`answered_text`). Those, not the arguments the model passed: a
+    host that offers the server's tools inside a code tool of its own is handed code."""
     found: dict[str, str] = {}
-    for step, handed in view.steps.items():
-        if step.startswith("large-"):
-            text = answered_text(exchanges, tool, handed.arguments or {})
+    for step in view.steps:
+        if step.startswith("large-") and step[6:].isdigit():
+            text = answered_text(exchanges, tool, with_size(arguments, int(step[6:])))
             if text is not None:
                 found[step] = text
     return found
