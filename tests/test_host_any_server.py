@@ -112,7 +112,7 @@ PROSE = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1
 
 
 @settings(max_examples=300, deadline=None)
-@given(PROSE, st.sampled_from(["continue", "read-tool", "twice", "sandbox"]))
+@given(PROSE, st.sampled_from(["continue", "read-tool", "read-tool-reminder", "words-before", "twice", "sandbox"]))
 def test_a_body_is_found_inside_json_strings_however_often_serialised(prose, wrapping):
     # Continue CLI hands its model JSON.stringify(content); Claude Code's and Codex's read tools
     # hand {"contents": [{..., "text": BODY}]} as a string; a host may serialise that again
@@ -122,6 +122,15 @@ def test_a_body_is_found_inside_json_strings_however_often_serialised(prose, wra
     elif wrapping == "read-tool":
         block = {"type": "function_call_output", "call_id": "c",
                  "output": json.dumps({"contents": [{"uri": "search://x", "mimeType": "text/plain", "text": prose}]})}
+    elif wrapping == "read-tool-reminder":
+        # Claude Code 2.1: the read tool's JSON, then a <system-reminder> after it in the same text
+        block = {"type": "tool_result", "tool_use_id": "x",
+                 "content": json.dumps({"contents": [{"uri": "doc://x", "mimeType": "text/plain", "text": prose}]})
+                 + "\n\n<system-reminder>\n<total_tokens>14994700 tokens left</total_tokens>\n</system-reminder>"}
+    elif wrapping == "words-before":
+        # Codex: "Wall time: ... Output:" and then the result's JSON
+        block = {"type": "function_call_output", "call_id": "c",
+                 "output": "Wall time: 0.0023 seconds\nOutput:\n" + json.dumps(items)}
     elif wrapping == "sandbox":
         # Mistral Vibe: the text a program in its sandbox returned, as a JSON string
         block = {"role": "tool", "tool_call_id": "c", "content": json.dumps(prose)}

@@ -216,12 +216,17 @@ def searchable_text(block: Any) -> str:
         if isinstance(value, str):
             out.append(value)
             opened = value.lstrip()[:1]
-            if depth < NESTED_JSON_DEPTH and opened in ("[", "{", '"') and len(value) <= NESTED_JSON_BYTES:
-                try:
-                    inner = json.loads(value)
-                except (ValueError, RecursionError):
-                    return
-                walk(inner, depth + 1)
+            if depth >= NESTED_JSON_DEPTH or len(value) > NESTED_JSON_BYTES:
+                return
+            try:
+                if opened not in ("[", "{", '"'):
+                    raise ValueError(value)
+                walk(json.loads(value), depth + 1)
+            except (ValueError, RecursionError):
+                # JSON with words before or after it (Claude Code puts a <system-reminder> after a
+                # read tool's JSON, Codex "Wall time: ... Output:" before a result's)
+                for inner in _json_within(value):
+                    walk(inner, depth + 1)
         elif isinstance(value, dict):
             for key, item in value.items():
                 if _carries_text(key, item):
@@ -232,6 +237,26 @@ def searchable_text(block: Any) -> str:
 
     walk(block, 0)
     return "\n".join(out)
+
+
+def _json_within(text: str, limit: int = 20) -> list[Any]:
+    """The JSON objects and arrays in a text that is not JSON as a whole, each decoded once (the
+    search goes on after a value's end), at most ``limit`` tries."""
+    decoder = json.JSONDecoder()
+    found: list[Any] = []
+    index = 0
+    for _ in range(limit):
+        starts = [i for i in (text.find("{", index), text.find("[", index)) if i >= 0]
+        if not starts:
+            break
+        start = min(starts)
+        try:
+            value, index = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            index = start + 1
+            continue
+        found.append(value)
+    return found
 
 
 def handed_text(handed: Handed) -> str:
@@ -435,9 +460,14 @@ def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_
         inline = find_body(handed, body)[0]
         via_tool = find_body(read, body)[0] if read is not None and read.answered else None
     elif not link_reads:
+        # the body is the server's to give: with no resources/read of the link, neither the host
+        # nor a read tool had it to hand
         return RowVerdict(FAIL, "the body never reached the model: nothing read the link (no "
                           f"resources/read on the MCP wire); read tool offered: {read_tool or 'none'}; "
-                          f"handed: {quote(handed)[:200]!r}", {"handed": quote(handed), "host_reads": []})
+                          f"handed: {quote(handed)[:200]!r}",
+                          {"handed": quote(handed), "host_reads": [], "body_in_link_result": "absent",
+                           "host_read_by_itself": False, "read_tool_offered": read_tool,
+                           "body_via_read_tool": None})
     else:
         return RowVerdict(UNOBTAINABLE, "nothing to look for: no marker tokens, and no resources/read of "
                           f"the link was recorded; handed: {quote(handed)[:200]!r}", {"handed": quote(handed)})
