@@ -419,12 +419,12 @@ def h01(view: ModelView, heads: dict, tails: dict, bodies: dict | None = None, f
             else:
                 best, how = find_body(handed, bodies[form])
                 forms[form] = {"reached": best, "found": f"the server's own body, {how}", "quote": quote(handed)}
-                saved = saved_file(block_text(handed.block), folders or []) if best == "absent" else None
+                saved = _saved_instead(handed, folders, bodies[form]) if best == "absent" else None
                 if saved is not None:
                     # the host wrote the body to a file and handed the model its path (Claude Code
                     # does so with a blob)
                     best = forms[form]["reached"] = "saved to a file"
-                    forms[form]["saved_to"], forms[form]["saved_file_whole"] = saved[0], _holds_body(saved[1], bodies[form])
+                    forms[form]["saved_to"], forms[form]["saved_file_whole"] = saved
                     parts.append(f"{form}: saved to a file ({saved[0]}), a path the model is handed in its place")
                 else:
                     parts.append(f"{form}: {best} (found {how})")
@@ -477,13 +477,12 @@ def h02(view: ModelView, heads: dict, tails: dict, link_reads: list[dict], read_
                 "read_tool_offered": read_tool, "body_via_read_tool": via_tool}
     if read is not None and read.answered:
         observed["read_tool_result"] = quote(read)
-        saved = saved_file(block_text(read.block), folders or []) if via_tool == "absent" and body else None
+        saved = _saved_instead(read, folders, body) if via_tool == "absent" and body else None
         if saved is not None:
             # the read tool wrote the body to a file and handed the model its path (Claude Code
             # does so with a blob): not the body, and said as what it is
             via_tool = observed["body_via_read_tool"] = "saved to a file"
-            observed["read_tool_saved_to"], observed["read_tool_saved_file_whole"] = \
-                saved[0], _holds_body(saved[1], body)
+            observed["read_tool_saved_to"], observed["read_tool_saved_file_whole"] = saved
     # the link's result, and the read tool's when the body came only through it: two turns
     through_tool = inline not in ("whole", "cut") and read is not None and read.answered \
         and via_tool in ("whole", "cut")
@@ -526,6 +525,14 @@ def saved_file(text: str, folders: list) -> tuple[str, bytes | None] | None:
                     data = None
                 found = (str(target.relative_to(base.parent)), data)
     return found
+
+
+def _saved_instead(handed: Handed, folders: list | None, body: Body) -> tuple[str, bool | None] | None:
+    """Where a host saved a server's body in place of handing it (:func:`saved_file` over what it
+    handed), and whether that file holds the body (None: the file is gone); None where it names
+    no file of the run's."""
+    saved = saved_file(block_text(handed.block), folders or [])
+    return None if saved is None else (saved[0], _holds_body(saved[1], body))
 
 
 def _holds_body(data: bytes | None, body: Body) -> bool | None:
