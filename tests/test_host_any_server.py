@@ -10,7 +10,8 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_accept.hosts.model_view import Body, Handed, find_body, json_values_in
+from mcp_accept.hosts.body_search import Body, json_values_in
+from mcp_accept.hosts.model_view import Handed, find_body
 from hostkit import ROOT, facts_of, observed, processes_mentioning, rows_of, run_host
 
 from mcp_accept.output.host_matrix import row_of
@@ -97,7 +98,7 @@ def test_prose_and_a_pdf_blob_through_claude_code(tmp_path):
 
 def test_media_are_found_by_content_type_whatever_the_tool_is_called():
     from mcp_accept.hosts.host_results import media_needles
-    from mcp_accept.hosts.model_view import WireExchange
+    from mcp_accept.hosts.server_bodies import WireExchange
 
     png, pdf = "iVBORw0KGgo" + "A" * 200, "JVBERi0xLjQK" + "B" * 60 + "C" * 140
     result = {"content": [{"type": "text", "text": "chart"}, {"type": "image", "data": png, "mimeType": "image/png"},

@@ -8,7 +8,7 @@ import json
 
 from hostkit import model_log, rows_of, run_host
 from mcp_accept.hosts.cost import ENCODING, cost, count_tokens
-from mcp_accept.hosts.model_view import block_text
+from mcp_accept.hosts.body_search import block_text
 from mcp_accept.output.host_matrix import cost_cell, row_of
 
 

@@ -22,7 +22,7 @@ from hostkit import (ROOT, assert_forms_whole, assert_offline, assert_pinned_run
 
 from mcp_accept.hosts.registry import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostContext
-from mcp_accept.hosts.model_view import block_text, searchable_text
+from mcp_accept.hosts.body_search import block_text, searchable_text
 
 CONSTRAINTS = ROOT / "tests" / "hosts" / "fast-agent-constraints.txt"
 VENV_BIN = ROOT / "tests" / "hosts" / "fast-agent-venv" / "bin"

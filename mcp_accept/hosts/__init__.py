@@ -8,7 +8,9 @@ launch it (:mod:`.config`), rows filled by a person or from a host's debug trans
 :mod:`.drivers`), or the user's own program
 (``--client``, :mod:`.own_client`), kept on loopback and in a
 PID namespace by :mod:`.netguard`, its options and the job it hands the re-executed harness in
-:mod:`.job`, stopped by a signal where it waits (:mod:`.stop_signals`); :mod:`.model_view` judges H01-H03 from what the model was handed, and
+:mod:`.job`, stopped by a signal where it waits (:mod:`.stop_signals`); :mod:`.model_view` judges H01-H03 from what the model was handed
+(a server's body looked for there by :mod:`.body_search`, read from the proxy's wire log by
+:mod:`.server_bodies`), and
 :mod:`.cost` counts what each form cost it (characters, tokens, turns);
 :mod:`.threshold` finds, while the host runs, the size where it stops handing a large result whole;
 :mod:`.host_results` writes the host rows and ``host-run.json``, and

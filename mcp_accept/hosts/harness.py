@@ -35,6 +35,7 @@ from mcp_accept.evidence.files import FolderLock, atomic_write_json, open_run_fo
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import read_entries
 from mcp_accept.hosts import model_view, netguard, stop_signals
+from mcp_accept.hosts.body_search import block_text
 from mcp_accept.hosts.registry import ADAPTERS
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, new_model_key
 from mcp_accept.hosts.config import marker_argv
@@ -393,7 +394,7 @@ def link_reader(adapter: HostAdapter, link_tool: str):
         exchange = next((c for c in turn.calls if c.name == offer.name and c.answered), None)
         if exchange is None:
             return None
-        found = model_view.URI.search(model_view.block_text(exchange.result))
+        found = model_view.URI.search(block_text(exchange.result))
         return pick(offers, found.group(0).rstrip(".,;")) if found else None
 
     return step

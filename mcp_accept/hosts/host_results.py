@@ -11,6 +11,8 @@ from pathlib import Path
 from mcp_accept.evidence.files import atomic_write_json, utc_now
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.evidence.wirelog import read_entries
+from mcp_accept.hosts.body_search import MEDIA_AS_PART, NO_TOKENS, media_routes, reach
+from mcp_accept.hosts.server_bodies import WireExchange, server_bodies, wire_exchanges
 from mcp_accept.hosts import model_view
 from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.job import LARGE_SIZES, SERVER_NAME, HostJob
@@ -32,7 +34,7 @@ def media_kind(mime: object, data: str) -> str:
     return next((kind for magic, kind in MAGIC if data.startswith(magic)), "other")
 
 
-def media_needles(exchanges: list[model_view.WireExchange]) -> dict[str, dict]:
+def media_needles(exchanges: list[WireExchange]) -> dict[str, dict]:
     """Each image content item and embedded blob a tool result carried, found by its content
     type (any server's, whatever its tools are called): the tool that sent it and a stretch of
     its base64 past the header every file of its kind shares, so the stretch names this body
@@ -60,7 +62,7 @@ def media_needles(exchanges: list[model_view.WireExchange]) -> dict[str, dict]:
     return found
 
 
-def protocol_attempts(exchanges: list[model_view.WireExchange]) -> list[dict]:
+def protocol_attempts(exchanges: list[WireExchange]) -> list[dict]:
     """Each version the host tried (``server/discover`` and ``initialize``) and what the server
     answered: a host that probes a version and then speaks another shows here."""
     attempts = []
@@ -177,9 +179,9 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
     view = model_view.read_view(read_entries(log) if log.is_file() else [])
     # what the host offered, a namespace split off its tool's name again
     offers = [ToolOffer(o.rsplit("/", 1)[-1], o.rsplit("/", 1)[0] if "/" in o else None) for o in view.offers]
-    exchanges: list[model_view.WireExchange] = []
+    exchanges: list[WireExchange] = []
     if proxy_folder is not None and (proxy_folder / "wire.jsonl").is_file():
-        exchanges = model_view.wire_exchanges(read_entries(proxy_folder / "wire.jsonl"))
+        exchanges = wire_exchanges(read_entries(proxy_folder / "wire.jsonl"))
     search = threshold_asked(job)
     verdicts = host_verdicts(folder, adapter, profile, view, offers, exchanges, heads, tails,
                              _link_reads(facts, view), search)
@@ -255,7 +257,7 @@ def host_verdicts(folder: Path, adapter: HostAdapter, profile, view: model_view.
     picked = adapter.resource_reader(SERVER_NAME)(offers, "x://y")
     if picked is not None:
         read_tool = picked[0].name
-    bodies = model_view.server_bodies(exchanges, {form: ref.name for form, ref in profile.tools.items()})
+    bodies = server_bodies(exchanges, {form: ref.name for form, ref in profile.tools.items()})
     private = [folder / "home", folder / "work"]  # where a host may save what it does not hand
     verdicts = {
         "H01": model_view.h01(view, heads, tails, bodies, private),
@@ -327,7 +329,7 @@ def extra_forms(view: model_view.ModelView, exchanges: list, profile, heads: dic
             # the bytes themselves (a stretch of the base64 the server sent, unique to this body)
             # or only the text about them
             extra[key] = {"handed": model_view.quote(handed), "step": step, "tool": carrier.get("tool"),
-                          "token": model_view.reach(handed.text, heads.get(key, set()), tails.get(key, set()))}
+                          "token": reach(handed.text, heads.get(key, set()), tails.get(key, set()))}
             request = None
             for kind, needle in carrier.get("kinds", {}).items():
                 extra[key][f"{kind}_data_handed"] = needle in handed.text
@@ -336,10 +338,10 @@ def extra_forms(view: model_view.ModelView, exchanges: list, profile, heads: dic
                 # as a media part the API reads as an image or file, or as base64 characters
                 # inside the text the model reads
                 if extra[key][f"{kind}_data_handed"]:
-                    extra[key][f"{kind}_routes"] = model_view.media_routes(handed.block, needle)
+                    extra[key][f"{kind}_routes"] = media_routes(handed.block, needle)
                 elif extra[key][f"{kind}_data_in_request"]:
                     request = request if request is not None else json.loads(view.last_request)
-                    extra[key][f"{kind}_beside_routes"] = model_view.media_routes(request, needle)
+                    extra[key][f"{kind}_beside_routes"] = media_routes(request, needle)
                 said = media_outcome(extra[key], key, kind)
                 if said is not None:
                     extra[key].setdefault("outcome", {})[kind] = said.as_json()
@@ -356,13 +358,13 @@ def media_outcome(found: dict, key: str, kind: str) -> Reason | None:
     for routes, part in ((found.get(f"{kind}_routes"), "host.media.part"),
                          (found.get(f"{kind}_beside_routes"), "host.media.beside")):
         if routes:
-            parts = [r["at"] for r in routes if r["as"] == model_view.MEDIA_AS_PART]
+            parts = [r["at"] for r in routes if r["as"] == MEDIA_AS_PART]
             if parts:
                 return reason(part, what=what, at=parts[0])
             return reason("host.media.as-text", what=what, at=routes[0]["at"])
     if found.get("token") == "whole":
         return reason("host.media.text-only", what=what)
-    if found.get("token") == model_view.NO_TOKENS:  # not the fixture: no text of its own to look for
+    if found.get("token") == NO_TOKENS:  # not the fixture: no text of its own to look for
         return reason("host.media.no-bytes", what=what)
     return reason("host.media.not-handed", what=what)
 

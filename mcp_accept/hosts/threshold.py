@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_accept.evidence.wirelog import read_entries
+from mcp_accept.hosts.server_bodies import answered_text, wire_exchanges
 from mcp_accept.hosts import model_view
 from mcp_accept.hosts.job import with_size
 from mcp_accept.model.script import Step, ToolNaming, ToolOffer, Turn
@@ -144,8 +145,8 @@ class ThresholdSearch:
         """The text the server answered to the large call of ``size``, from the proxy's wire."""
         wanted = with_size(self.arguments, size)
         for wire in sorted((self.folder / "proxy").glob("*/wire.jsonl")):
-            exchanges = model_view.wire_exchanges(read_entries(wire))
-            found = model_view.answered_text(exchanges, self.tool, wanted)
+            exchanges = wire_exchanges(read_entries(wire))
+            found = answered_text(exchanges, self.tool, wanted)
             if found is not None:
                 return found
         return None

@@ -47,7 +47,7 @@ class Transcript:
 def _part_text(block) -> str:
     """A part of a tool result as the transcript's text keeps it: its text, nothing of an image,
     any other part as its JSON on one line (not joined strings like
-    :func:`mcp_accept.hosts.model_view.block_text`: observe gives the line a token is on)."""
+    :func:`mcp_accept.hosts.body_search.block_text`: observe gives the line a token is on)."""
     if isinstance(block, str):
         return block
     if isinstance(block, dict):
