@@ -44,11 +44,13 @@ import shlex
 from dataclasses import dataclass
 from typing import Callable
 
+import tomli_w
+
 from mcp_accept.hosts.adapters.ai_sdk import AiSdk
 from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.adapters.claude_code import ClaudeCode
 from mcp_accept.hosts.adapters.cline import Cline
-from mcp_accept.hosts.adapters.codex import Codex, toml_string
+from mcp_accept.hosts.adapters.codex import Codex
 from mcp_accept.hosts.adapters.continue_cli import ContinueCli
 from mcp_accept.hosts.adapters.copilot_cli import CopilotCli
 from mcp_accept.hosts.adapters.fast_agent import FastAgent
@@ -107,10 +109,9 @@ def _kilo_json(name: str, argv: list[str]) -> str:
 
 
 def _vibe_mcp_servers(name: str, argv: list[str]) -> str:
-    lines = ["# ~/.vibe/config.toml (or ./.vibe/config.toml, or $VIBE_HOME/config.toml)", "[[mcp_servers]]",
-             f"name = {toml_string(name)}", 'transport = "stdio"', f"command = {toml_string(argv[0])}",
-             "args = [" + ", ".join(toml_string(a) for a in argv[1:]) + "]"]
-    return "\n".join(lines) + "\n"
+    entry = {"name": name, "transport": "stdio", "command": argv[0], "args": argv[1:]}
+    return ("# ~/.vibe/config.toml (or ./.vibe/config.toml, or $VIBE_HOME/config.toml)\n"
+            + tomli_w.dumps({"mcp_servers": [entry]}))
 
 
 @dataclass(frozen=True)

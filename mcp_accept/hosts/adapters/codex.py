@@ -24,21 +24,17 @@ Settings and where they come from (https://github.com/openai/codex/blob/main/doc
 
 from __future__ import annotations
 
-import json
+import tomli_w
 
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch, offered
 from mcp_accept.model.script import ToolOffer
 
 MODEL = "gpt-5-codex"
+PROVIDER = "mcpaccept"
 KEY_VAR = "MCP_ACCEPT_STAND_IN_KEY"
 # The feature flags behind Codex's own tools: the shell (``shell_tool``, ``unified_exec``:
 # exec_command, write_stdin), sub-agents, goals, local images and image generation.
 OWN_TOOL_FEATURES = ("shell_tool", "unified_exec", "multi_agent", "goals", "view_image", "image_generation")
-
-
-def toml_string(value: str) -> str:
-    # a JSON string is a valid TOML basic string for everything json.dumps emits (ASCII escapes)
-    return json.dumps(value, ensure_ascii=True)
 
 
 class Codex(HostAdapter):
@@ -62,35 +58,26 @@ class Codex(HostAdapter):
         env = ctx.base_env()
         codex_home = ctx.home_dir(".codex")
         env.update({"CODEX_HOME": str(codex_home), KEY_VAR: ctx.model_key})
-        name = ctx.server_name
-        lines = [
-            f"model = {toml_string(MODEL)}",
-            'model_provider = "mcpaccept"',
-            'approval_policy = "never"',
-            'sandbox_mode = "danger-full-access"',
-            "check_for_update_on_startup = false",
-            # no AGENTS.md of the folders above the working folder reaches the model
-            "project_doc_max_bytes = 0",
-            "",
-            "[features]", "plugins = false", *(f"{f} = false" for f in OWN_TOOL_FEATURES), "",
-            "[analytics]", "enabled = false", "",
-            "[feedback]", "enabled = false", "",
-            "[otel]", 'exporter = "none"', 'trace_exporter = "none"', 'metrics_exporter = "none"', "",
-            "[model_providers.mcpaccept]",
-            'name = "mcp-accept stand-in"',
-            f"base_url = {toml_string(ctx.model_url + '/v1')}",
-            f"env_key = {toml_string(KEY_VAR)}",
-            'wire_api = "responses"', "",
-            f"[mcp_servers.{name}]",
-            "required = true",
-        ]
+        server: dict = {"required": True}
         if ctx.mcp_url:
-            lines.append(f"url = {toml_string(ctx.mcp_url)}")
+            server["url"] = ctx.mcp_url
         else:
-            lines.append(f"command = {toml_string(ctx.mcp_command[0])}")
-            lines.append("args = [" + ", ".join(toml_string(a) for a in ctx.mcp_command[1:]) + "]")
+            server.update(command=ctx.mcp_command[0], args=ctx.mcp_command[1:])
+        settings = {
+            "model": MODEL, "model_provider": PROVIDER, "approval_policy": "never",
+            "sandbox_mode": "danger-full-access", "check_for_update_on_startup": False,
+            # no AGENTS.md of the folders above the working folder reaches the model
+            "project_doc_max_bytes": 0,
+            "features": {"plugins": False, **{feature: False for feature in OWN_TOOL_FEATURES}},
+            "analytics": {"enabled": False},
+            "feedback": {"enabled": False},
+            "otel": {"exporter": "none", "trace_exporter": "none", "metrics_exporter": "none"},
+            "model_providers": {PROVIDER: {"name": "mcp-accept stand-in", "base_url": ctx.model_url + "/v1",
+                                           "env_key": KEY_VAR, "wire_api": "responses"}},
+            "mcp_servers": {ctx.server_name: server},
+        }
         config = codex_home / "config.toml"
-        config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        config.write_text(tomli_w.dumps(settings), encoding="utf-8")
         argv = [binary, "exec", "--strict-config", "--json", "--skip-git-repo-check", "--ephemeral",
                 "--dangerously-bypass-approvals-and-sandbox", "-C", str(ctx.work), ctx.prompt]
         return Launch(argv, env, ctx.work, [config])

@@ -50,8 +50,9 @@ from __future__ import annotations
 import json
 import re
 
+import tomli_w
+
 from mcp_accept.hosts.adapters.base import HostAdapter, HostContext, Launch, offered
-from mcp_accept.hosts.adapters.codex import toml_string
 from mcp_accept.model.script import ToolOffer
 
 MODEL = "devstral-medium-latest"
@@ -84,39 +85,25 @@ class MistralVibe(HostAdapter):
         env = ctx.base_env()
         vibe_home = ctx.home_dir(".vibe")
         env.update({"VIBE_HOME": str(vibe_home), KEY_VAR: ctx.model_key})
-        lines = [
-            f"active_model = {toml_string(MODEL)}",
-            "strict_config = true",
-            "enable_telemetry = false",
-            "enable_update_checks = false",
-            "enable_auto_update = false",
-            "enable_notifications = false",
-            "enable_connectors = false",
-            "show_greeting = false",
-            "enable_subagents = false",
-            "enable_background_processes = false",
-            "disabled_tools = [" + ", ".join(toml_string(t) for t in OWN_TOOLS) + "]",
-            "",
-            "[session_logging]", "enabled = false", "generate_titles = false",
-            "",
-            "[experiments]", "enable = false", "",
-            "[[providers]]",
-            f"name = {toml_string(PROVIDER)}",
-            f"api_base = {toml_string(ctx.model_url + '/v1')}",
-            f"api_key_env_var = {toml_string(KEY_VAR)}",
-            'api_style = "openai"', 'backend = "generic"', "",
-            "[[models]]",
-            f"name = {toml_string(MODEL)}", f"provider = {toml_string(PROVIDER)}", f"alias = {toml_string(MODEL)}", "",
-            "[[mcp_servers]]",
-            f"name = {toml_string(ctx.server_name)}",
-        ]
+        server: dict = {"name": ctx.server_name}
         if ctx.mcp_url:
-            lines += ['transport = "streamable-http"', f"url = {toml_string(ctx.mcp_url)}"]
+            server.update(transport="streamable-http", url=ctx.mcp_url)
         else:
-            lines += ['transport = "stdio"', f"command = {toml_string(ctx.mcp_command[0])}",
-                      "args = [" + ", ".join(toml_string(a) for a in ctx.mcp_command[1:]) + "]"]
+            server.update(transport="stdio", command=ctx.mcp_command[0], args=ctx.mcp_command[1:])
+        settings = {
+            "active_model": MODEL, "strict_config": True, "enable_telemetry": False,
+            "enable_update_checks": False, "enable_auto_update": False, "enable_notifications": False,
+            "enable_connectors": False, "show_greeting": False, "enable_subagents": False,
+            "enable_background_processes": False, "disabled_tools": list(OWN_TOOLS),
+            "session_logging": {"enabled": False, "generate_titles": False},
+            "experiments": {"enable": False},
+            "providers": [{"name": PROVIDER, "api_base": ctx.model_url + "/v1", "api_key_env_var": KEY_VAR,
+                           "api_style": "openai", "backend": "generic"}],
+            "models": [{"name": MODEL, "provider": PROVIDER, "alias": MODEL}],
+            "mcp_servers": [server],
+        }
         config = vibe_home / "config.toml"
-        config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        config.write_text(tomli_w.dumps(settings), encoding="utf-8")
         argv = [binary, "--prompt", ctx.prompt, "--auto-approve", "--output", "streaming"]
         return Launch(argv, env, ctx.work, [config])
 
