@@ -10,6 +10,7 @@ from pathlib import Path
 
 from mcp_accept.checks.base import FAIL, PASS, UNOBTAINABLE
 from mcp_accept.evidence.wirelog import read_entries
+from mcp_accept.server_command import split_words
 
 STDIO, HTTP = "stdio", "http"
 LIVE_FILE = "sdk-live.json"  # what the SDK did when it drove the fixture itself
@@ -110,7 +111,7 @@ def load_views(folder: Path) -> dict[tuple[str, str, str], RunView]:
     views = {}
     for entry in report["runs"]:
         transport = entry.get("transport", STDIO)
-        args = shlex.split(entry["sent"])[1:]
+        args = split_words(entry["sent"])[0][1:]  # written by shlex.join (RunView.sent)
         if transport == HTTP:
             args = args[2:]  # --http PORT
         view = RunView(entry["mode"], entry["era"], folder / entry["folder"], folder, args, transport,
