@@ -166,6 +166,11 @@ def option_choices(text: str) -> set[str]:
     return found
 
 
+# A version or a help text is a few KiB (Claude Code 2.1.332's --help, the longest asked for, is 22 KB); a
+# host that prints more than this is taken as not answering, not read on into memory.
+HOST_SAYS_BYTES = 1024 * 1024
+
+
 def _host_says(argv: list[str], folder: Path, prefix: list[str]) -> str | None:
     """What the host prints on stdout for ``argv`` (its version, its help), in its private HOME."""
     ctx = HostContext(folder=folder, model_url="http://127.0.0.1:9", server_name=SERVER_NAME)
@@ -176,14 +181,14 @@ def _host_says(argv: list[str], folder: Path, prefix: list[str]) -> str | None:
     except OSError:
         return None
     try:
-        out, _ = stop_signals.communicate(proc, 60)
+        out = stop_signals.read_stdout(proc, 60, HOST_SAYS_BYTES)
     except subprocess.TimeoutExpired:
         return None
     finally:
         _stop(proc, signal.SIGKILL, 5)  # under unshare: SIGKILL ends its namespace, whatever it left there
         if proc.stdout is not None:
             proc.stdout.close()
-    if proc.returncode != 0:
+    if out is None or proc.returncode != 0:
         return None
     return out.decode("utf-8", "replace").strip()
 

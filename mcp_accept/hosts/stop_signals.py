@@ -12,6 +12,8 @@ worker threads, and the handler, set by the main thread, stops them all.
 
 from __future__ import annotations
 
+import os
+import selectors
 import signal
 import subprocess
 import threading
@@ -83,6 +85,32 @@ def communicate(proc: subprocess.Popen, timeout: float) -> tuple:
         except subprocess.TimeoutExpired:
             if time.monotonic() >= deadline:
                 raise subprocess.TimeoutExpired(proc.args, timeout) from None
+
+
+def read_stdout(proc: subprocess.Popen, timeout: float, limit: int) -> bytes | None:
+    """What ``proc`` writes on its stdout until it closes it, looking at the record meanwhile as
+    :func:`communicate`; None once it has written more than ``limit`` bytes (the process is left to
+    the caller to stop): a host that floods is never read whole into memory."""
+    deadline = time.monotonic() + timeout
+    out = bytearray()
+    fd = proc.stdout.fileno()
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while True:
+            check()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, timeout)
+            if not selector.select(min(POLL, left)):
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            out += chunk
+            if len(out) > limit:
+                return None
+    wait(proc, max(0.0, deadline - time.monotonic()))
+    return bytes(out)
 
 
 def wait(proc: subprocess.Popen, timeout: float) -> int:
