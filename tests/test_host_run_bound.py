@@ -66,7 +66,6 @@ def test_a_host_flooding_its_output_is_stopped_and_its_output_cut_to_the_bound(t
     assert (folder / "host-stdout.txt").read_bytes().startswith(b"a host that says too much\n")
 
 
-
 # Runs the command after it and prints its exit code and the largest resident size (KiB) any of
 # its processes reached: the measure is of that command alone, not of the test's process.
 PEAK_OF = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], capture_output=True); "
