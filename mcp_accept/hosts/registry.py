@@ -47,7 +47,7 @@ from typing import Callable
 import tomli_w
 
 from mcp_accept.hosts.adapters.ai_sdk import AiSdk
-from mcp_accept.hosts.adapters.base import HostAdapter
+from mcp_accept.hosts.adapters.base import HostAdapter, command_and_args
 from mcp_accept.hosts.adapters.claude_code import ClaudeCode
 from mcp_accept.hosts.adapters.cline import Cline
 from mcp_accept.hosts.adapters.codex import Codex
@@ -80,25 +80,25 @@ def _claude_mcp_add(name: str, argv: list[str]) -> str:
 
 
 def _vscode(name: str, argv: list[str]) -> str:
-    body = {"servers": {name: {"type": "stdio", "command": argv[0], "args": argv[1:]}}}
+    body = {"servers": {name: {"type": "stdio", **command_and_args(argv)}}}
     return "// .vscode/mcp.json\n" + json.dumps(body, indent=2) + "\n"
 
 
 def _mcp_servers(where: str) -> Snippet:
     """The ``{"mcpServers": ...}`` file of Claude Desktop and Cursor, headed by where it goes."""
     def snippet(name: str, argv: list[str]) -> str:
-        body = {"mcpServers": {name: {"command": argv[0], "args": argv[1:]}}}
+        body = {"mcpServers": {name: command_and_args(argv)}}
         return f"// {where}\n" + json.dumps(body, indent=2) + "\n"
     return snippet
 
 
 def _copilot_mcp_config(name: str, argv: list[str]) -> str:
-    body = {"mcpServers": {name: {"type": "stdio", "command": argv[0], "args": argv[1:], "tools": ["*"]}}}
+    body = {"mcpServers": {name: {"type": "stdio", **command_and_args(argv), "tools": ["*"]}}}
     return "// ~/.copilot/mcp-config.json (or $COPILOT_HOME/mcp-config.json)\n" + json.dumps(body, indent=2) + "\n"
 
 
 def _cline_mcp_settings(name: str, argv: list[str]) -> str:
-    body = {"mcpServers": {name: {"type": "stdio", "command": argv[0], "args": argv[1:]}}}
+    body = {"mcpServers": {name: {"type": "stdio", **command_and_args(argv)}}}
     return ("// ~/.cline/data/settings/cline_mcp_settings.json (or $CLINE_DIR/data/settings/...)\n"
             + json.dumps(body, indent=2) + "\n")
 
@@ -109,7 +109,7 @@ def _kilo_json(name: str, argv: list[str]) -> str:
 
 
 def _vibe_mcp_servers(name: str, argv: list[str]) -> str:
-    entry = {"name": name, "transport": "stdio", "command": argv[0], "args": argv[1:]}
+    entry = {"name": name, "transport": "stdio", **command_and_args(argv)}
     return ("# ~/.vibe/config.toml (or ./.vibe/config.toml, or $VIBE_HOME/config.toml)\n"
             + tomli_w.dumps({"mcp_servers": [entry]}))
 

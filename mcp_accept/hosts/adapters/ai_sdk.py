@@ -48,4 +48,4 @@ class AiSdk(DrivenNodeFramework):
                "https://ai-sdk.dev/providers/ai-sdk-providers/openai",
                "https://ai-sdk.dev/docs/ai-sdk-core/telemetry",
                "https://github.com/vercel/ai/blob/ai%407.0.185/packages/mcp/README.md")
-    offline = "nothing to switch off: no telemetry unless experimental_telemetry and an exporter are set"
+    offline_more = "nothing to switch off: no telemetry unless experimental_telemetry and an exporter are set"

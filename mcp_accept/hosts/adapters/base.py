@@ -15,9 +15,14 @@ from mcp_accept.model.script import ToolNaming, ToolOffer
 PROMPT = "Call each of the search tools once, one after the other, then say done."
 
 
-
 def new_model_key() -> str:
     return "mcp-accept-" + secrets.token_urlsafe(24)
+
+
+def command_and_args(argv: list[str]) -> dict:
+    """A command line as most hosts' configuration files name a stdio server: the program under
+    ``command``, what follows it under ``args``."""
+    return {"command": argv[0], "args": list(argv[1:])}
 
 
 @dataclass
@@ -72,6 +77,15 @@ class HostContext:
         root, stop here, so nothing of the folders that hold the run folder reaches the host."""
         if not self.fence.exists():
             self.fence.write_text(f"gitdir: {self.folder / 'no-repository'}\n", encoding="utf-8")
+
+    def server_entry(self, http: dict | None = None, stdio: dict | None = None, *,
+                     url_key: str = "url") -> dict:
+        """The server's entry in the host's configuration, the proxy standing for it: over
+        Streamable HTTP, the keys ``http`` and the proxy's URL under ``url_key``; over stdio, the
+        keys ``stdio`` and the proxy's command line (:func:`command_and_args`)."""
+        if self.mcp_url:
+            return {**(http or {}), url_key: self.mcp_url}
+        return {**(stdio or {}), **command_and_args(self.mcp_command)}
 
     def home_dir(self, *parts: str) -> Path:
         """A folder in the host's private HOME (its configuration folder, say), made."""
@@ -129,8 +143,10 @@ class HostAdapter:
     # The host setting that moves where a large result stops being handed whole, where its
     # documentation or its own settings schema names one.
     large_result_setting: str | None = None
-    # How the host stays offline: the settings the adapter writes, in a few words.
-    offline: str = ""
+    # How the host stays offline: the variables each run is given (the host's documented
+    # switches), and in a few words the rest (settings the adapter writes, options it passes).
+    offline_env: dict[str, str] = {}
+    offline_more: str = ""
     # How the host names an MCP server's tools for its model: ``{server}`` and ``{tool}``, a
     # namespace written as ``NAMESPACE/NAME``. The stand-in calls a server's tool under this name
     # only, so that a server tool named like one of the host's own (a shell, a file writer) can
@@ -141,6 +157,12 @@ class HostAdapter:
     own_tools: frozenset = frozenset()
     # How the host's own tools (shell, files, web, agents) are switched off, in a few words.
     own_tools_off: str = ""
+
+    @property
+    def offline(self) -> str:
+        """Every switch that keeps a run of the host offline, as the host results name them."""
+        env = (f"{name}={value}" for name, value in self.offline_env.items())
+        return ", ".join([*env, *filter(None, [self.offline_more])])
 
     def declared_model(self, kind: str | None) -> dict:
         """What the host's configuration says of its model: its name and, where the configuration

@@ -57,23 +57,18 @@ class ClaudeCode(HostAdapter):
                             "counted against it, and one over it is saved to a file)")
     tool_scheme = "mcp__{server}__{tool}"
     own_tools_off = "--tools ListMcpResourcesTool,ReadMcpResourceTool: no other built-in tool exists"
-    offline = ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, DISABLE_TELEMETRY=1, DISABLE_AUTOUPDATER=1, "
-               "DISABLE_ERROR_REPORTING=1, DISABLE_BUG_COMMAND=1")
+    offline_env = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+                   "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1", "DISABLE_BUG_COMMAND": "1"}
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
         env.update({
-            "ANTHROPIC_BASE_URL": ctx.model_url, "ANTHROPIC_API_KEY": ctx.model_key,
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
-            "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1", "DISABLE_BUG_COMMAND": "1",
+            "ANTHROPIC_BASE_URL": ctx.model_url, "ANTHROPIC_API_KEY": ctx.model_key, **self.offline_env,
             "ENABLE_TOOL_SEARCH": "false", "CLAUDE_CONFIG_DIR": str(ctx.home / ".claude"),
             # no CLAUDE.md of the folders above the working folder, nor memory kept across runs
             "CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1", "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1",
         })
-        if ctx.mcp_url:
-            server = {"type": "http", "url": ctx.mcp_url}
-        else:
-            server = {"type": "stdio", "command": ctx.mcp_command[0], "args": ctx.mcp_command[1:], "env": {}}
+        server = ctx.server_entry(http={"type": "http"}, stdio={"type": "stdio", "env": {}})
         config = ctx.folder / "host-config" / "mcp.json"
         config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text(json.dumps({"mcpServers": {ctx.server_name: server}}, indent=2), encoding="utf-8")

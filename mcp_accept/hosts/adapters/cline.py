@@ -65,8 +65,8 @@ class Cline(HostAdapter):
                "@cline/core 0.0.86 dist/services/global-settings.d.ts, dist/extensions/mcp/config-loader.d.ts")
     tool_scheme = "{server}__{tool}"
     own_tools_off = "global-settings.json disabledTools (every built-in tool), tools.web_search.enabled=false"
-    offline = ("global-settings.json telemetryOptOut=true, autoUpdateEnabled=false; a fresh feature-flags.json "
-               "cache (no PostHog poll); --data-dir (no hub daemon)")
+    offline_more = ("global-settings.json telemetryOptOut=true, autoUpdateEnabled=false; a fresh feature-flags.json "
+                    "cache (no PostHog poll); --data-dir (no hub daemon)")
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
@@ -79,10 +79,7 @@ class Cline(HostAdapter):
                                              "provider": "openai-compatible", "apiKey": ctx.model_key,
                                              "model": MODEL, "baseUrl": ctx.model_url + "/v1"},
                                              "updatedAt": UPDATED_AT, "tokenSource": "manual"}}}, indent=2), encoding="utf-8")
-        if ctx.mcp_url:
-            server = {"type": "streamableHttp", "url": ctx.mcp_url}
-        else:
-            server = {"type": "stdio", "command": ctx.mcp_command[0], "args": ctx.mcp_command[1:], "env": {}}
+        server = ctx.server_entry(http={"type": "streamableHttp"}, stdio={"type": "stdio", "env": {}})
         mcp = settings / "cline_mcp_settings.json"
         mcp.write_text(json.dumps({"mcpServers": {ctx.server_name: server}}, indent=2), encoding="utf-8")
         global_settings = settings / "global-settings.json"

@@ -51,18 +51,14 @@ class Codex(HostAdapter):
     tool_scheme = "mcp__{server}/{tool}"
     own_tools_off = ("features " + ", ".join(f"{f}=false" for f in OWN_TOOL_FEATURES)
                      + " (listed by `codex features list`)")
-    offline = ("features.plugins=false, analytics.enabled=false, otel exporters none, "
-               "check_for_update_on_startup=false, feedback.enabled=false")
+    offline_more = ("features.plugins=false, analytics.enabled=false, otel exporters none, "
+                    "check_for_update_on_startup=false, feedback.enabled=false")
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
         codex_home = ctx.home_dir(".codex")
         env.update({"CODEX_HOME": str(codex_home), KEY_VAR: ctx.model_key})
-        server: dict = {"required": True}
-        if ctx.mcp_url:
-            server["url"] = ctx.mcp_url
-        else:
-            server.update(command=ctx.mcp_command[0], args=ctx.mcp_command[1:])
+        server = {"required": True, **ctx.server_entry()}
         settings = {
             "model": MODEL, "model_provider": PROVIDER, "approval_policy": "never",
             "sandbox_mode": "danger-full-access", "check_for_update_on_startup": False,

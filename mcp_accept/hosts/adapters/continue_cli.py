@@ -98,9 +98,9 @@ class ContinueCli(HostAdapter):
     tool_scheme = "{tool}"
     own_tools = OWN_TOOLS
     own_tools_off = "--exclude for each built-in tool (" + ", ".join(OWN_TOOLS) + ")"
-    offline = ("CONTINUE_METRICS_ENABLED=0, CONTINUE_CLI_ENABLE_TELEMETRY=0, no OTEL_* endpoint, "
-               "autoUpdateCli=false; the start-up version check to api.continue.dev (no setting) "
-               "refused by a fetch preload and noted in host-config/refused.jsonl")
+    offline_env = {"CONTINUE_METRICS_ENABLED": "0", "CONTINUE_CLI_ENABLE_TELEMETRY": "0"}
+    offline_more = ("no OTEL_* endpoint, autoUpdateCli=false; the start-up version check to api.continue.dev "
+                    "(no setting) refused by a fetch preload and noted in host-config/refused.jsonl")
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
@@ -114,15 +114,11 @@ class ContinueCli(HostAdapter):
         preload.write_text(PRELOAD % {"hosts": json.dumps(list(HUB_HOSTS)),
                                       "log": json.dumps(str(folder / "refused.jsonl"))}, encoding="utf-8")
         env.update({
-            "CONTINUE_GLOBAL_DIR": str(continue_home),
-            "CONTINUE_METRICS_ENABLED": "0", "CONTINUE_CLI_ENABLE_TELEMETRY": "0",
+            "CONTINUE_GLOBAL_DIR": str(continue_home), **self.offline_env,
             "NODE_OPTIONS": "--require " + json.dumps(str(preload)),
         })
-        if ctx.mcp_url:
-            server = {"name": ctx.server_name, "type": "streamable-http", "url": ctx.mcp_url}
-        else:
-            server = {"name": ctx.server_name, "type": "stdio", "command": ctx.mcp_command[0],
-                      "args": ctx.mcp_command[1:]}
+        server = {"name": ctx.server_name, **ctx.server_entry(http={"type": "streamable-http"},
+                                                             stdio={"type": "stdio"})}
         config = {
             "name": "mcp-accept host test", "version": "0.0.1", "schema": "v1",
             "models": [{"name": "stand-in", "provider": "anthropic", "model": MODEL,

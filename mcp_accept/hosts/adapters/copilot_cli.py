@@ -57,19 +57,16 @@ class CopilotCli(HostAdapter):
                "copilot help providers / help environment / help permissions (@github/copilot 1.0.102)")
     tool_scheme = "{server}-{tool}"
     own_tools_off = "--available-tools=SERVER (only the server's tools), --disable-builtin-mcps"
-    offline = "COPILOT_OFFLINE=true, COPILOT_AUTO_UPDATE=false, --no-auto-update, --disable-client-telemetry"
+    offline_env = {"COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false"}
+    offline_more = "--no-auto-update, --disable-client-telemetry"
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
         copilot_home = ctx.home_dir(".copilot")
         env.update({"COPILOT_HOME": str(copilot_home), "COPILOT_PROVIDER_BASE_URL": ctx.model_url + "/v1",
                     "COPILOT_PROVIDER_TYPE": "openai", "COPILOT_PROVIDER_API_KEY": ctx.model_key,
-                    "COPILOT_MODEL": MODEL, "COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false"})
-        if ctx.mcp_url:
-            server = {"type": "http", "url": ctx.mcp_url, "tools": ["*"]}
-        else:
-            server = {"type": "stdio", "command": ctx.mcp_command[0], "args": ctx.mcp_command[1:], "env": {},
-                      "tools": ["*"]}
+                    "COPILOT_MODEL": MODEL, **self.offline_env})
+        server = {**ctx.server_entry(http={"type": "http"}, stdio={"type": "stdio", "env": {}}), "tools": ["*"]}
         config = copilot_home / "mcp-config.json"
         config.write_text(json.dumps({"mcpServers": {ctx.server_name: server}}, indent=2), encoding="utf-8")
         argv = [binary, "-p", ctx.prompt, "--allow-all-tools", f"--available-tools={ctx.server_name}",

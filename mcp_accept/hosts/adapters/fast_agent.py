@@ -86,7 +86,8 @@ class FastAgent(HostAdapter):
                "https://pypi.org/project/fast-agent-mcp/0.10.48/ (sdist: src/fast_agent/home.py)",
                "https://pypi.org/project/fast-agent-mcp/0.10.48/ (sdist: src/fast_agent/cli/commands/go.py)",
                "https://pypi.org/project/fast-agent-mcp/0.10.48/ (sdist: src/fast_agent/mcp/common.py)")
-    offline = "--no-update-check, --no-home, otel.enabled=false, OTEL_SDK_DISABLED=true, HF_HUB_OFFLINE=1, logger.type=file"
+    offline_env = {"OTEL_SDK_DISABLED": "true", "HF_HUB_OFFLINE": "1"}
+    offline_more = "--no-update-check, --no-home, otel.enabled=false, logger.type=file"
     tool_scheme = "{server}__{tool}"
     own_tools_off = "--no-shell (its shell, execute, and its file tools; measured: only the MCP servers' tools offered)"
     large_result_setting = "shell_execution.output_byte_limit (fast-agent.yaml; default 16,000 bytes, head and tail kept)"
@@ -98,13 +99,8 @@ class FastAgent(HostAdapter):
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         model = MODELS[ctx.model_kind][0]
-        env = ctx.base_env()
-        env["OTEL_SDK_DISABLED"] = "true"
-        env["HF_HUB_OFFLINE"] = "1"
-        if ctx.mcp_url:
-            server = {"transport": "http", "url": ctx.mcp_url}
-        else:
-            server = {"transport": "stdio", "command": ctx.mcp_command[0], "args": ctx.mcp_command[1:]}
+        env = {**ctx.base_env(), **self.offline_env}
+        server = ctx.server_entry(http={"transport": "http"}, stdio={"transport": "stdio"})
         folder = ctx.folder / "host-config"
         folder.mkdir(parents=True, exist_ok=True)
         config = {

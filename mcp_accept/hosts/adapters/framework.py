@@ -51,8 +51,6 @@ class DrivenFramework(HostAdapter):
     model = MODEL
     tool_scheme = "{tool}"
     own_tools_off = "none to switch off: the driver's agent is given no tool but its MCP server's"
-    # variables the framework reads beside the contract's: its documented offline switches
-    offline_env: dict[str, str] = {}
     # HOST@VERSION: the extras of the framework's package the driver needs (``[openai,mcp]``); its
     # ``companions`` are the other packages the driver imports, unpinned: pip's resolver picks of
     # each the newest version that the ranges the framework's package declares at VERSION admit

@@ -81,20 +81,17 @@ class GeminiCli(HostAdapter):
     tool_scheme = "mcp_{server}_{tool}"
     own_tools_off = ("tools.core = [" + ", ".join(RESOURCE_TOOLS) + ", mcp_SERVER_*]: no other built-in tool "
                      "is registered")
-    offline = ("privacy.usageStatisticsEnabled=false, telemetry.enabled=false, auto-update off, "
-               "tools.useRipgrep=false (no ripgrep download)")
+    offline_more = ("privacy.usageStatisticsEnabled=false, telemetry.enabled=false, auto-update off, "
+                    "tools.useRipgrep=false (no ripgrep download)")
 
     def prepare(self, ctx: HostContext, binary: str) -> Launch:
         env = ctx.base_env()
         env.update({"GOOGLE_GEMINI_BASE_URL": ctx.model_url, "GEMINI_API_KEY": ctx.model_key,
                     "GEMINI_CLI_HOME": str(ctx.home), "GEMINI_CLI_NO_RELAUNCH": "true",
                     "GEMINI_CLI_TRUST_WORKSPACE": "true"})
-        if ctx.mcp_url:
-            server = {"httpUrl": ctx.mcp_url, "trust": True, "timeout": 60000,
-                      "headers": {HEADER_VERSION: OLDEST}}
-        else:
-            server = {"command": ctx.mcp_command[0], "args": ctx.mcp_command[1:], "env": {}, "trust": True,
-                      "timeout": 60000}
+        server = {**ctx.server_entry(http={"headers": {HEADER_VERSION: OLDEST}}, stdio={"env": {}},
+                                     url_key="httpUrl"),
+                  "trust": True, "timeout": 60000}
         settings = {
             "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
             "privacy": {"usageStatisticsEnabled": False},

@@ -51,5 +51,5 @@ class GoogleAdk(DrivenFramework):
                "https://google.github.io/adk-docs/agents/models/",
                "https://github.com/google/adk-python/blob/v2.13.0/src/google/adk/tools/mcp_tool/mcp_session_manager.py",
                "https://github.com/googleapis/python-genai/blob/main/google/genai/_base_url.py")
-    offline = "no mTLS credential probe (GCE metadata server): GOOGLE_API_USE_CLIENT_CERTIFICATE=false"
     offline_env = {"GOOGLE_API_USE_CLIENT_CERTIFICATE": "false"}
+    offline_more = "so that no mTLS credential is probed for (the GCE metadata server)"

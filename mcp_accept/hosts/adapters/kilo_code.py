@@ -70,11 +70,8 @@ class KiloCode(Opencode):
     config_schema = "https://app.kilo.ai/config.json"
     plugin_package = PLUGIN_PACKAGE
     offline_env = OFFLINE_ENV
-    offline = ("KILO_DISABLE_MODELS_FETCH=1, KILO_DISABLE_AUTOUPDATE=1, KILO_DISABLE_PROJECT_CONFIG=1, "
-               "KILO_DISABLE_LSP_DOWNLOAD=1, KILO_DISABLE_SHARE=1, KILO_TELEMETRY_LEVEL=off, "
-               "KILO_DISABLE_SESSION_INGEST=1, KILO_DISABLE_CLAUDE_CODE=1, autoupdate=false, share=disabled, "
-               f"enabled_providers the stand-in's only, config folder pre-seeded (naming {PLUGIN_PACKAGE}: "
-               "no npm install)")
+    offline_more = ("autoupdate=false, share=disabled, enabled_providers the stand-in's only, config folder "
+                    f"pre-seeded (naming {PLUGIN_PACKAGE}: no npm install)")
 
     def extra_config(self, config: dict) -> dict:
         # an explicit "bash" rule: without one Kilo rewrites the config at start to allow bash

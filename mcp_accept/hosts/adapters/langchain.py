@@ -49,4 +49,4 @@ class LangChain(DrivenFramework):
                "https://docs.langchain.com/oss/python/langchain/mcp",
                "https://github.com/langchain-ai/langchain-mcp-adapters/blob/langchain-mcp-adapters==0.3.2/langchain_mcp_adapters/tools.py",
                "https://github.com/langchain-ai/langchain/blob/langchain-openai==1.8.1/libs/partners/openai/langchain_openai/chat_models/base.py")
-    offline = "nothing to switch off: LangSmith tracing is off unless LANGSMITH_TRACING is set"
+    offline_more = "nothing to switch off: LangSmith tracing is off unless LANGSMITH_TRACING is set"

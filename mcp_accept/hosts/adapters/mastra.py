@@ -45,5 +45,4 @@ class Mastra(DrivenNodeFramework):
                "https://mastra.ai/reference/tools/mcp-client",
                "https://mastra.ai/models",
                "https://github.com/mastra-ai/mastra/blob/main/packages/core/src/telemetry/posthog.ts")
-    offline = "telemetry off: MASTRA_TELEMETRY_DISABLED=1"
     offline_env = {"MASTRA_TELEMETRY_DISABLED": "1"}

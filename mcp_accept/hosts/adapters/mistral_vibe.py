@@ -74,8 +74,8 @@ class MistralVibe(HostAdapter):
     sources = ("https://pypi.org/project/mistral-vibe/3.0.3/ (README: Programmatic Mode, Configuration, MCP Server Configuration)",
                "https://pypi.org/project/mistral-vibe/3.0.3/ (wheel: vibe/core/config/models.py, vibe/core/config/vibe_schema.py)",
                "https://pypi.org/project/mistral-vibe/3.0.3/ (wheel: mistralai_vibe_local_harness/vibe/_host.py)")
-    offline = ("enable_telemetry=false, enable_update_checks=false, enable_auto_update=false, enable_connectors=false, "
-               "experiments.enable=false, show_greeting=false")
+    offline_more = ("enable_telemetry=false, enable_update_checks=false, enable_auto_update=false, enable_connectors=false, "
+                    "experiments.enable=false, show_greeting=false")
     # not the README's ``{server}_{tool}``: this release offers MCP tools inside run_typescript only
     tool_scheme = "tools.mcp_{server}.{tool}"
     own_tools_off = ("enable_subagents=false, enable_background_processes=false, disabled_tools (todo, wait, "
@@ -85,11 +85,8 @@ class MistralVibe(HostAdapter):
         env = ctx.base_env()
         vibe_home = ctx.home_dir(".vibe")
         env.update({"VIBE_HOME": str(vibe_home), KEY_VAR: ctx.model_key})
-        server: dict = {"name": ctx.server_name}
-        if ctx.mcp_url:
-            server.update(transport="streamable-http", url=ctx.mcp_url)
-        else:
-            server.update(transport="stdio", command=ctx.mcp_command[0], args=ctx.mcp_command[1:])
+        server = {"name": ctx.server_name, **ctx.server_entry(http={"transport": "streamable-http"},
+                                                             stdio={"transport": "stdio"})}
         settings = {
             "active_model": MODEL, "strict_config": True, "enable_telemetry": False,
             "enable_update_checks": False, "enable_auto_update": False, "enable_notifications": False,

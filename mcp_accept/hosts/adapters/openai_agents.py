@@ -41,7 +41,7 @@ class OpenAIAgents(DrivenFramework):
                "https://openai.github.io/openai-agents-python/tracing/",
                "https://github.com/openai/openai-agents-python/blob/v0.24.0/src/agents/mcp/server.py",
                "https://github.com/openai/openai-agents-python/blob/v0.24.0/src/agents/tracing/provider.py")
-    offline = "tracing off: set_tracing_disabled(True), OPENAI_AGENTS_DISABLE_TRACING=1"
+    offline_more = "set_tracing_disabled(True)"
     offline_env = {"OPENAI_AGENTS_DISABLE_TRACING": "1"}
     # measured: 0.0.15 runs (it stops at the embedded PDF, its tool call raising on the blob's URL);
     # 0.0.14's agents/mcp/__init__.py exports MCPServerStdio and MCPServerSse only

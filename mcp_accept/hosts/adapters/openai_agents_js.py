@@ -38,7 +38,7 @@ class OpenAIAgentsJs(DrivenNodeFramework):
                "https://openai.github.io/openai-agents-js/guides/tracing/",
                "https://openai.github.io/openai-agents-js/guides/models/",
                "https://github.com/openai/openai-agents-js/blob/v0.20.0/packages/agents-core/src/config.ts")
-    offline = "tracing off: setTracingDisabled(true), OPENAI_AGENTS_DISABLE_TRACING=1"
+    offline_more = "setTracingDisabled(true)"
     offline_env = {"OPENAI_AGENTS_DISABLE_TRACING": "1"}
     # @openai/agents-core 0.0.7's dist/index.mjs is the first to export MCPServerStreamableHttp
     # (0.0.6's has MCPServerStdio only); measured: 0.0.8 runs

@@ -100,9 +100,8 @@ class Opencode(HostAdapter):
     plugin_package = PLUGIN_PACKAGE
     offline_env = OFFLINE_ENV
     config_schema = "https://opencode.ai/config.json"
-    offline = ("OPENCODE_DISABLE_MODELS_FETCH=1, OPENCODE_DISABLE_AUTOUPDATE=1, OPENCODE_DISABLE_PROJECT_CONFIG=1, "
-               "OPENCODE_DISABLE_LSP_DOWNLOAD=1, autoupdate=false, share=disabled, config folder pre-seeded "
-               f"(node_modules/, package.json, package-lock.json naming {PLUGIN_PACKAGE}: no npm install)")
+    offline_more = ("autoupdate=false, share=disabled, config folder pre-seeded (node_modules/, package.json, "
+                    f"package-lock.json naming {PLUGIN_PACKAGE}: no npm install)")
 
     def declared_model(self, kind: str | None) -> dict:
         entry = model_entry(kind or self.model_kinds[0])

@@ -48,4 +48,4 @@ class PydanticAI(DrivenFramework):
                "https://ai.pydantic.dev/models/openai/",
                "https://github.com/pydantic/pydantic-ai/blob/v2.78.0/pydantic_ai_slim/pydantic_ai/mcp.py",
                "https://github.com/pydantic/pydantic-ai/blob/v2.78.0/pydantic_ai_slim/pydantic_ai/providers/openai.py")
-    offline = "nothing to switch off: no instrumentation or price updates unless asked for"
+    offline_more = "nothing to switch off: no instrumentation or price updates unless asked for"

@@ -84,7 +84,7 @@ class QwenCode(HostAdapter):
                "https://github.com/QwenLM/qwen-code/blob/main/docs/users/features/headless.md",
                "https://github.com/QwenLM/qwen-code/blob/main/packages/core/src/config/mcp-server-config.ts")
     large_result_setting = 'tools.truncateToolOutputThreshold (settings.json; default 25,000 characters)'  # Qwen Code's settings reference
-    offline = "privacy.usageStatisticsEnabled=false, telemetry.enabled=false, general.enableAutoUpdate=false"
+    offline_more = "privacy.usageStatisticsEnabled=false, telemetry.enabled=false, general.enableAutoUpdate=false"
     tool_scheme = "mcp__{server}__{tool}"
     own_tools_off = (f"tools.core = [{READ_TOOL}] (the core tools: shell, files, search), tools.disabled = "
                      f"[{', '.join(OUTSIDE_CORE)}] (the built-ins tools.core does not gate)")
@@ -101,11 +101,8 @@ class QwenCode(HostAdapter):
         env.update({"OPENAI_BASE_URL": ctx.model_url + "/v1", "OPENAI_API_KEY": ctx.model_key,
                     "OPENAI_MODEL": model, "QWEN_CODE_NO_RELAUNCH": "true",
                     "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"})
-        if ctx.mcp_url:
-            server = {"httpUrl": ctx.mcp_url}
-        else:
-            server = {"command": ctx.mcp_command[0], "args": ctx.mcp_command[1:], "env": {}}
-        server.update({"trust": True, "timeout": 60000, "alwaysLoadTools": True})
+        server = {**ctx.server_entry(stdio={"env": {}}, url_key="httpUrl"),
+                  "trust": True, "timeout": 60000, "alwaysLoadTools": True}
         settings = {
             "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
             "model": {"name": model},
