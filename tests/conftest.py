@@ -118,6 +118,23 @@ def refused_port():
         yield sock.getsockname()[1]
 
 
+@contextlib.contextmanager
+def loopback_http(handler):
+    """A real HTTP server on 127.0.0.1, a port of its own, serving HANDLER (a request handler
+    class) from a thread until the block ends; yields its base URL, ``http://127.0.0.1:PORT/``."""
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def fixture_command(*args: str) -> str:
     import shlex
 

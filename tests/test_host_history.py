@@ -10,11 +10,12 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+
+from conftest import loopback_http
 
 from mcp_accept.output.host_diff import render_history_html
 
@@ -42,12 +43,8 @@ class Packument(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def registry():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Packument)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    with loopback_http(Packument) as url:
+        yield url
 
 
 def closed_port() -> str:

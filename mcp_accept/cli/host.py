@@ -30,6 +30,7 @@ def proxy(
     set_: List[str] = set_option("KEY=VALUE for an execution condition the wire cannot show (e.g. model_and_settings). Repeatable."),
     ready_file: Optional[Path] = typer.Option(None, "--ready-file", help="With --url: once listening, write JSON {url, folder, pid} to this file (for a program that starts the proxy)."),
     isolate: bool = typer.Option(False, "--isolate", help="With --server: run the server in network and PID namespaces of its own (Linux, unshare): it reaches no network, not even this machine's loopback, and sees no other process. host test uses it to keep the server away from the stand-in model."),
+    upstream_socket: Optional[Path] = typer.Option(None, "--upstream-socket", help="With --url: open each connection to the upstream through this Unix socket, which carries it on to the URL's host and port (TLS still ends at the proxy). host test uses it to reach a server outside the run's network namespace; the proxy connects once as it starts, so that the socket serves it alone."),
 ) -> None:
     """Record what a real host does with a real server: forward every message unchanged, record both directions."""
     from mcp_accept.hosts.proxy.folder import DEFAULT_OUT, new_run_folder
@@ -41,6 +42,9 @@ def proxy(
         if isolate and url:
             raise InputError("--isolate is for --server: a server reached by --url is not started by the proxy",
                              field="--isolate")
+        if upstream_socket and not url:
+            raise InputError("--upstream-socket is for --url: a server the proxy starts is reached on its stdin",
+                             field="--upstream-socket")
         if url or header:
             from mcp_accept.running.execute import RunOptions, check_target
 
@@ -71,7 +75,8 @@ def proxy(
             folder = new_run_folder(base, name)
             serve_http_proxy(url, address, folder, headers=headers, redactor=redactor, given=given,
                              max_bytes=max_bytes, write_timeout=write_timeout,
-                             say=lambda text: typer.echo(text) or sys.stdout.flush(), ready_file=ready_file)
+                             say=lambda text: typer.echo(text) or sys.stdout.flush(), ready_file=ready_file,
+                             upstream_socket=str(upstream_socket) if upstream_socket else None)
         except OSError as exc:
             raise InputError(f"cannot listen: {exc.strerror or exc}", field="--listen") from None
     except (InputError, ServerError) as exc:
@@ -174,7 +179,8 @@ def host_test(
     client: Optional[str] = typer.Option(None, "--client", help="Your own program as the host, instead of HOST (its words split like a shell would, no shell); it finds the model and the MCP server in its environment (docs/hosts.md, \"Your own client\"). Needs --api."),
     api: Optional[str] = typer.Option(None, "--api", help="With --client: the model API the program speaks, anthropic, openai-chat, openai-responses or gemini; a request of another is refused and the run says so."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),
-    url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint; the host reaches it through the recording proxy."),
+    url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint, on this machine or not; the host reaches it through the recording proxy (a server this run does not start is reached from outside the run's network namespace, by the proxy alone)."),
+    header: List[str] = header_option("With --url: \"Name: value\" the proxy adds to every request to the server; value may be env:VAR. Never recorded, never handed to the host. Repeatable."),
     profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form (default: the fixture's)."),
     host_bin: Optional[str] = typer.Option(None, "--host-bin", help="The host's executable (default: found on PATH)."),
     out: Optional[Path] = out_option(),
@@ -203,7 +209,7 @@ def host_test(
         from mcp_accept.hosts.versions import split_host
 
         host, version = split_host(host)
-        outcome = run_host_test(HostTestOptions(host=host, host_version=version,
+        outcome = run_host_test(HostTestOptions(host=host, host_version=version, headers=host_headers(header),
                                                 host_cache=str(host_cache) if host_cache else None,
                                                 host_cache_max=cache_limit(host_cache_max),
                                                 client=client, api=api, server=server, url=url,
@@ -230,6 +236,15 @@ def host_test(
         typer.echo(f"mcp-accept: the host run measured nothing: {outcome.not_measured} "
                    f"(evidence: {outcome.folder})", err=True)
     raise typer.Exit(int(outcome.status))
+
+
+def host_headers(items: List[str]) -> Optional[List[str]]:
+    """--header of host test and host matrix, as the proxy is to be given them (hosts/job.py)."""
+    if not items:
+        return None
+    from mcp_accept.hosts.job import header_templates
+
+    return header_templates(list(items))
 
 
 def own_client_options(host: Optional[str], client: Optional[str], api: Optional[str],
@@ -261,6 +276,7 @@ def host_matrix(
     hosts: Optional[str] = typer.Option(None, "--hosts", help="Comma-separated hosts to run, each HOST or HOST@VERSION (a published version, installed into the host cache; e.g. claude-code@2.0.21,claude-code) (default: every host mcp-accept has an adapter for; one not installed is a row that says so)."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode)."),
     url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint."),
+    header: List[str] = header_option("With --url: \"Name: value\" the proxy adds to every request to the server; value may be env:VAR. Never recorded, never handed to a host. Repeatable."),
     profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form."),
     out: Optional[Path] = out_option("Folder for matrix.json, matrix.md, matrix.html (and .ja versions) and one host-test folder per host (default: a new folder under ./mcp-accept-runs/)."),
     jobs: int = number_option(int, 1, "--jobs", min=1, max=16, help="Hosts to run at once."),
@@ -297,6 +313,7 @@ def host_matrix(
             load_profile(profile)
         folder = out or Path("mcp-accept-runs") / time.strftime("matrix-%Y%m%dT%H%M%SZ", time.gmtime())
         matrix = run_matrix(HostTestOptions(host=chosen[0].split("@")[0], server=server, url=url,
+                                            headers=host_headers(header),
                                             host_cache=str(host_cache) if host_cache else None,
                                             host_cache_max=cache_limit(host_cache_max),
                                             profile=str(profile) if profile else None, transport=transport,
@@ -347,6 +364,7 @@ def host_history(
     bisect: Optional[str] = typer.Option(None, "--bisect", metavar="CELL", help="With --range: run A and B, and where CELL (a cell of history.json, e.g. structured_seen) differs, find the first version with B's value by bisection, in about log2(n) runs; a version that cannot run is skipped for its neighbour. history.json holds the versions run and a bisect object."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode)."),
     url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint."),
+    header: List[str] = header_option("With --url: \"Name: value\" the proxy adds to every request to the server; value may be env:VAR. Never recorded, never handed to a host. Repeatable."),
     profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form."),
     out: Optional[Path] = out_option("Folder for history.json, history.md, history.html, the matrix of the versions and one host-test folder per version (default: a new folder under ./mcp-accept-runs/)."),
     timeout: float = timeout_option("Seconds each version may take.", default=180.0, min=5.0, max=3600.0),
@@ -383,7 +401,8 @@ def host_history(
         else:
             chosen = pick_versions(versions)
         folder = out or Path("mcp-accept-runs") / time.strftime(f"history-{host}-%Y%m%dT%H%M%SZ", time.gmtime())
-        base = HostTestOptions(host=host, server=server, url=url, profile=str(profile) if profile else None,
+        base = HostTestOptions(host=host, server=server, url=url, headers=host_headers(header),
+                               profile=str(profile) if profile else None,
                                timeout=timeout, replace=replace, host_cache=str(host_cache) if host_cache else None,
                                host_cache_max=cache_limit(host_cache_max))
         if bisect is not None:

@@ -216,6 +216,19 @@ def _host_test(opts: HostTestOptions, held: ExitStack) -> HostOutcome:
         from mcp_accept.inputs.profile import load_profile
 
         load_profile(opts.profile)  # bad input is said before anything starts
+    elsewhere = bool(opts.url) and not opts.server  # a server this run does not start
+    if opts.url:
+        from mcp_accept.transport.http import check_url
+
+        problem = check_url(opts.url)
+        if problem:
+            raise InputError(problem, field="--url")
+    elif opts.headers:
+        raise InputError("headers are sent over HTTP only: give --url too", field="--header")
+    if elsewhere and not opts.proxy:
+        raise InputError("with --url alone the host reaches the server through the recording proxy (the "
+                         "host's network namespace has loopback only): --no-proxy needs --server too",
+                         field="--no-proxy")
     if opts.host_version is not None:
         if opts.host_bin:
             raise InputError("give HOST@VERSION or --host-bin, not both", field="--host-bin")
@@ -233,10 +246,18 @@ def _host_test(opts: HostTestOptions, held: ExitStack) -> HostOutcome:
         how = adapter.install_hint()
         raise HostMissing(f"{adapter.product} is not installed {where}: install it with `{how}` "
                           "or give --host-bin PATH")
+    if elsewhere:
+        from mcp_accept.hosts.upstream_relay import reachable
+        from mcp_accept.transport.http import shown_url
+
+        why = reachable(opts.url)
+        if why:
+            raise ServerError(f"cannot reach the server at --url {shown_url(opts.url)}: {why}")
     folder = Path(opts.out) if opts.out else default_folder(adapter.name)
     fresh_folder(folder, opts.replace)
     folder = folder.resolve()
     lock = open_run_folder(folder)
+    relay = None
     try:
         try:
             # a signal that came before is seen here, with the folder to write
@@ -246,9 +267,14 @@ def _host_test(opts: HostTestOptions, held: ExitStack) -> HostOutcome:
             # a program of the user's has no version to ask for; one not found is said in its folder
             version = host_version(adapter, binary, folder, prefix or []) if opts.client is None else None
             flags = host_flags(adapter, binary, folder, prefix or []) if opts.client is None else None
+            if elsewhere and prefix:
+                from mcp_accept.hosts.upstream_relay import UpstreamRelay
+
+                relay = UpstreamRelay(opts.url).start()
             job = HostJob(options=opts, cwd=os.getcwd(), binary=os.path.abspath(binary) if binary else "",
                           version=version, host_flags=flags,
-                          guard=netguard.NETNS if prefix else netguard.SETTINGS_ONLY)
+                          guard=netguard.NETNS if prefix else netguard.SETTINGS_ONLY,
+                          upstream_socket=relay.path if relay else None)
             job.write(folder / "job.json")
             stop_signals.check()
         except HostInterrupted as exc:  # before the host started: nothing of it to stop
@@ -257,7 +283,8 @@ def _host_test(opts: HostTestOptions, held: ExitStack) -> HostOutcome:
         started = time.monotonic()
         if prefix:
             done = _run_harness([*prefix, sys.executable, "-m", "mcp_accept.hosts.harness",
-                                 str(folder / "job.json")], opts.timeout + 60, folder)
+                                 str(folder / "job.json")], opts.timeout + 60, folder,
+                                on_start=relay.expect_from if relay else None)
             if done.returncode != 0 or not (folder / "results.json").is_file():
                 (folder / "harness-stderr.txt").write_bytes(done.stderr[-65536:])
                 tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(no output)"]
@@ -269,6 +296,8 @@ def _host_test(opts: HostTestOptions, held: ExitStack) -> HostOutcome:
                 raise HostRunInterrupted(stopped_by, folder)
         wall = time.monotonic() - started
     finally:
+        if relay is not None:  # however the run ended: its record is the run's evidence too
+            atomic_write_json(folder / "upstream-relay.json", relay.stop())
         lock.release()
     if stop_signals.requested():  # it came after the host had finished: the folder is complete
         raise HostRunInterrupted(stop_signals.requested(), folder)
@@ -304,7 +333,7 @@ def write_interrupted_early(folder: Path, adapter: HostAdapter, signal_name: str
     write_results(folder, results, redactor=Redactor())
 
 
-def _run_harness(argv: list[str], timeout: float, folder: Path) -> subprocess.CompletedProcess:
+def _run_harness(argv: list[str], timeout: float, folder: Path, on_start=None) -> subprocess.CompletedProcess:
     """Run the harness in its namespaces and wait. It runs in a session of its own: a stop
     signal (a terminal's Ctrl-C or hang-up too) comes to this process, which passes it on to
     the harness once the harness listens for it; the harness stops the host and writes the
@@ -312,6 +341,8 @@ def _run_harness(argv: list[str], timeout: float, folder: Path) -> subprocess.Co
     of the namespace."""
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
+    if on_start is not None:
+        on_start(proc.pid)
     try:
         out, err = stop_signals.communicate(proc, timeout)
     except subprocess.TimeoutExpired:
@@ -518,7 +549,13 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
     fixture = not opts.server and not opts.url
     script = build_script(adapter, profile, large=opts.large, fixture=fixture, sizes=opts.large_sizes,
                           threshold_calls=opts.threshold_calls, folder=folder)
-    redactor = Redactor()
+    if opts.url:
+        from mcp_accept.running.execute import RunOptions, check_target
+
+        # the header values and a token in the URL, masked wherever a host or server repeats them
+        _, redactor = check_target(RunOptions(url=opts.url, headers=list(opts.headers or [])))
+    else:
+        redactor = Redactor()
     server_proc = proxy_proc = watch = None
     budget = ByteBudget(opts.max_run_bytes)  # every byte the run writes, until the host has ended
     key = new_model_key()
@@ -558,7 +595,8 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
                 logs.append(out)
                 ready = folder / "proxy-ready.json"
                 proxy_proc = subprocess.Popen(
-                    proxy_command(folder / "proxy", SERVER_NAME, url=url, listen="127.0.0.1:0", ready_file=ready),
+                    proxy_command(folder / "proxy", SERVER_NAME, url=url, listen="127.0.0.1:0", ready_file=ready,
+                                  upstream_socket=job.upstream_socket, headers=opts.headers or ()),
                     stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
                 ctx.mcp_url = _proxy_url(proxy_proc, ready, said)
             else:

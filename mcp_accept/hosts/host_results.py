@@ -217,7 +217,8 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
     naming = adapter.naming(SERVER_NAME)
     offered = any(any(naming.find(offers, ref.name)) for ref in profile.tools.values())
     why_not = not_measured(view, attempts, host_exit, timed_out, job.options.timeout,
-                           _last_line(folder / "host-stderr.txt"), adapter.product, offered, bound=stopped)
+                           _last_line(folder / "host-stderr.txt"), adapter.product, offered, bound=stopped,
+                           refused=lambda: upstream_refused(proxy_folder))
     if why_not and job.options.client is not None:
         why_not = client_not_measured(job, adapter, view, host_exit,
                                       _last_line(folder / "host-stderr.txt")) or why_not
@@ -446,13 +447,36 @@ def client_not_measured(job: HostJob, adapter: HostAdapter, view: model_view.Mod
     return None
 
 
+def upstream_refused(proxy_folder: Path | None) -> str | None:
+    """Why the server never answered the host, where the proxy's record says (an HTTP upstream it
+    could not reach, or one that asked for credentials), in one line; None where it does not say.
+    Read only where no session was made: the wire is short then."""
+    if proxy_folder is None or not (proxy_folder / "wire.jsonl").is_file():
+        return None
+    unreached, denied = [], []
+    for entry in read_entries(proxy_folder / "wire.jsonl"):
+        detail = str(entry.get("detail", ""))
+        if entry.get("event") == "upstream-error" and detail.startswith("upstream unreachable"):
+            unreached.append(detail)
+        elif entry.get("event") == "http-response" and (entry.get("http") or {}).get("status") in (401, 403):
+            denied.append((entry.get("http") or {}).get("status"))
+    if unreached:
+        return (f"the recording proxy could not reach the server: {unreached[-1]} "
+                f"({len(unreached)} request(s) of the host not forwarded)")
+    if denied:
+        return (f"the server answered HTTP {denied[0]} to {len(denied)} request(s) of the host: it asks for "
+                "credentials (give them with --header)")
+    return None
+
+
 def not_measured(view: model_view.ModelView, attempts: list[dict], host_exit, timed_out: bool, timeout,
-                 stderr_line: str | None, product: str, offered: bool, bound: str | None = None) -> str | None:
+                 stderr_line: str | None, product: str, offered: bool, bound: str | None = None,
+                 refused=lambda: None) -> str | None:
     """Why a host run measured nothing, from its evidence, or None when a step was handed back:
     the run reached its byte bound (``bound`` says so), the host hung, exited before asking its
     model anything, dropped the server (often over its protocol version), or the stand-in could
-    call none of the server's tools. ``offered``: some tool the profile names was offered under
-    the host's naming."""
+    call none of the server's tools, or the server was not reached or refused the host (``refused``,
+    asked only then). ``offered``: some tool the profile names was offered under the host's naming."""
     if any(h.answered for h in view.steps.values()):
         return None
     if bound:
@@ -467,6 +491,10 @@ def not_measured(view: model_view.ModelView, attempts: list[dict], host_exit, ti
     if offered:
         refused = "; ".join(r.get("reason", "") for r in view.refused.values()) or "none was offered"
         return f"the stand-in called none of the server's tools: {refused}"
+    if not any(a.get("outcome") == "result" for a in attempts):
+        why = refused()
+        if why:
+            return why
     other = [a for a in attempts if a.get("outcome") == "result" and isinstance(a.get("server_answered"), str)
              and a.get("version") and a["server_answered"] != a["version"]]
     if other:

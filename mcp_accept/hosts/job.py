@@ -75,6 +75,8 @@ class HostTestOptions:
     host_version: str | None = None  # HOST@VERSION: that published version, installed into the host cache
     host_cache: str | None = None  # --host-cache: where published versions are installed (None: the default)
     host_cache_max: int | None = None  # --host-cache-max: the cache's bound in bytes (None: the default)
+    # --header, each as "Name: env:VAR" (header_templates): job.json, in the run folder, holds no value
+    headers: list[str] | None = None
 
     @property
     def over_http(self) -> bool:
@@ -93,10 +95,13 @@ class HostJob:
     version: str | None
     guard: str
     host_flags: list[str] | None = None  # the options the host's --help lists, where the adapter reads it
+    # where the proxy reaches a --url server the namespace cannot (hosts/upstream_relay.py)
+    upstream_socket: str | None = None
 
     def write(self, path: Path) -> None:
         atomic_write_json(path, {"options": asdict(self.options), "cwd": self.cwd, "binary": self.binary,
-                                 "version": self.version, "guard": self.guard, "host_flags": self.host_flags})
+                                 "version": self.version, "guard": self.guard, "host_flags": self.host_flags,
+                                 "upstream_socket": self.upstream_socket})
 
     @property
     def server_isolation(self) -> str:
@@ -113,4 +118,30 @@ class HostJob:
     def read(cls, path: Path) -> "HostJob":
         data = json.loads(path.read_text(encoding="utf-8"))
         return cls(options=HostTestOptions(**data["options"]), cwd=data["cwd"], binary=data["binary"],
-                   version=data.get("version"), guard=data["guard"], host_flags=data.get("host_flags"))
+                   version=data.get("version"), guard=data["guard"], host_flags=data.get("host_flags"),
+                   upstream_socket=data.get("upstream_socket"))
+
+
+# Where a literal --header value waits for the proxy: in mcp-accept's own environment, which the
+# harness and its proxy inherit and no host is given (each gets a fresh one).
+HEADER_ENV = "MCP_ACCEPT_HEADER_{}"
+
+
+def header_templates(items: list[str]) -> list[str]:
+    """``host test --header`` items checked (as ``run`` checks them) and each made ``Name:
+    env:VAR``: a literal value is moved into this process's environment under ``HEADER_ENV``, so
+    that neither job.json nor a command line holds it."""
+    import os
+
+    from mcp_accept.running.execute import resolve_headers
+
+    resolve_headers(items)  # bad input is said before anything starts, naming the header
+    templates = []
+    for n, item in enumerate(items, 1):
+        name, _, value = item.partition(":")
+        value = value.strip()
+        if not value.startswith("env:"):
+            os.environ[HEADER_ENV.format(n)] = value
+            value = "env:" + HEADER_ENV.format(n)
+        templates.append(f"{name.strip()}: {value}")
+    return templates

@@ -11,12 +11,15 @@ served by a resource template and not listed by ``resources/list``).
                                                        # said as "listening on URL" on stdout)
     python sdk_server.py --http PORT --stateless       # Streamable HTTP, no sessions
     python sdk_server.py --http PORT --json-response   # answers as application/json, not SSE
+    python sdk_server.py --http PORT --bearer VAR      # 401 to a request without "Authorization:
+                                                       # Bearer" and the value of variable VAR
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from typing import Annotated
@@ -92,11 +95,27 @@ def read_results(query: str) -> str:
     return body(query)
 
 
+def bearer_only(app, token: str):
+    """The app, answering 401 to an HTTP request whose Authorization is not ``Bearer TOKEN``."""
+    expected = b"Bearer " + token.encode()
+
+    async def guarded(scope, receive, send):
+        if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != expected:
+            await send({"type": "http.response.start", "status": 401,
+                        "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})
+            await send({"type": "http.response.body", "body": b"a bearer token is needed"})
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp")
     parser.add_argument("--stateless", action="store_true", help="HTTP: no sessions")
     parser.add_argument("--json-response", action="store_true", help="HTTP: answer as application/json")
+    parser.add_argument("--bearer", metavar="VAR", help="HTTP: the token every request must carry, from variable VAR")
     args = parser.parse_args(argv)
     if args.http is None:
         server.run("stdio")
@@ -110,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
     app = server.streamable_http_app(stateless_http=args.stateless, json_response=args.json_response,
                                      host="127.0.0.1")
+    if args.bearer:
+        app = bearer_only(app, os.environ[args.bearer])
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return 0
 

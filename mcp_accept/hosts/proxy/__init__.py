@@ -31,14 +31,21 @@ import sys
 
 
 def proxy_command(out, name: str, *, server: str | None = None, url: str | None = None,
-                  listen: str | None = None, ready_file=None, isolate: bool = False) -> list[str]:
+                  listen: str | None = None, ready_file=None, isolate: bool = False,
+                  upstream_socket: str | None = None, headers: list[str] = ()) -> list[str]:
     """``mcp-accept proxy`` run by this interpreter, for ``server`` (the host launches the proxy
-    as its stdio server) or for ``url`` (listening on ``listen``). ``out`` is made absolute:
-    hosts start servers from a working folder of their own choosing."""
+    as its stdio server) or for ``url`` (listening on ``listen``, reaching it through
+    ``upstream_socket`` where given, sending each of ``headers``: ``Name: env:VAR`` only, so
+    that no value is on a command line). ``out`` is made absolute: hosts start servers from a
+    working folder of their own choosing."""
     upstream = ["--server", server] if server is not None else ["--url", url, "--listen", listen]
     if ready_file is not None:
         upstream += ["--ready-file", os.path.realpath(ready_file)]
     if isolate:
         upstream.append("--isolate")
+    if upstream_socket is not None:
+        upstream += ["--upstream-socket", upstream_socket]
+    for header in headers:
+        upstream += ["--header", header]
     return [sys.executable, "-m", "mcp_accept", "proxy", *upstream,
             "--out", os.path.realpath(out), "--name", name]

@@ -451,7 +451,7 @@ class HttpProxy:
     def __init__(self, upstream: str, listen: tuple[str, int], folder: Path, *,
                  headers: list[tuple[str, str]] = (), redactor: Redactor | None = None,
                  given: dict | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
-                 write_timeout: float = WRITE_TIMEOUT):
+                 write_timeout: float = WRITE_TIMEOUT, upstream_socket: str | None = None):
         self.upstream = urlsplit(upstream)
         self.write_timeout = write_timeout
         self._base = httpx.URL(upstream)
@@ -462,7 +462,11 @@ class HttpProxy:
         self.listen_host = listen[0]
         self.record = ProxyRecord(folder, "Streamable HTTP", self.redactor, given)
         # No read timeout: an event stream may be quiet for as long as the host keeps it open.
-        self.client = httpx.Client(timeout=httpx.Timeout(write_timeout, read=None), follow_redirects=False)
+        # Through --upstream-socket, each connection is relayed to the upstream's host and port from
+        # outside the host run's network namespace (hosts/upstream_relay.py); TLS still ends here.
+        transport = httpx.HTTPTransport(uds=upstream_socket) if upstream_socket else None
+        self.client = httpx.Client(timeout=httpx.Timeout(write_timeout, read=None), follow_redirects=False,
+                                   transport=transport)
         self._exchange = 0
         self._lock = threading.Lock()
         # Redactor.add is not atomic: two requests learning at once could lose a secret.
@@ -648,7 +652,8 @@ def listen_address(value: str, allow_remote: bool = False) -> tuple[str, int]:
 def serve_http_proxy(upstream: str, listen: tuple[str, int], folder: Path, *,
                      headers: list[tuple[str, str]], redactor: Redactor, given: dict | None = None,
                      max_bytes: int = DEFAULT_MAX_BYTES, write_timeout: float = WRITE_TIMEOUT,
-                     say=print, warn=None, ready_file: Path | None = None) -> dict:
+                     say=print, warn=None, ready_file: Path | None = None,
+                     upstream_socket: str | None = None) -> dict:
     """The ``proxy --url`` command: serve until SIGINT or SIGTERM, then complete the folder.
     ``ready_file``, once listening: JSON with the URL to give the host, for a program that starts
     the proxy (``host test``) to read instead of the line printed for a person."""
@@ -665,7 +670,7 @@ def serve_http_proxy(upstream: str, listen: tuple[str, int], folder: Path, *,
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         proxy = HttpProxy(upstream, listen, folder, headers=headers, redactor=redactor, given=given,
-                          max_bytes=max_bytes, write_timeout=write_timeout)
+                          max_bytes=max_bytes, write_timeout=write_timeout, upstream_socket=upstream_socket)
     except BaseException:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -677,6 +682,13 @@ def serve_http_proxy(upstream: str, listen: tuple[str, int], folder: Path, *,
                     "loopback (--allow-remote): whoever reaches it has requests forwarded with the "
                     "--header values")
             (warn or (lambda text: print(text, file=sys.stderr, flush=True)))(redactor.text(line))
+        if upstream_socket:
+            from mcp_accept.hosts.upstream_relay import say_i_am_the_proxy
+
+            try:
+                say_i_am_the_proxy(upstream_socket)
+            except OSError as exc:
+                raise InputError(f"cannot connect to it: {exc.strerror or exc}", field="--upstream-socket") from None
         say(redactor.text(f"mcp-accept proxy: listening on {proxy.local_url} (recording into {folder})"))
         if ready_file is not None:
             from mcp_accept.evidence.files import atomic_write_json
