@@ -98,7 +98,7 @@ def test_the_relay_serves_the_process_that_registered_and_refuses_any_other(upst
         folder = os.path.dirname(relay.path)
         record = relay.stop()
     assert not os.path.exists(folder)  # the socket's private folder goes with the relay
-    assert not [t for t in threading.enumerate() if t.name == "upstream-relay"]
+    assert not [t for t in threading.enumerate() if t.name == "relay-socket"]
 
 
 def test_a_process_outside_the_run_cannot_say_it_is_the_proxy(upstream):

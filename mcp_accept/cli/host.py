@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from mcp_accept.cli.options import (MAX_WAIT, CommandGroup, find_threshold_option, header_option, json_option,
+from mcp_accept.cli.options import (MAX_WAIT, CommandGroup, env_option, find_threshold_option, header_option, json_option,
                                     lang_option, large_sizes_option, max_bytes_option, max_run_bytes_option,
                                     number_option, out_option, profile_option, server_option, set_option,
                                     threshold_calls_option, timeout_option, url_option)
@@ -30,6 +30,7 @@ def proxy(
     set_: List[str] = set_option("KEY=VALUE for an execution condition the wire cannot show (e.g. model_and_settings). Repeatable."),
     ready_file: Optional[Path] = typer.Option(None, "--ready-file", help="With --url: once listening, write JSON {url, folder, pid} to this file (for a program that starts the proxy)."),
     isolate: bool = typer.Option(False, "--isolate", help="With --server: run the server in network and PID namespaces of its own (Linux, unshare): it reaches no network, not even this machine's loopback, and sees no other process. host test uses it to keep the server away from the stand-in model."),
+    mask_socket: Optional[Path] = typer.Option(None, "--mask-socket", help="A Unix socket that serves the values host test --env hands the server (hosts/server_env.py): the proxy asks it once as it starts and masks each value wherever it would write or print it."),
     upstream_socket: Optional[Path] = typer.Option(None, "--upstream-socket", help="With --url: open each connection to the upstream through this Unix socket, which carries it on to the URL's host and port (TLS still ends at the proxy). host test uses it to reach a server outside the run's network namespace; the proxy connects once as it starts, so that the socket serves it alone."),
 ) -> None:
     """Record what a real host does with a real server: forward every message unchanged, record both directions."""
@@ -53,6 +54,17 @@ def proxy(
             from mcp_accept.server_command import command_words
 
             command_words(server)
+        secrets = []
+        if mask_socket:
+            from mcp_accept.hosts.env_gate import fetch_values
+
+            try:
+                secrets = list(fetch_values(str(mask_socket)).values())
+            except (OSError, ValueError) as exc:
+                raise InputError(f"the values to mask could not be had: {exc}", field="--mask-socket") from None
+            if url or header:
+                for value in secrets:
+                    redactor.add(value)
         given = {}
         if set_:
             from mcp_accept.hosts.observe import given_conditions
@@ -69,7 +81,7 @@ def proxy(
             from mcp_accept.hosts.proxy.stdio import run_stdio_proxy
 
             run_stdio_proxy(server, base, name, given=given, max_bytes=max_bytes, write_timeout=write_timeout,
-                            isolate=isolate)
+                            isolate=isolate, secrets=secrets)
             return
         try:
             folder = new_run_folder(base, name)
@@ -173,6 +185,14 @@ def host_config(
         raise fail(exc)
 
 
+HOST_HEADER_HELP = ("With --url: \"Name: value\" the proxy adds to every request to the server; value may be "
+                    "env:VAR. Never recorded, never handed to a host. Repeatable.")
+HOST_ENV_HELP = ("With --server: NAME passes your variable NAME to the server, NAME=VALUE sets one (a key, a "
+                 "token). The value reaches the server and no host: it is in no file of the run (the host's "
+                 "configuration and job.json name a socket only), and masked wherever the server or a host "
+                 "repeats it. Repeatable.")
+
+
 @host_app.command("test")
 def host_test(
     host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, cline, codex, continue, copilot-cli, fast-agent, gemini-cli, kilo-code, mistral-vibe, opencode, qwen-code, openai-agents, pydantic-ai, langchain, google-adk, ai-sdk, openai-agents-js or mastra; with @VERSION (e.g. claude-code@2.0.21), that published version, installed from the host's registry into the host cache and reused."),
@@ -180,7 +200,8 @@ def host_test(
     api: Optional[str] = typer.Option(None, "--api", help="With --client: the model API the program speaks, anthropic, openai-chat, openai-responses or gemini; a request of another is refused and the run says so."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),
     url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint, on this machine or not; the host reaches it through the recording proxy (a server this run does not start is reached from outside the run's network namespace, by the proxy alone)."),
-    header: List[str] = header_option("With --url: \"Name: value\" the proxy adds to every request to the server; value may be env:VAR. Never recorded, never handed to the host. Repeatable."),
+    header: List[str] = header_option(HOST_HEADER_HELP),
+    env_items: List[str] = env_option(HOST_ENV_HELP),
     profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form (default: the fixture's)."),
     host_bin: Optional[str] = typer.Option(None, "--host-bin", help="The host's executable (default: found on PATH)."),
     out: Optional[Path] = out_option(),
@@ -210,6 +231,7 @@ def host_test(
 
         host, version = split_host(host)
         outcome = run_host_test(HostTestOptions(host=host, host_version=version, headers=host_headers(header),
+                                                server_env=host_env(env_items),
                                                 host_cache=str(host_cache) if host_cache else None,
                                                 host_cache_max=cache_limit(host_cache_max),
                                                 client=client, api=api, server=server, url=url,
@@ -236,6 +258,15 @@ def host_test(
         typer.echo(f"mcp-accept: the host run measured nothing: {outcome.not_measured} "
                    f"(evidence: {outcome.folder})", err=True)
     raise typer.Exit(int(outcome.status))
+
+
+def host_env(items: List[str]) -> Optional[List[str]]:
+    """--env of host test, host matrix and host history, as the run is to hold them (hosts/job.py)."""
+    if not items:
+        return None
+    from mcp_accept.hosts.job import env_templates
+
+    return env_templates(list(items))
 
 
 def host_headers(items: List[str]) -> Optional[List[str]]:
@@ -276,7 +307,8 @@ def host_matrix(
     hosts: Optional[str] = typer.Option(None, "--hosts", help="Comma-separated hosts to run, each HOST or HOST@VERSION (a published version, installed into the host cache; e.g. claude-code@2.0.21,claude-code) (default: every host mcp-accept has an adapter for; one not installed is a row that says so)."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode)."),
     url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint."),
-    header: List[str] = header_option("With --url: \"Name: value\" the proxy adds to every request to the server; value may be env:VAR. Never recorded, never handed to a host. Repeatable."),
+    header: List[str] = header_option(HOST_HEADER_HELP),
+    env_items: List[str] = env_option(HOST_ENV_HELP),
     profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form."),
     out: Optional[Path] = out_option("Folder for matrix.json, matrix.md, matrix.html (and .ja versions) and one host-test folder per host (default: a new folder under ./mcp-accept-runs/)."),
     jobs: int = number_option(int, 1, "--jobs", min=1, max=16, help="Hosts to run at once."),
@@ -313,7 +345,7 @@ def host_matrix(
             load_profile(profile)
         folder = out or Path("mcp-accept-runs") / time.strftime("matrix-%Y%m%dT%H%M%SZ", time.gmtime())
         matrix = run_matrix(HostTestOptions(host=chosen[0].split("@")[0], server=server, url=url,
-                                            headers=host_headers(header),
+                                            headers=host_headers(header), server_env=host_env(env_items),
                                             host_cache=str(host_cache) if host_cache else None,
                                             host_cache_max=cache_limit(host_cache_max),
                                             profile=str(profile) if profile else None, transport=transport,
@@ -364,7 +396,8 @@ def host_history(
     bisect: Optional[str] = typer.Option(None, "--bisect", metavar="CELL", help="With --range: run A and B, and where CELL (a cell of history.json, e.g. structured_seen) differs, find the first version with B's value by bisection, in about log2(n) runs; a version that cannot run is skipped for its neighbour. history.json holds the versions run and a bisect object."),
     server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode)."),
     url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint."),
-    header: List[str] = header_option("With --url: \"Name: value\" the proxy adds to every request to the server; value may be env:VAR. Never recorded, never handed to a host. Repeatable."),
+    header: List[str] = header_option(HOST_HEADER_HELP),
+    env_items: List[str] = env_option(HOST_ENV_HELP),
     profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form."),
     out: Optional[Path] = out_option("Folder for history.json, history.md, history.html, the matrix of the versions and one host-test folder per version (default: a new folder under ./mcp-accept-runs/)."),
     timeout: float = timeout_option("Seconds each version may take.", default=180.0, min=5.0, max=3600.0),
@@ -402,6 +435,7 @@ def host_history(
             chosen = pick_versions(versions)
         folder = out or Path("mcp-accept-runs") / time.strftime(f"history-{host}-%Y%m%dT%H%M%SZ", time.gmtime())
         base = HostTestOptions(host=host, server=server, url=url, headers=host_headers(header),
+                               server_env=host_env(env_items),
                                profile=str(profile) if profile else None,
                                timeout=timeout, replace=replace, host_cache=str(host_cache) if host_cache else None,
                                host_cache_max=cache_limit(host_cache_max))

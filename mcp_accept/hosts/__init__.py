@@ -8,7 +8,8 @@ launch it (:mod:`.config`), rows filled by a person or from a host's debug trans
 :mod:`.drivers`), or the user's own program
 (``--client``, :mod:`.own_client`), kept on loopback and in a
 PID namespace by :mod:`.netguard` (a server at ``--url`` outside that namespace reached by the proxy
-alone, through :mod:`.upstream_relay`), its options and the job it hands the re-executed harness in
+alone, through :mod:`.upstream_relay`, a socket of :mod:`.run_socket`; the ``--env`` values a user's server needs served to it
+alone by :mod:`.server_env`, through the gate :mod:`.env_gate`), its options and the job it hands the re-executed harness in
 :mod:`.job`, stopped by a signal where it waits (:mod:`.stop_signals`); :mod:`.model_view` judges H01-H03 from what the model was handed
 (a server's body looked for there by :mod:`.body_search`, read from the proxy's wire log by
 :mod:`.server_bodies`), and

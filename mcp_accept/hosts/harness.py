@@ -225,6 +225,9 @@ def _host_test(opts: HostTestOptions, held: ExitStack) -> HostOutcome:
             raise InputError(problem, field="--url")
     elif opts.headers:
         raise InputError("headers are sent over HTTP only: give --url too", field="--header")
+    if opts.server_env and not opts.server:
+        raise InputError("a server started by mcp-accept is given an environment: give --server too",
+                         field="--env")
     if elsewhere and not opts.proxy:
         raise InputError("with --url alone the host reaches the server through the recording proxy (the "
                          "host's network namespace has loopback only): --no-proxy needs --server too",
@@ -257,7 +260,7 @@ def _host_test(opts: HostTestOptions, held: ExitStack) -> HostOutcome:
     fresh_folder(folder, opts.replace)
     folder = folder.resolve()
     lock = open_run_folder(folder)
-    relay = None
+    relay = gate = None
     try:
         try:
             # a signal that came before is seen here, with the folder to write
@@ -271,10 +274,17 @@ def _host_test(opts: HostTestOptions, held: ExitStack) -> HostOutcome:
                 from mcp_accept.hosts.upstream_relay import UpstreamRelay
 
                 relay = UpstreamRelay(opts.url).start()
+            if opts.server_env:
+                from mcp_accept.hosts.job import env_values
+                from mcp_accept.hosts.server_env import EnvServer
+
+                gate = EnvServer(env_values(opts.server_env)).start()
+                if not prefix:  # the harness runs here: the run's processes are this one's
+                    gate.expect_from(os.getpid())
             job = HostJob(options=opts, cwd=os.getcwd(), binary=os.path.abspath(binary) if binary else "",
                           version=version, host_flags=flags,
                           guard=netguard.NETNS if prefix else netguard.SETTINGS_ONLY,
-                          upstream_socket=relay.path if relay else None)
+                          upstream_socket=relay.path if relay else None, env_socket=gate.path if gate else None)
             job.write(folder / "job.json")
             stop_signals.check()
         except HostInterrupted as exc:  # before the host started: nothing of it to stop
@@ -284,7 +294,7 @@ def _host_test(opts: HostTestOptions, held: ExitStack) -> HostOutcome:
         if prefix:
             done = _run_harness([*prefix, sys.executable, "-m", "mcp_accept.hosts.harness",
                                  str(folder / "job.json")], opts.timeout + 60, folder,
-                                on_start=relay.expect_from if relay else None)
+                                on_start=lambda pid: [side.expect_from(pid) for side in (relay, gate) if side])
             if done.returncode != 0 or not (folder / "results.json").is_file():
                 (folder / "harness-stderr.txt").write_bytes(done.stderr[-65536:])
                 tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(no output)"]
@@ -296,8 +306,11 @@ def _host_test(opts: HostTestOptions, held: ExitStack) -> HostOutcome:
                 raise HostRunInterrupted(stopped_by, folder)
         wall = time.monotonic() - started
     finally:
-        if relay is not None:  # however the run ended: its record is the run's evidence too
+        # however the run ended: what they served is the run's evidence too
+        if relay is not None:
             atomic_write_json(folder / "upstream-relay.json", relay.stop())
+        if gate is not None:
+            atomic_write_json(folder / "server-env.json", gate.stop())
         lock.release()
     if stop_signals.requested():  # it came after the host had finished: the folder is complete
         raise HostRunInterrupted(stop_signals.requested(), folder)
@@ -401,7 +414,12 @@ def _outcome(folder: Path) -> dict:
 def server_argv(job: HostJob, folder: Path) -> list[str]:
     if job.options.server:
         # the host starts the proxy, and the proxy the server, in the host's own working folder
-        return anchored(command_words(job.options.server), job.cwd or os.getcwd())
+        argv = anchored(command_words(job.options.server), job.cwd or os.getcwd())
+        if job.env_socket:
+            from mcp_accept.hosts.server_env import gated
+
+            return gated(job.env_socket, argv)  # its --env values, had as it starts
+        return argv
     return marker_argv(folder / "fixture-log")
 
 
@@ -556,6 +574,11 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
         _, redactor = check_target(RunOptions(url=opts.url, headers=list(opts.headers or [])))
     else:
         redactor = Redactor()
+    if job.env_socket:  # the server's --env values too
+        from mcp_accept.hosts.env_gate import fetch_values
+
+        for value in fetch_values(job.env_socket).values():
+            redactor.add(value)
     server_proc = proxy_proc = watch = None
     budget = ByteBudget(opts.max_run_bytes)  # every byte the run writes, until the host has ended
     key = new_model_key()
@@ -596,14 +619,15 @@ def run_inside(job: HostJob, folder: Path) -> int | None:
                 ready = folder / "proxy-ready.json"
                 proxy_proc = subprocess.Popen(
                     proxy_command(folder / "proxy", SERVER_NAME, url=url, listen="127.0.0.1:0", ready_file=ready,
-                                  upstream_socket=job.upstream_socket, headers=opts.headers or ()),
+                                  upstream_socket=job.upstream_socket, headers=opts.headers or (),
+                                  mask_socket=job.env_socket),
                     stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
                 ctx.mcp_url = _proxy_url(proxy_proc, ready, said)
             else:
                 ctx.mcp_url = url
         elif opts.proxy:
             ctx.mcp_command = proxy_command(folder / "proxy", SERVER_NAME, server=shlex.join(server_argv(job, folder)),
-                                            isolate=isolate)
+                                            isolate=isolate, mask_socket=job.env_socket)
         else:
             # Only to measure what the proxy costs: the rows still come from model.jsonl, the wire
             # facts (clientInfo, protocol, the host's own reads) are then unknown.

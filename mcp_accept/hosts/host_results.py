@@ -17,6 +17,7 @@ from mcp_accept.hosts import model_view
 from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.job import LARGE_SIZES, SERVER_NAME, HostJob
 from mcp_accept.hosts.observe import REQUEST_LOG_CAPTURE
+from mcp_accept.hosts.proxy.stdio import SERVER_ENDED
 from mcp_accept.model.script import ToolOffer, name_scheme
 from mcp_accept.protocol import LATEST_LEGACY, META_VERSION
 from mcp_accept.reasons import Reason, reason
@@ -207,6 +208,8 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
         "offline_settings": adapter.offline, "settings_sources": list(adapter.sources),
         "own_tools_off": adapter.tools_off(frozenset(job.host_flags) if job.host_flags else None), "refused_calls": view.refused,
         "server_isolation": job.server_isolation, "forged_requests": view.forged,
+        # --env: the names the server was given, never a value (server-env.json: who asked for them)
+        "server_env": [item.partition("=")[0] for item in job.options.server_env or []],
         "host_exit": host_exit, "timed_out": timed_out, "host_seconds": round(host_seconds, 2),
         "model_requests": view.requests, "side_calls": view.side_calls,
         "proxy_folder": str(proxy_folder.relative_to(folder)) if proxy_folder else None,
@@ -448,18 +451,27 @@ def client_not_measured(job: HostJob, adapter: HostAdapter, view: model_view.Mod
 
 
 def upstream_refused(proxy_folder: Path | None) -> str | None:
-    """Why the server never answered the host, where the proxy's record says (an HTTP upstream it
-    could not reach, or one that asked for credentials), in one line; None where it does not say.
-    Read only where no session was made: the wire is short then."""
+    """Why the server never answered the host, where the proxy's record says (a stdio server that
+    exited with an error, an HTTP upstream it could not reach, or one that asked for credentials),
+    in one line; None where it does not say. Read only where no session was made: the wire is
+    short then."""
     if proxy_folder is None or not (proxy_folder / "wire.jsonl").is_file():
         return None
-    unreached, denied = [], []
+    unreached, denied, exits, ended_itself = [], [], [], False
     for entry in read_entries(proxy_folder / "wire.jsonl"):
         detail = str(entry.get("detail", ""))
         if entry.get("event") == "upstream-error" and detail.startswith("upstream unreachable"):
             unreached.append(detail)
         elif entry.get("event") == "http-response" and (entry.get("http") or {}).get("status") in (401, 403):
             denied.append((entry.get("http") or {}).get("status"))
+        elif entry.get("event") == "exit" and detail.startswith("server exit code ") and detail[17:] != "0":
+            exits.append(detail[17:])
+        elif entry.get("event") == "proxy-end":
+            ended_itself = detail == SERVER_ENDED  # not stopped by the proxy at the session's end
+    if exits and ended_itself:
+        said = _last_line(proxy_folder / "stderr.log")
+        return (f"the server exited with code {exits[-1]} before it answered the host"
+                + (f" (its last words: {said!r})" if said else ""))
     if unreached:
         return (f"the recording proxy could not reach the server: {unreached[-1]} "
                 f"({len(unreached)} request(s) of the host not forwarded)")

@@ -6,6 +6,7 @@ methods). The name the host knows the MCP server by is fixed here, for the harne
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -77,6 +78,8 @@ class HostTestOptions:
     host_cache_max: int | None = None  # --host-cache-max: the cache's bound in bytes (None: the default)
     # --header, each as "Name: env:VAR" (header_templates): job.json, in the run folder, holds no value
     headers: list[str] | None = None
+    # --env for the server, each as "NAME" (passed through) or "NAME=env:VAR" (env_templates)
+    server_env: list[str] | None = None
 
     @property
     def over_http(self) -> bool:
@@ -97,11 +100,12 @@ class HostJob:
     host_flags: list[str] | None = None  # the options the host's --help lists, where the adapter reads it
     # where the proxy reaches a --url server the namespace cannot (hosts/upstream_relay.py)
     upstream_socket: str | None = None
+    env_socket: str | None = None  # where the --env values are to be had (hosts/server_env.py)
 
     def write(self, path: Path) -> None:
         atomic_write_json(path, {"options": asdict(self.options), "cwd": self.cwd, "binary": self.binary,
                                  "version": self.version, "guard": self.guard, "host_flags": self.host_flags,
-                                 "upstream_socket": self.upstream_socket})
+                                 "upstream_socket": self.upstream_socket, "env_socket": self.env_socket})
 
     @property
     def server_isolation(self) -> str:
@@ -119,20 +123,47 @@ class HostJob:
         data = json.loads(path.read_text(encoding="utf-8"))
         return cls(options=HostTestOptions(**data["options"]), cwd=data["cwd"], binary=data["binary"],
                    version=data.get("version"), guard=data["guard"], host_flags=data.get("host_flags"),
-                   upstream_socket=data.get("upstream_socket"))
+                   upstream_socket=data.get("upstream_socket"), env_socket=data.get("env_socket"))
 
 
-# Where a literal --header value waits for the proxy: in mcp-accept's own environment, which the
+# Where a literal --header or --env value waits: in mcp-accept's own environment, which the
 # harness and its proxy inherit and no host is given (each gets a fresh one).
 HEADER_ENV = "MCP_ACCEPT_HEADER_{}"
+SERVER_ENV = "MCP_ACCEPT_ENV_{}"
+
+
+def _stashed(value: str, name: str) -> str:
+    os.environ[name] = value
+    return "env:" + name
+
+
+def env_templates(items: list[str]) -> list[str]:
+    """``host test --env`` items checked (as ``run`` checks them) and each made ``NAME`` or
+    ``NAME=env:VAR``, a literal value moved into this process's environment under
+    ``SERVER_ENV``: neither job.json nor a command line holds it."""
+    from mcp_accept.server_command import server_env
+
+    server_env(items)  # bad input is said before anything starts, naming the variable
+    templates = []
+    for n, item in enumerate(items, 1):
+        name, eq, value = item.partition("=")
+        templates.append(f"{name}={_stashed(value, SERVER_ENV.format(n))}" if eq else name)
+    return templates
+
+
+def env_values(templates: list[str]) -> dict[str, str]:
+    """The values ``env_templates`` stands for, read from this process's environment."""
+    values = {}
+    for item in templates:
+        name, _, var = item.partition("=env:")
+        values[name] = os.environ.get(var or name, "")
+    return values
 
 
 def header_templates(items: list[str]) -> list[str]:
     """``host test --header`` items checked (as ``run`` checks them) and each made ``Name:
     env:VAR``: a literal value is moved into this process's environment under ``HEADER_ENV``, so
     that neither job.json nor a command line holds it."""
-    import os
-
     from mcp_accept.running.execute import resolve_headers
 
     resolve_headers(items)  # bad input is said before anything starts, naming the header
@@ -141,7 +172,6 @@ def header_templates(items: list[str]) -> list[str]:
         name, _, value = item.partition(":")
         value = value.strip()
         if not value.startswith("env:"):
-            os.environ[HEADER_ENV.format(n)] = value
-            value = "env:" + HEADER_ENV.format(n)
+            value = _stashed(value, HEADER_ENV.format(n))
         templates.append(f"{name.strip()}: {value}")
     return templates

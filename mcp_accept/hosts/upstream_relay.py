@@ -17,49 +17,18 @@ relays to that one host and port.
 
 from __future__ import annotations
 
-import os
 import selectors
-import shutil
 import socket
-import socketserver
-import struct
-import tempfile
-import threading
 import time
 from urllib.parse import urlsplit
+
+from mcp_accept.hosts.run_socket import RunSocket, peer_pid
 
 # What one read moves at a time; nothing is held beyond it.
 CHUNK = 65536
 # Connections relayed at once: the proxy keeps a small pool (its host makes a few requests at a time).
 MAX_CONNECTIONS = 64
 CONNECT_TIMEOUT = 30.0
-RECORDED = 20  # refusals and failures kept in the record, each
-
-
-def peer_pid(sock: socket.socket) -> int | None:
-    """The process at the other end of a Unix socket, as this PID namespace numbers it."""
-    try:
-        pid, _uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
-                                                             struct.calcsize("3i")))
-    except OSError:
-        return None
-    return pid or None
-
-
-def descends_from(pid: int, ancestor: int) -> bool:
-    """Whether process ``pid`` is ``ancestor`` or one of its descendants (``/proc``'s PPid chain)."""
-    for _ in range(64):
-        if pid == ancestor:
-            return True
-        try:
-            status = open(f"/proc/{pid}/status", encoding="ascii", errors="replace").read()
-        except OSError:
-            return False
-        parent = next((line.split()[1] for line in status.splitlines() if line.startswith("PPid:")), "0")
-        pid = int(parent)
-        if pid <= 1:
-            return False
-    return False
 
 
 def upstream_address(url: str) -> tuple[str, int]:
@@ -68,95 +37,50 @@ def upstream_address(url: str) -> tuple[str, int]:
     return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
 
 
-class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
-    block_on_close = True
+class UpstreamRelay(RunSocket):
+    """A socket whose connections go on to ``url``'s host and port, for the proxy alone: the first
+    process of the run to connect is taken as the proxy (it does so before its host is started)."""
 
-
-class _Handler(socketserver.BaseRequestHandler):
-    def handle(self) -> None:
-        self.server.relay._serve(self.request)
-
-
-class UpstreamRelay:
-    """A Unix socket, in a private folder of its own, whose connections go on to ``url``'s host and
-    port. ``within``: the process whose descendants alone may say they are the proxy (the
-    namespace's ``unshare``), set once it is started."""
+    NAME = "relay"
 
     def __init__(self, url: str, *, connect_timeout: float = CONNECT_TIMEOUT):
         self.host, self.port = upstream_address(url)
         self.connect_timeout = connect_timeout
-        # a short path of its own: a Unix socket's path has room for 107 bytes, a run folder may be deeper
-        self._folder = tempfile.mkdtemp(prefix="mcp-accept-relay-")
-        self.path = os.path.join(self._folder, "upstream.sock")
-        self.within: int | None = None
-        self._within_known = threading.Event()
         self.proxy_pid: int | None = None
-        self._stopping = threading.Event()
-        self._lock = threading.Lock()
         self._open = 0
         self.connections = 0
         self.bytes_up = self.bytes_down = 0
-        self.refused: list[dict] = []
         self.failed: list[dict] = []
-        self._server = _Server(self.path, _Handler)
-        self._server.relay = self
-        self._thread: threading.Thread | None = None
-
-    def expect_from(self, pid: int) -> None:
-        """Only ``pid`` and its descendants may say they are the proxy."""
-        self.within = pid
-        self._within_known.set()
-
-    def start(self) -> "UpstreamRelay":
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1},
-                                        name="upstream-relay", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> dict:
-        """Stop listening, end every connection, remove the socket's folder; the record."""
-        self._stopping.set()
-        self._server.shutdown()
-        self._server.server_close()  # joins the connections' threads: each ends within a look
-        shutil.rmtree(self._folder, ignore_errors=True)
-        return self.record()
+        super().__init__()
 
     def record(self) -> dict:
         return {"upstream": f"{self.host}:{self.port}", "proxy_pid": self.proxy_pid,
                 "connections": self.connections, "bytes_to_server": self.bytes_up,
                 "bytes_from_server": self.bytes_down, "refused": self.refused, "failed": self.failed}
 
-    def _note(self, kept: list[dict], entry: dict) -> None:
-        with self._lock:
-            if len(kept) < RECORDED:
-                kept.append(entry)
-
-    def _serve(self, conn: socket.socket) -> None:
+    def serve(self, conn: socket.socket) -> None:
         pid = peer_pid(conn)
-        self._within_known.wait(5)  # set as soon as the namespace's process exists
+        ours = self.of_the_run(pid)
         with self._lock:
             first = self.proxy_pid is None
-            if first:
-                ours = pid is not None and self.within is not None and descends_from(pid, self.within)
-                if ours:
-                    self.proxy_pid = pid
+            if first and ours:
+                self.proxy_pid = pid
             busy = self._open >= MAX_CONNECTIONS
         if first:
             if not ours:
-                self._note(self.refused, {"pid": pid, "why": "it said it was the proxy, but is not of this run"})
+                self.note(self.refused, {"pid": pid, "why": "it said it was the proxy, but is not of this run"})
             return  # the proxy's word that it is the one: nothing to relay
         if pid != self.proxy_pid:
-            self._note(self.refused, {"pid": pid, "why": "not the recording proxy"})
+            self.note(self.refused, {"pid": pid, "why": "not the recording proxy"})
             return
         if busy:
-            self._note(self.refused, {"pid": pid, "why": f"{MAX_CONNECTIONS} connections open already"})
+            self.note(self.refused, {"pid": pid, "why": f"{MAX_CONNECTIONS} connections open already"})
             return
         try:
             upstream = socket.create_connection((self.host, self.port), timeout=self.connect_timeout)
         except OSError as exc:
-            self._note(self.failed, {"error": f"{type(exc).__name__}: {exc.strerror or exc}"[:300],
-                                     "t": round(time.time(), 3)})
+            self.note(self.failed, {"error": f"{type(exc).__name__}: {exc.strerror or exc}"[:300],
+                                    "t": round(time.time(), 3)})
             return
         with self._lock:
             self._open += 1

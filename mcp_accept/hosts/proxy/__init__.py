@@ -32,11 +32,13 @@ import sys
 
 def proxy_command(out, name: str, *, server: str | None = None, url: str | None = None,
                   listen: str | None = None, ready_file=None, isolate: bool = False,
-                  upstream_socket: str | None = None, headers: list[str] = ()) -> list[str]:
+                  upstream_socket: str | None = None, headers: list[str] = (),
+                  mask_socket: str | None = None) -> list[str]:
     """``mcp-accept proxy`` run by this interpreter, for ``server`` (the host launches the proxy
     as its stdio server) or for ``url`` (listening on ``listen``, reaching it through
     ``upstream_socket`` where given, sending each of ``headers``: ``Name: env:VAR`` only, so
-    that no value is on a command line). ``out`` is made absolute: hosts start servers from a
+    that no value is on a command line; ``mask_socket``: where the values of ``host test --env``
+    are to be had, to mask them). ``out`` is made absolute: hosts start servers from a
     working folder of their own choosing."""
     upstream = ["--server", server] if server is not None else ["--url", url, "--listen", listen]
     if ready_file is not None:
@@ -47,5 +49,7 @@ def proxy_command(out, name: str, *, server: str | None = None, url: str | None 
         upstream += ["--upstream-socket", upstream_socket]
     for header in headers:
         upstream += ["--header", header]
+    if mask_socket is not None:
+        upstream += ["--mask-socket", mask_socket]
     return [sys.executable, "-m", "mcp_accept", "proxy", *upstream,
             "--out", os.path.realpath(out), "--name", name]

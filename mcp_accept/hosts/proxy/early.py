@@ -27,7 +27,7 @@ from mcp_accept.server_command import split_words
 # The proxy command's options (mcp_accept.cli.host.proxy): those that take a value, and its
 # flags.
 _VALUED = frozenset({"--server", "--url", "--listen", "--header", "--max-bytes", "--write-timeout",
-                     "--out", "--name", "--set"})
+                     "--out", "--name", "--set", "--mask-socket", "--upstream-socket", "--ready-file"})
 _FLAGS = frozenset({"--allow-remote", "--isolate"})
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 

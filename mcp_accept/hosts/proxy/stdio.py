@@ -45,6 +45,10 @@ from mcp_accept.transport.base import DEFAULT_MAX_BYTES
 from mcp_accept.transport.stdio import ServerProcess, _pump
 
 
+# How a session the server ended by itself is recorded (its proxy-end event).
+SERVER_ENDED = "the server closed its stdout"
+
+
 def read_lines(reader, limit: int):
     """Each line of ``reader`` with its newline, as ``(line, None)``; a line longer than
     ``limit`` bytes as ``(None, head)``, read to its end in pieces and never held."""
@@ -200,7 +204,7 @@ class StdioProxy:
                     break
         except (OSError, ValueError):
             pass
-        self._end("the server closed its stdout")
+        self._end(SERVER_ENDED)
 
     def run(self) -> int:
         try:
@@ -244,7 +248,7 @@ class StdioProxy:
 
 def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dict | None = None,
                     max_bytes: int = DEFAULT_MAX_BYTES, write_timeout: float = WRITE_TIMEOUT,
-                    isolate: bool = False) -> Path:
+                    isolate: bool = False, secrets: list[str] = ()) -> Path:
     """The ``proxy --server`` command: this process's stdin/stdout are the host's pipe.
 
     The real standard output is kept for protocol bytes and ``sys.stdout`` pointed at
@@ -252,7 +256,8 @@ def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dic
     caught before the folder exists, so a signal at any moment leaves it complete; those
     that came while a server started early (:mod:`.early`) waited are taken as received.
     ``isolate``: the server runs in network and PID namespaces of its own
-    (:func:`mcp_accept.hosts.netguard.isolation_argv`); a ServerError where none can be made."""
+    (:func:`mcp_accept.hosts.netguard.isolation_argv`); a ServerError where none can be made.
+    ``secrets``: values masked wherever the proxy writes (``--mask-socket``)."""
     why = []
 
     def on_signal(signum, frame):
@@ -274,7 +279,7 @@ def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dic
         why.extend(started.signals)
     try:
         return _run(command, out, name, given, why, max_bytes, write_timeout,
-                    started.proc if started else None, isolation)
+                    started.proc if started else None, isolation, Redactor(secrets))
     except BaseException:
         if started is not None:  # it never reached the session (which stops its server itself)
             early.kill(started.proc)
@@ -286,7 +291,7 @@ def run_stdio_proxy(command: str, out: Path, name: str | None = None, given: dic
 
 def _run(command: str, out: Path, name: str | None, given: dict | None, why: list,
          max_bytes: int, write_timeout: float, started: subprocess.Popen | None,
-         isolation: list[str] | None) -> Path:
+         isolation: list[str] | None, redactor: Redactor) -> Path:
     folder = new_run_folder(out, name)
     host_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     sys.stdout.flush()
@@ -298,7 +303,7 @@ def _run(command: str, out: Path, name: str | None, given: dict | None, why: lis
     os.set_blocking(host_out.fileno(), False)
     proxy = StdioProxy(command, folder, host_in=host_in, host_out=host_out, given=given,
                        why=why, max_bytes=max_bytes, write_timeout=write_timeout,
-                       started=started, isolation=isolation)
+                       started=started, isolation=isolation, redactor=redactor)
     try:
         proxy.run()
     finally:
