@@ -270,17 +270,20 @@ def _host_test(opts: HostTestOptions, held: ExitStack) -> HostOutcome:
             # a program of the user's has no version to ask for; one not found is said in its folder
             version = host_version(adapter, binary, folder, prefix or []) if opts.client is None else None
             flags = host_flags(adapter, binary, folder, prefix or []) if opts.client is None else None
-            if elsewhere and prefix:
-                from mcp_accept.hosts.upstream_relay import UpstreamRelay
+            try:
+                if elsewhere and prefix:
+                    from mcp_accept.hosts.upstream_relay import UpstreamRelay
 
-                relay = UpstreamRelay(opts.url).start()
-            if opts.server_env:
-                from mcp_accept.hosts.job import env_values
-                from mcp_accept.hosts.server_env import EnvServer
+                    relay = UpstreamRelay(opts.url).start()
+                if opts.server_env:
+                    from mcp_accept.hosts.job import env_values
+                    from mcp_accept.hosts.server_env import EnvServer
 
-                gate = EnvServer(env_values(opts.server_env)).start()
-                if not prefix:  # the harness runs here: the run's processes are this one's
-                    gate.expect_from(os.getpid())
+                    gate = EnvServer(env_values(opts.server_env)).start()
+                    if not prefix:  # the harness runs here: the run's processes are this one's
+                        gate.expect_from(os.getpid())
+            except OSError as exc:  # no private folder or socket could be made (a full or read-only TMPDIR)
+                raise ServerError(f"cannot make the run's socket: {exc.strerror or exc}") from None
             job = HostJob(options=opts, cwd=os.getcwd(), binary=os.path.abspath(binary) if binary else "",
                           version=version, host_flags=flags,
                           guard=netguard.NETNS if prefix else netguard.SETTINGS_ONLY,

@@ -452,7 +452,7 @@ def client_not_measured(job: HostJob, adapter: HostAdapter, view: model_view.Mod
 
 def upstream_refused(proxy_folder: Path | None) -> str | None:
     """Why the server never answered the host, where the proxy's record says (a stdio server that
-    exited with an error, an HTTP upstream it could not reach, or one that asked for credentials),
+    exited by itself, an HTTP upstream it could not reach, or one that asked for credentials),
     in one line; None where it does not say. Read only where no session was made: the wire is
     short then."""
     if proxy_folder is None or not (proxy_folder / "wire.jsonl").is_file():
@@ -464,7 +464,7 @@ def upstream_refused(proxy_folder: Path | None) -> str | None:
             unreached.append(detail)
         elif entry.get("event") == "http-response" and (entry.get("http") or {}).get("status") in (401, 403):
             denied.append((entry.get("http") or {}).get("status"))
-        elif entry.get("event") == "exit" and detail.startswith("server exit code ") and detail[17:] != "0":
+        elif entry.get("event") == "exit" and detail.startswith("server exit code "):
             exits.append(detail[17:])
         elif entry.get("event") == "proxy-end":
             ended_itself = detail == SERVER_ENDED  # not stopped by the proxy at the session's end
