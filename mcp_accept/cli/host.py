@@ -10,10 +10,10 @@ from typing import List, Optional
 
 import typer
 
-from mcp_accept.cli.options import (MAX_WAIT, CommandGroup, env_option, find_threshold_option, header_option, json_option,
+from mcp_accept.cli.options import (MAX_WAIT, CommandGroup, ServerTarget, find_threshold_option, header_option, json_option,
                                     lang_option, large_sizes_option, max_bytes_option, max_run_bytes_option,
-                                    number_option, out_option, profile_option, server_option, set_option,
-                                    threshold_calls_option, timeout_option, url_option)
+                                    number_option, out_option, server_option, set_option, threshold_calls_option,
+                                    timeout_option, url_option, with_server_target)
 from mcp_accept.cli.outcome import console_safe, environment, fail
 from mcp_accept.errors import ExitStatus, InputError, ServerError
 
@@ -185,24 +185,19 @@ def host_config(
         raise fail(exc)
 
 
-HOST_HEADER_HELP = ("With --url: \"Name: value\" the proxy adds to every request to the server; value may be "
-                    "env:VAR. Never recorded, never handed to a host. Repeatable.")
-HOST_ENV_HELP = ("With --server: NAME passes your variable NAME to the server, NAME=VALUE sets one (a key, a "
-                 "token). The value reaches the server and no host: it is in no file of the run (the host's "
-                 "configuration and job.json name a socket only), and masked wherever the server or a host "
-                 "repeats it. Repeatable.")
-
-
 @host_app.command("test")
+@with_server_target(
+    "The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then "
+    "reached at the URL.",
+    "The MCP server's Streamable HTTP endpoint, on this machine or not; the host reaches it through the recording "
+    "proxy (a server this run does not start is reached from outside the run's network namespace, by the proxy "
+    "alone).",
+    "YAML profile naming the server's tools for each form (default: the fixture's).")
 def host_test(
     host: Optional[str] = typer.Argument(None, metavar="HOST", help="claude-code, cline, codex, continue, copilot-cli, fast-agent, gemini-cli, kilo-code, mistral-vibe, opencode, qwen-code, openai-agents, pydantic-ai, langchain, google-adk, ai-sdk, openai-agents-js or mastra; with @VERSION (e.g. claude-code@2.0.21), that published version, installed from the host's registry into the host cache and reused."),
     client: Optional[str] = typer.Option(None, "--client", help="Your own program as the host, instead of HOST (its words split like a shell would, no shell); it finds the model and the MCP server in its environment (docs/hosts.md, \"Your own client\"). Needs --api."),
     api: Optional[str] = typer.Option(None, "--api", help="With --client: the model API the program speaks, anthropic, openai-chat, openai-responses or gemini; a request of another is refused and the run says so."),
-    server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode). With --url: started first, then reached at the URL."),
-    url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint, on this machine or not; the host reaches it through the recording proxy (a server this run does not start is reached from outside the run's network namespace, by the proxy alone)."),
-    header: List[str] = header_option(HOST_HEADER_HELP),
-    env_items: List[str] = env_option(HOST_ENV_HELP),
-    profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form (default: the fixture's)."),
+    target: ServerTarget = None,
     host_bin: Optional[str] = typer.Option(None, "--host-bin", help="The host's executable (default: found on PATH)."),
     out: Optional[Path] = out_option(),
     transport: str = typer.Option("stdio", "--transport", help="With the built-in fixture: stdio, or http (the fixture over Streamable HTTP behind the proxy)."),
@@ -230,12 +225,10 @@ def host_test(
         from mcp_accept.hosts.versions import split_host
 
         host, version = split_host(host)
-        outcome = run_host_test(HostTestOptions(host=host, host_version=version, headers=host_headers(header),
-                                                server_env=host_env(env_items),
+        outcome = run_host_test(HostTestOptions(host=host, host_version=version, **target_options(target),
                                                 host_cache=str(host_cache) if host_cache else None,
                                                 host_cache_max=cache_limit(host_cache_max),
-                                                client=client, api=api, server=server, url=url,
-                                                profile=str(profile) if profile else None, host_bin=host_bin,
+                                                client=client, api=api, host_bin=host_bin,
                                                 out=str(out) if out else None, transport=transport,
                                                 timeout=timeout, proxy=not no_proxy, replace=replace,
                                                 max_run_bytes=max_run_bytes, large_sizes=large_sizes(sizes),
@@ -260,22 +253,19 @@ def host_test(
     raise typer.Exit(int(outcome.status))
 
 
-def host_env(items: List[str]) -> Optional[List[str]]:
-    """--env of host test, host matrix and host history, as the run is to hold them (hosts/job.py)."""
-    if not items:
-        return None
-    from mcp_accept.hosts.job import env_templates
+def target_options(target: ServerTarget, check_profile: bool = False) -> dict:
+    """The HostTestOptions fields of the server a host command names: --header and --env as the
+    run is to hold them (hosts/job.py: a literal value never reaches job.json). ``check_profile``:
+    a bad profile is said now, before any host runs."""
+    from mcp_accept.hosts.job import env_templates, header_templates
 
-    return env_templates(list(items))
+    if check_profile and target.profile:
+        from mcp_accept.inputs.profile import load_profile
 
-
-def host_headers(items: List[str]) -> Optional[List[str]]:
-    """--header of host test and host matrix, as the proxy is to be given them (hosts/job.py)."""
-    if not items:
-        return None
-    from mcp_accept.hosts.job import header_templates
-
-    return header_templates(list(items))
+        load_profile(target.profile)
+    return {"server": target.server, "url": target.url, "profile": str(target.profile) if target.profile else None,
+            "headers": header_templates(list(target.header)) if target.header else None,
+            "server_env": env_templates(list(target.env)) if target.env else None}
 
 
 def own_client_options(host: Optional[str], client: Optional[str], api: Optional[str],
@@ -303,13 +293,12 @@ def own_client_options(host: Optional[str], client: Optional[str], api: Optional
 
 
 @host_app.command("matrix")
+@with_server_target("The MCP server's command (default: the built-in fixture in marker mode).",
+                    "The MCP server's Streamable HTTP endpoint.",
+                    "YAML profile naming the server's tools for each form.")
 def host_matrix(
     hosts: Optional[str] = typer.Option(None, "--hosts", help="Comma-separated hosts to run, each HOST or HOST@VERSION (a published version, installed into the host cache; e.g. claude-code@2.0.21,claude-code) (default: every host mcp-accept has an adapter for; one not installed is a row that says so)."),
-    server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode)."),
-    url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint."),
-    header: List[str] = header_option(HOST_HEADER_HELP),
-    env_items: List[str] = env_option(HOST_ENV_HELP),
-    profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form."),
+    target: ServerTarget = None,
     out: Optional[Path] = out_option("Folder for matrix.json, matrix.md, matrix.html (and .ja versions) and one host-test folder per host (default: a new folder under ./mcp-accept-runs/)."),
     jobs: int = number_option(int, 1, "--jobs", min=1, max=16, help="Hosts to run at once."),
     transport: str = typer.Option("stdio", "--transport", help="With the built-in fixture: stdio or http."),
@@ -339,16 +328,12 @@ def host_matrix(
             raise InputError(f"must be stdio or http (found {transport!r})", field="--transport")
         chosen = pick_hosts(hosts)
         kinds = pick_models(models)
-        if profile:
-            from mcp_accept.inputs.profile import load_profile
-
-            load_profile(profile)
+        server = target_options(target, check_profile=True)
         folder = out or Path("mcp-accept-runs") / time.strftime("matrix-%Y%m%dT%H%M%SZ", time.gmtime())
-        matrix = run_matrix(HostTestOptions(host=chosen[0].split("@")[0], server=server, url=url,
-                                            headers=host_headers(header), server_env=host_env(env_items),
+        matrix = run_matrix(HostTestOptions(host=chosen[0].split("@")[0], **server,
                                             host_cache=str(host_cache) if host_cache else None,
                                             host_cache_max=cache_limit(host_cache_max),
-                                            profile=str(profile) if profile else None, transport=transport,
+                                            transport=transport,
                                             timeout=timeout, replace=replace, max_run_bytes=max_run_bytes,
                                             large_sizes=large_sizes(sizes),
                                             threshold_calls=threshold_calls if find_threshold else 0),
@@ -388,17 +373,16 @@ def host_diff(
 
 
 @host_app.command("history")
+@with_server_target("The MCP server's command (default: the built-in fixture in marker mode).",
+                    "The MCP server's Streamable HTTP endpoint.",
+                    "YAML profile naming the server's tools for each form.")
 def host_history(
     host: str = typer.Argument(..., metavar="HOST", help="A host with an adapter and a registry: claude-code, codex, continue, copilot-cli, fast-agent, gemini-cli, opencode, qwen-code or openai-agents."),
     versions: Optional[str] = typer.Option(None, "--versions", metavar="V1,V2,...", help="Published versions to run, comma-separated, each installed into the host cache (as HOST@VERSION) and reused. Not with --range."),
     range_: Optional[str] = typer.Option(None, "--range", metavar="A..B", help="The versions the host's registry has published from A to B, both included, in the registry's order (npm: semver; PyPI: PEP 440); stable releases only, unless A or B is a pre-release. Not with --versions."),
     max_versions: int = number_option(int, 12, "--max-versions", min=2, max=1000, help="With --range: the most versions it may hold (more is refused: narrow it, or --bisect)."),
     bisect: Optional[str] = typer.Option(None, "--bisect", metavar="CELL", help="With --range: run A and B, and where CELL (a cell of history.json, e.g. structured_seen) differs, find the first version with B's value by bisection, in about log2(n) runs; a version that cannot run is skipped for its neighbour. history.json holds the versions run and a bisect object."),
-    server: Optional[str] = server_option("The MCP server's command (default: the built-in fixture in marker mode)."),
-    url: Optional[str] = url_option("The MCP server's Streamable HTTP endpoint."),
-    header: List[str] = header_option(HOST_HEADER_HELP),
-    env_items: List[str] = env_option(HOST_ENV_HELP),
-    profile: Optional[Path] = profile_option("YAML profile naming the server's tools for each form."),
+    target: ServerTarget = None,
     out: Optional[Path] = out_option("Folder for history.json, history.md, history.html, the matrix of the versions and one host-test folder per version (default: a new folder under ./mcp-accept-runs/)."),
     timeout: float = timeout_option("Seconds each version may take.", default=180.0, min=5.0, max=3600.0),
     json_: bool = json_option("Print history.json instead of the Markdown table."),
@@ -424,20 +408,14 @@ def host_history(
             raise InputError(f"must be one of {', '.join(ADAPTERS)} (found {host!r})", field="HOST")
         if bisect is not None:
             check_bisect_cell(bisect)
-        if profile:
-            from mcp_accept.inputs.profile import load_profile
-
-            load_profile(profile)
+        server = target_options(target, check_profile=True)
         if range_:
             chosen = versions_in_range(ADAPTERS[host], range_, cache_root(str(host_cache) if host_cache else None),
                                        None if bisect else max_versions)
         else:
             chosen = pick_versions(versions)
         folder = out or Path("mcp-accept-runs") / time.strftime(f"history-{host}-%Y%m%dT%H%M%SZ", time.gmtime())
-        base = HostTestOptions(host=host, server=server, url=url, headers=host_headers(header),
-                               server_env=host_env(env_items),
-                               profile=str(profile) if profile else None,
-                               timeout=timeout, replace=replace, host_cache=str(host_cache) if host_cache else None,
+        base = HostTestOptions(host=host, **server, timeout=timeout, replace=replace, host_cache=str(host_cache) if host_cache else None,
                                host_cache_max=cache_limit(host_cache_max))
         if bisect is not None:
             say = None if json_ else (lambda text: typer.echo(console_safe(text), err=True))

@@ -4,8 +4,12 @@ something of its own passes its own help)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
+from dataclasses import dataclass
 from pathlib import Path
+from typing import List, Optional
 
 import typer
 
@@ -184,3 +188,53 @@ def quiet_option():
 
 def verbose_option():
     return typer.Option(False, "-v", "--verbose", help="Show each row's checks, with rule kind and spec source, below it.")
+
+
+HOST_HEADER_HELP = ("With --url: \"Name: value\" the proxy adds to every request to the server; value may be "
+                    "env:VAR. Never recorded, never handed to a host. Repeatable.")
+HOST_ENV_HELP = ("With --server: NAME passes your variable NAME to the server, NAME=VALUE sets one (a key, a "
+                 "token). The value reaches the server and no host: it is in no file of the run (the host's "
+                 "configuration and job.json name a socket only), and masked wherever the server or a host "
+                 "repeats it. Repeatable.")
+
+
+@dataclass(frozen=True)
+class ServerTarget:
+    """The server a host command points its hosts at, as its options named it."""
+
+    server: Optional[str]
+    url: Optional[str]
+    header: List[str]
+    env: List[str]
+    profile: Optional[Path]
+
+
+def with_server_target(server_help: str, url_help: str, profile_help: str):
+    """Give a host command the options that name its server (--server, --url, --header, --env,
+    --profile), declared here once: they stand where the command has its parameter ``target``,
+    which receives them as one :class:`ServerTarget`."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    added = [inspect.Parameter("server", kind, default=server_option(server_help), annotation=Optional[str]),
+             inspect.Parameter("url", kind, default=url_option(url_help), annotation=Optional[str]),
+             inspect.Parameter("header", kind, default=header_option(HOST_HEADER_HELP), annotation=List[str]),
+             inspect.Parameter("env_items", kind, default=env_option(HOST_ENV_HELP), annotation=List[str]),
+             inspect.Parameter("profile", kind, default=profile_option(profile_help), annotation=Optional[Path])]
+
+    def decorate(func):
+        signature = inspect.signature(func)
+        parameters = []
+        for parameter in signature.parameters.values():
+            parameters.extend(added if parameter.name == "target" else [parameter])
+
+        @functools.wraps(func)
+        def command(**given):
+            target = ServerTarget(*(given.pop(parameter.name) for parameter in added))
+            return func(target=target, **given)
+
+        # Typer reads the options from the signature and their types from the annotations
+        command.__signature__ = signature.replace(parameters=parameters)
+        command.__annotations__ = {**{k: v for k, v in func.__annotations__.items() if k != "target"},
+                                   **{parameter.name: parameter.annotation for parameter in added}}
+        return command
+
+    return decorate
