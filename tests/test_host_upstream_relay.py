@@ -201,3 +201,34 @@ def test_bad_header_and_proxy_options_are_said_before_anything_starts(tmp_path, 
     assert done.returncode == 2, done.stderr
     assert field in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "run").exists()
+
+
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1, made with the openssl command (.ci/run installs it)."""
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                    "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+def test_https_runs_from_the_proxy_to_the_server_through_the_relay(tmp_path, monkeypatch):
+    cert, key = certificate(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # this test's trust: the readiness probe's and the proxy's
+    proc, url = start_http_server(str(SDK_SERVER), "--http", "0", "--tls", str(cert), str(key))
+    try:
+        assert url.startswith("https://")
+        out = run_host(tmp_path, "claude-code", "--url", url, "--profile", str(SDK_PROFILE))
+        monkeypatch.delenv("SSL_CERT_FILE")  # now trusted by nobody: the proxy refuses the server
+        (tmp_path / "untrusted").mkdir()
+        refused = run_host(tmp_path / "untrusted", "claude-code", "--url", url, "--profile", str(SDK_PROFILE),
+                           codes=(3,))
+    finally:
+        stop_http_server(proc)
+    rows, _ = rows_of(out)
+    assert rows["H01"]["status"] == "PASS", rows["H01"]["reason"]
+    relay = json.loads((out / "upstream-relay.json").read_text())
+    assert relay["connections"] >= 1 and relay["bytes_from_server"] > 0
+    said = facts_of(refused)["outcome"]["not_measured"]
+    assert said.startswith("the recording proxy could not reach the server: upstream unreachable: ConnectError")
+    assert "CERTIFICATE_VERIFY_FAILED" in said

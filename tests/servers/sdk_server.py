@@ -13,6 +13,7 @@ served by a resource template and not listed by ``resources/list``).
     python sdk_server.py --http PORT --json-response   # answers as application/json, not SSE
     python sdk_server.py --http PORT --bearer VAR      # 401 to a request without "Authorization:
                                                        # Bearer" and the value of variable VAR
+    python sdk_server.py --http PORT --tls CERT KEY    # HTTPS, with that certificate and key
 """
 
 from __future__ import annotations
@@ -116,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stateless", action="store_true", help="HTTP: no sessions")
     parser.add_argument("--json-response", action="store_true", help="HTTP: answer as application/json")
     parser.add_argument("--bearer", metavar="VAR", help="HTTP: the token every request must carry, from variable VAR")
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="HTTP: serve HTTPS with this certificate and key")
     args = parser.parse_args(argv)
     if args.http is None:
         server.run("stdio")
@@ -126,12 +128,14 @@ def main(argv: list[str] | None = None) -> int:
 
     # bound here, so that --http 0 says the port it got before serving on it
     sock = socket.create_server(("127.0.0.1", args.http))
-    print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
+    scheme = "https" if args.tls else "http"
+    print(f"listening on {scheme}://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
     app = server.streamable_http_app(stateless_http=args.stateless, json_response=args.json_response,
                                      host="127.0.0.1")
     if args.bearer:
         app = bearer_only(app, os.environ[args.bearer])
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    tls = {"ssl_certfile": args.tls[0], "ssl_keyfile": args.tls[1]} if args.tls else {}
+    uvicorn.Server(uvicorn.Config(app, log_level="warning", **tls)).run(sockets=[sock])
     return 0
 
 

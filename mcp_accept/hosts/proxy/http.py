@@ -207,7 +207,9 @@ class _Handler(BaseHTTPRequestHandler):
             request = proxy.client.build_request(self.command, url, headers=headers, content=body or None)
             response = proxy.client.send(request, stream=True)
         except httpx.HTTPError as exc:
-            detail = f"upstream unreachable: {type(exc).__name__}"
+            # the library's words say which (refused, a name not found, a certificate not trusted)
+            said = str(exc).strip()
+            detail = f"upstream unreachable: {type(exc).__name__}" + (f": {said[:200]}" if said else "")
             proxy.record.event("upstream-error", detail, http={"exchange": number})
             self._answer(502, detail.encode("utf-8"), "text/plain; charset=utf-8")
             return
