@@ -27,13 +27,16 @@ ROOT = Path(__file__).resolve().parent.parent
 SDK_SERVER = ROOT / "tests" / "servers" / "sdk_server.py"
 SDK_PROFILE = ROOT / "tests" / "servers" / "sdk-profile.yaml"
 
-# A client in a process of its own: with "register" it connects and closes (the proxy's word that it
-# is the one), then sends one HTTP request through the socket and prints what came back.
+# A client in a process of its own: with "register" it first says it is the proxy, as the proxy does
+# (and waits for the answer), then sends one HTTP request through the socket and prints what came back.
 CLIENT = r"""
 import socket, sys
 path, register = sys.argv[1], sys.argv[2] == "register"
-if register:
-    socket.socket(socket.AF_UNIX).connect(path)
+if register:  # as the proxy says it: the relay answers once it has taken this process
+    with socket.socket(socket.AF_UNIX) as hello:
+        hello.settimeout(10)
+        hello.connect(path)
+        hello.recv(1)
 with socket.socket(socket.AF_UNIX) as sock:
     sock.settimeout(10)
     sock.connect(path)

@@ -89,6 +89,8 @@ class RunSocket:
         """Stop listening, end every connection, remove the socket's folder; the record."""
         self._stopping.set()
         self._server.shutdown()
+        if self._thread is not None:
+            self._thread.join(timeout=5)  # shutdown() returns as its loop ends, before the thread has
         self._server.server_close()
         shutil.rmtree(self._folder, ignore_errors=True)
         return self.record()

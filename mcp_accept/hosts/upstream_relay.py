@@ -29,6 +29,7 @@ CHUNK = 65536
 # Connections relayed at once: the proxy keeps a small pool (its host makes a few requests at a time).
 MAX_CONNECTIONS = 64
 CONNECT_TIMEOUT = 30.0
+REGISTERED = b"\n"  # the relay's answer to the proxy's first connection: from now on it serves that process
 
 
 def upstream_address(url: str) -> tuple[str, int]:
@@ -69,7 +70,12 @@ class UpstreamRelay(RunSocket):
         if first:
             if not ours:
                 self.note(self.refused, {"pid": pid, "why": "it said it was the proxy, but is not of this run"})
-            return  # the proxy's word that it is the one: nothing to relay
+                return
+            try:  # the proxy's word that it is the one, answered once it is taken: nothing to relay
+                conn.sendall(REGISTERED)
+            except OSError:
+                pass
+            return
         if pid != self.proxy_pid:
             self.note(self.refused, {"pid": pid, "why": "not the recording proxy"})
             return
@@ -130,11 +136,13 @@ class UpstreamRelay(RunSocket):
 
 
 def say_i_am_the_proxy(path: str) -> None:
-    """The proxy's first connection to the relay, before its host is started: from now on the relay
-    serves this process alone."""
+    """The proxy's first connection to the relay, before its host is started: once the relay has
+    answered, it serves this process alone (an OSError where it does not answer so)."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(10)
         sock.connect(path)
+        if sock.recv(1) != REGISTERED:
+            raise ConnectionRefusedError("the relay did not take this process as the proxy")
 
 
 def reachable(url: str, seconds: float = 10.0) -> str | None:
