@@ -295,9 +295,13 @@ def _host_test(opts: HostTestOptions, held: ExitStack) -> HostOutcome:
             raise HostRunInterrupted(exc.signum, folder) from None
         started = time.monotonic()
         if prefix:
+            def sockets_serve(pid: int) -> None:  # the run's processes are those of the namespace's first
+                for side in (relay, gate):
+                    if side is not None:
+                        side.expect_from(pid)
+
             done = _run_harness([*prefix, sys.executable, "-m", "mcp_accept.hosts.harness",
-                                 str(folder / "job.json")], opts.timeout + 60, folder,
-                                on_start=lambda pid: [side.expect_from(pid) for side in (relay, gate) if side])
+                                 str(folder / "job.json")], opts.timeout + 60, folder, on_start=sockets_serve)
             if done.returncode != 0 or not (folder / "results.json").is_file():
                 (folder / "harness-stderr.txt").write_bytes(done.stderr[-65536:])
                 tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(no output)"]

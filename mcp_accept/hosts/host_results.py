@@ -17,7 +17,7 @@ from mcp_accept.hosts import model_view
 from mcp_accept.hosts.adapters.base import HostAdapter
 from mcp_accept.hosts.job import LARGE_SIZES, SERVER_NAME, HostJob
 from mcp_accept.hosts.observe import REQUEST_LOG_CAPTURE
-from mcp_accept.hosts.proxy.stdio import SERVER_ENDED
+from mcp_accept.hosts.proxy.folder import SERVER_ENDED, SERVER_EXIT, UPSTREAM_UNREACHABLE
 from mcp_accept.model.script import ToolOffer, name_scheme
 from mcp_accept.protocol import LATEST_LEGACY, META_VERSION
 from mcp_accept.reasons import Reason, reason
@@ -221,7 +221,7 @@ def write_host_results(folder: Path, adapter: HostAdapter, job: HostJob, profile
     offered = any(any(naming.find(offers, ref.name)) for ref in profile.tools.values())
     why_not = not_measured(view, attempts, host_exit, timed_out, job.options.timeout,
                            _last_line(folder / "host-stderr.txt"), adapter.product, offered, bound=stopped,
-                           refused=lambda: upstream_refused(proxy_folder))
+                           refused=lambda: upstream_refused(proxy_folder, shutdown.get("how") == SERVER_ENDED))
     if why_not and job.options.client is not None:
         why_not = client_not_measured(job, adapter, view, host_exit,
                                       _last_line(folder / "host-stderr.txt")) or why_not
@@ -450,24 +450,23 @@ def client_not_measured(job: HostJob, adapter: HostAdapter, view: model_view.Mod
     return None
 
 
-def upstream_refused(proxy_folder: Path | None) -> str | None:
+def upstream_refused(proxy_folder: Path | None, ended_itself: bool) -> str | None:
     """Why the server never answered the host, where the proxy's record says (a stdio server that
     exited by itself, an HTTP upstream it could not reach, or one that asked for credentials),
-    in one line; None where it does not say. Read only where no session was made: the wire is
-    short then."""
+    in one line; None where it does not say. ``ended_itself``: the server, not the proxy at the
+    session's end, ended it (:func:`server_shutdown` read that). Read only where no session was
+    made: the wire is short then."""
     if proxy_folder is None or not (proxy_folder / "wire.jsonl").is_file():
         return None
-    unreached, denied, exits, ended_itself = [], [], [], False
-    for entry in read_entries(proxy_folder / "wire.jsonl"):
+    unreached, denied, exits = [], [], []
+    for entry in read_entries(proxy_folder / "wire.jsonl", direction="event"):
         detail = str(entry.get("detail", ""))
-        if entry.get("event") == "upstream-error" and detail.startswith("upstream unreachable"):
+        if entry.get("event") == "upstream-error" and detail.startswith(UPSTREAM_UNREACHABLE):
             unreached.append(detail)
         elif entry.get("event") == "http-response" and (entry.get("http") or {}).get("status") in (401, 403):
             denied.append((entry.get("http") or {}).get("status"))
-        elif entry.get("event") == "exit" and detail.startswith("server exit code "):
-            exits.append(detail[17:])
-        elif entry.get("event") == "proxy-end":
-            ended_itself = detail == SERVER_ENDED  # not stopped by the proxy at the session's end
+        elif entry.get("event") == "exit" and detail.startswith(SERVER_EXIT):
+            exits.append(detail.removeprefix(SERVER_EXIT))
     if exits and ended_itself:
         said = _last_line(proxy_folder / "stderr.log")
         return (f"the server exited with code {exits[-1]} before it answered the host"

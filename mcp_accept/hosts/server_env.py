@@ -31,8 +31,9 @@ def gated(socket_path: str, argv: list[str]) -> list[str]:
 
 
 def _exe(pid: int) -> str | None:
+    """The program process ``pid`` runs (the kernel gives its resolved path), None where it cannot be read."""
     try:
-        return os.path.realpath(f"/proc/{pid}/exe")
+        return os.readlink(f"/proc/{pid}/exe")
     except OSError:
         return None
 

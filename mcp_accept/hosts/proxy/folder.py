@@ -29,6 +29,12 @@ from mcp_accept.transport.messages import decode_message
 DEFAULT_OUT = Path("mcp-accept-runs") / "proxy"
 _STOP = object()
 
+# The words of the events that say why a server never answered, written by the stdio and HTTP
+# proxies and read back by the host rows (hosts/host_results.py).
+SERVER_ENDED = "the server closed its stdout"  # a proxy-end: the server ended the session itself
+SERVER_EXIT = "server exit code "  # an exit event: the code follows
+UPSTREAM_UNREACHABLE = "upstream unreachable"  # an upstream-error: the request was not forwarded
+
 
 def new_run_folder(base: Path, name: str | None = None) -> Path:
     """A folder of its own under ``base`` for this start: a host may start the proxy

@@ -70,7 +70,7 @@ from mcp_accept.errors import InputError
 from mcp_accept.evidence.credentials import looks_like_credential
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.hosts.proxy.bounds import CHUNK, WRITE_TIMEOUT, JsonHead, describe, error_answer
-from mcp_accept.hosts.proxy.folder import ProxyRecord
+from mcp_accept.hosts.proxy.folder import UPSTREAM_UNREACHABLE, ProxyRecord
 from mcp_accept.running.execute import url_secrets
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES
 from mcp_accept.transport.sse import Oversized, read_events
@@ -209,7 +209,7 @@ class _Handler(BaseHTTPRequestHandler):
         except httpx.HTTPError as exc:
             # the library's words say which (refused, a name not found, a certificate not trusted)
             said = str(exc).strip()
-            detail = f"upstream unreachable: {type(exc).__name__}" + (f": {said[:200]}" if said else "")
+            detail = f"{UPSTREAM_UNREACHABLE}: {type(exc).__name__}" + (f": {said[:200]}" if said else "")
             proxy.record.event("upstream-error", detail, http={"exchange": number})
             self._answer(502, detail.encode("utf-8"), "text/plain; charset=utf-8")
             return

@@ -40,13 +40,9 @@ from mcp_accept.errors import ServerError
 from mcp_accept.evidence.redaction import Redactor
 from mcp_accept.hosts.proxy import early
 from mcp_accept.hosts.proxy.bounds import CHUNK, WRITE_TIMEOUT, JsonHead, describe, error_answer, write_bounded
-from mcp_accept.hosts.proxy.folder import ProxyRecord, new_run_folder
+from mcp_accept.hosts.proxy.folder import SERVER_ENDED, SERVER_EXIT, ProxyRecord, new_run_folder
 from mcp_accept.transport.base import DEFAULT_MAX_BYTES
 from mcp_accept.transport.stdio import ServerProcess, _pump
-
-
-# How a session the server ended by itself is recorded (its proxy-end event).
-SERVER_ENDED = "the server closed its stdout"
 
 
 def read_lines(reader, limit: int):
@@ -240,7 +236,7 @@ class StdioProxy:
             # host (it closed stdin first), then the server is stopped with its group.
             code = self.process.stop()
             down.join(timeout=5)
-            self.record.event("exit", f"server exit code {code}")
+            self.record.event("exit", f"{SERVER_EXIT}{code}")
             self.record.finish(ended_by=self.ended_by or "interrupted",
                                interrupted=(self.ended_by or "").startswith("signal"))
         return 0
