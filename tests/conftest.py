@@ -135,6 +135,16 @@ def loopback_http(handler):
         server.server_close()
 
 
+def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 that signs itself, and its key, made with the openssl command
+    (.ci/run installs it) in ``folder``: trusted by nobody unless named as a trust anchor."""
+    key, cert = folder / "key.pem", folder / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                    "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
 def fixture_command(*args: str) -> str:
     import shlex
 
@@ -230,11 +240,11 @@ def verify_run(tmp_path_factory):
 SERVERS = ROOT / "tests" / "servers"
 
 
-def start_http_server(*argv: str, url: str | None = None, wait: float = 30.0):
+def start_http_server(*argv: str, url: str | None = None, wait: float = 30.0, env: dict | None = None):
     """Start ``python ARGV...`` as an HTTP server; return (process, URL) once the URL answers.
 
-    The URL is ``url``, or else the one the server prints first as ``listening on URL``.
-    Stop it with :func:`stop_http_server`.
+    The URL is ``url``, or else the one the server prints first as ``listening on URL``; ``env``:
+    variables the server gets beside this environment. Stop it with :func:`stop_http_server`.
     """
     import queue
     import threading
@@ -243,7 +253,7 @@ def start_http_server(*argv: str, url: str | None = None, wait: float = 30.0):
     import httpx
 
     proc = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True, env=dict(os.environ, **(env or {})))
     lines: queue.Queue = queue.Queue()
 
     def drain() -> None:

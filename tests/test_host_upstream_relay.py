@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import loopback_http, refused_port, start_http_server, stop_http_server
+from conftest import loopback_http, refused_port, self_signed_certificate, start_http_server, stop_http_server
 from hostkit import assert_offline, facts_of, host_bin, processes_mentioning, rows_of, run_host
 from mcp_accept.hosts.upstream_relay import UpstreamRelay
 
@@ -132,13 +132,7 @@ def test_a_server_that_refuses_the_connection_is_recorded_as_failed():
 
 def sdk_server(*extra: str, env: dict | None = None):
     """The official-SDK server on 127.0.0.1, started by the test: outside any run's namespace."""
-    if env:
-        os.environ.update(env)
-    try:
-        return start_http_server(str(SDK_SERVER), "--http", "0", *extra)
-    finally:
-        for name in env or {}:
-            os.environ.pop(name, None)
+    return start_http_server(str(SDK_SERVER), "--http", "0", *extra, env=env)
 
 
 def test_a_server_outside_the_run_is_measured_through_the_proxy_with_its_header(tmp_path):
@@ -206,17 +200,8 @@ def test_bad_header_and_proxy_options_are_said_before_anything_starts(tmp_path, 
     assert not (tmp_path / "run").exists()
 
 
-def certificate(tmp_path: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1, made with the openssl command (.ci/run installs it)."""
-    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
-                    "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=60)
-    return cert, key
-
-
 def test_https_runs_from_the_proxy_to_the_server_through_the_relay(tmp_path, monkeypatch):
-    cert, key = certificate(tmp_path)
+    cert, key = self_signed_certificate(tmp_path)
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # this test's trust: the readiness probe's and the proxy's
     proc, url = start_http_server(str(SDK_SERVER), "--http", "0", "--tls", str(cert), str(key))
     try:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (FIXTURE, SERVERS, load_results, refused_port, run_cli, start_http_server,
-                      statuses, stop_http_server)
+from conftest import (FIXTURE, SERVERS, load_results, refused_port, run_cli, self_signed_certificate,
+                      start_http_server, statuses, stop_http_server)
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -513,15 +513,11 @@ def test_https_certificates_are_verified(tmp_path):
     import http.server
     import shutil
     import ssl
-    import subprocess
     import threading
 
     if shutil.which("openssl") is None:
         pytest.skip("needs the openssl command to make a certificate")
-    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
-                    "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=60)
+    cert, key = self_signed_certificate(tmp_path)
     posts: list[bytes] = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
